@@ -35,6 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent
 from hypothesis import HealthCheck, seed, settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
@@ -51,7 +52,9 @@ from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
 from bpe_gui.gui.controller.plan import PARITY, TRAIN_ON
 from bpe_gui.gui.panels.charts.charts import ChartsView
+from bpe_gui.gui.models.glyphs import use_glyphs
 from chart_oracle import renyi
+from machine_views import CHAT_TEMPLATE, Views, no_han_glyphs, turns_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
 SAMPLE = "The lower widest newest: 最新的 low-lying words, 42 times."
@@ -84,13 +87,18 @@ def plain_merges(text: str, settings: TrainSettings, k: int) -> tuple:
     return tuple(t.merges[:k])
 
 
-@functools.lru_cache(maxsize=64)
 def parity_merges(languages: tuple, merges: int, k: int) -> tuple:
+    return parity_run(languages, merges, k)[0]
+
+
+@functools.lru_cache(maxsize=64)
+def parity_run(languages: tuple, merges: int, k: int) -> tuple[tuple, dict[str, int]]:
+    """A parity run made afresh to step k: its merges, and each language's turns."""
     run = ParityRun.from_files([(n, tr) for n, tr, _ in languages],
                                [(n, dv) for n, _, dv in languages],
                                replace_merges(merges))
     run.goto(k, detail=False)
-    return tuple(run.merges[:k])
+    return tuple(run.merges[:k]), turns_of(run.parity.records[:k], [n for n, _, _ in languages])
 
 
 @functools.lru_cache(maxsize=16)
@@ -110,11 +118,12 @@ class WindowMachine(RuleBasedStateMachine):
 
     @initialize()
     def launch(self):
+        self.files = self._make_files()
         self.c = self._new_controller()
         self.c.set_settings(TrainSettings(num_merges=20))
         self.c.set_corpus_text(TEXTS["tutorial"], dirty=False)
-        self.files = self._make_files()
         self.session_no = 0
+        self.clean: tuple | None = ("text", TEXTS["tutorial"])   # the corpus without edits
 
     def _new_controller(self) -> Controller:
         c = Controller()
@@ -123,6 +132,8 @@ class WindowMachine(RuleBasedStateMachine):
         self._views.append(self.charts)
         self.charts.resize(800, 600)
         self.charts.show()
+        self.views = Views(c, self.folder / "chat.jinja")   # chat, compare, status, corpus
+        self._all_views.append(self.views)
         return c
 
     def _make_files(self) -> dict[str, str]:
@@ -143,24 +154,36 @@ class WindowMachine(RuleBasedStateMachine):
             tok = Trainer.from_source(TEXTS["medium"], TrainSettings(num_merges=30))
             tok.goto(30, detail=False)
             export_formats(tok.tokenizer(), d / "tok", ["gpt2", "hf", "tiktoken"])
+        (d / "chat.jinja").write_text(CHAT_TEMPLATE, encoding="utf-8")
         out["gpt2"] = str(d / "tok" / "vocab.json")
         out["hf"] = str(d / "tok" / "tokenizer.json")
         out["tiktoken"] = str(d / "tok" / "tokenizer.tiktoken")
         return out
 
     def teardown(self):
-        # each sequence lets go of what it made (2,000 sequences would hold gigabytes):
+        # each sequence lets go of what it made (a thousand sequences held gigabytes):
         # the controllers go quiet first, so nothing reaches a view once it is deleted
+        c = v = None
         for c in self._controllers:
             c.shutdown()
             c.blockSignals(True)
+        self._views.extend(w for vs in self._all_views for w in vs.all())
+        self._all_views.clear()
         for v in self._views:
             v.close()
+        # callbacks the views posted for the next pass of the event loop (closing posts
+        # some) run first: one whose view is deleted before it runs is never given back
+        QCoreApplication.processEvents()
+        for v in self._views:
             v.deleteLater()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        # a controller's Qt connections hold closures over it and its views: a cycle
+        # through C++ that Python's collector cannot see, so the QObject is deleted
+        for c in self._controllers:
+            shiboken6.delete(c)
         self._controllers.clear()
         self._views.clear()
-        self.c = self.charts = None
+        self.c = self.charts = self.views = c = v = None
         gc.collect()   # the controllers' parts hold each other (a job may have paused gc)
 
     # ----- waiting -----------------------------------------------------------------------
@@ -186,6 +209,22 @@ class WindowMachine(RuleBasedStateMachine):
         self.idle()
         self.c.opening.open_files([self.files[which]])
         self.idle()
+        if self.c.corpus_paths == [self.files[which]] and not self.c.corpus_dirty:
+            self.clean = ("paths", [self.files[which]])
+
+    @rule(answer=st.booleans())
+    def clear(self, answer):
+        """Corpus > Clear, its question answered Clear (True) or Cancel."""
+        self.idle()
+        before = (self.c.corpus_text, self.c.corpus_paths)
+        self.views.editor.confirm_clear = lambda: answer
+        self.views.editor.new_corpus()
+        self.idle()
+        if answer:
+            assert self.c.corpus_text == "" and not self.c.corpus_paths
+            self.clean = ("text", "")
+        else:
+            assert (self.c.corpus_text, self.c.corpus_paths) == before, "Cancel cleared"
 
     # ----- modes -----------------------------------------------------------------------
     @rule(langs=st.sampled_from([("en", "de"), ("ru", "zh"), ("en", "zh", "ru")]))
@@ -279,6 +318,22 @@ class WindowMachine(RuleBasedStateMachine):
         self.c.goto(k)
         self.idle()
 
+    # ----- the chat ----------------------------------------------------------------------
+    @rule(role=st.sampled_from(["user", "assistant", "system"]),
+          text=st.sampled_from(["hello there", "东京 weather?", "  ", "low lower"]))
+    def chat_turn(self, role, text):
+        self.views.add_turn(role, text)
+
+    @rule()
+    def chat_remove_turn(self):
+        self.views.remove_turn()
+
+    @rule(which=st.sampled_from(["Template file…", "Template that comes with the tokenizer"]))
+    def chat_template(self, which):
+        chat = self.views.chat
+        chat.renderer.setCurrentText(which)
+        chat.renderer.activated.emit(chat.renderer.currentIndex())   # as a pick does
+
     # ----- sessions ----------------------------------------------------------------------
     @rule()
     def relaunch(self):
@@ -299,6 +354,31 @@ class WindowMachine(RuleBasedStateMachine):
         self.qtbot.waitUntil(lambda: not self.c.busy and self.c.trainer is not None,
                              timeout=WAIT_MS)
         assert self.shown() == before, "a relaunch showed something else"
+        self.clean = None if self.c.corpus_dirty else self._corpus_now()
+
+    def _corpus_now(self) -> tuple:
+        c = self.c
+        return ("paths", list(c.corpus_paths)) if c.corpus_paths else ("text", c.corpus_text)
+
+    @precondition(lambda self: self.c.corpus_dirty)   # (without edits: a relaunch)
+    @rule()
+    def quit_discarding_edits(self):
+        """Quit, answering Discard to the corpus edits (the autosave keeps the corpus
+        without them), and start again: the corpus is the one before the edits."""
+        self.idle()
+        c = self.c
+        session = c.opening.session(without_edits=True)
+        self.session_no += 1
+        path = self.folder / f"s{self.session_no}.bpe-session.json"
+        session.save(path)
+        c.shutdown()
+        self.c = self._new_controller()
+        self.c.opening.open_session(str(path))
+        self.idle()
+        if self.clean is not None:   # (typed text comes back unsaved: it has no file)
+            assert self._corpus_now() == self.clean, \
+                "Discard kept the edits or lost the corpus of before them"
+        self.clean = None if self.c.corpus_dirty else self._corpus_now()
 
     def shown(self) -> tuple:
         c = self.c
@@ -415,6 +495,43 @@ class WindowMachine(RuleBasedStateMachine):
             "plain BPE's comparison stops before the run"
 
 
+    @rule()
+    def look_at_chat(self):
+        """Raise the Chat tab: its prompt is the template rendered afresh, cut by the
+        tokenizer the window uses made afresh."""
+        c = self.c
+        self.idle()
+        fresh = None
+        if c.use_imported and c.imported is not None:
+            fresh = loaded(c.imported_path)
+        elif c.tokenizer() is not None:
+            fresh = self.oracle_tokenizer()
+        self.views.check_chat(fresh)
+
+    @precondition(lambda self: self.c.trainer is not None)
+    @rule()
+    def look_at_compare(self):
+        """Raise the Compare tab (compact, as in an 800x600 window): side A counts the
+        tokens of the steps shown."""
+        self.idle()
+        self.views.check_compare(self.oracle_tokenizer())
+
+    @invariant()
+    def turn_label_counts_the_parity_runs_turns(self):
+        c = self.c
+        if c.busy or c.trainer is None:
+            return
+        t = c.view()
+        if t is None or t.parity is None:
+            self.views.check_turns(None)
+            return
+        plan = c.training.plan()
+        if c.stale or plan.mode != PARITY:
+            return   # (a stale run's turns are its own; the window says it is stale)
+        langs = tuple((lang.name, lang.train, lang.dev) for lang in plan.parity.languages)
+        self.views.check_turns(parity_run(langs, t.target_steps or t.n_steps, t.n_steps)[1])
+
+
 SHARDS = 8   # the sequences are split so that the suite's workers share them
 
 
@@ -429,14 +546,17 @@ def _run(qtbot, tmp_path, monkeypatch, shard: int, examples: int, steps: int = 3
     machine.folder = tmp_path
     machine._controllers = []
     machine._views = []
+    machine._all_views = []
     # each job starts with a full collection (gc_policy.py): what the test process holds
     # (hypothesis, pytest, every module) is set aside so that it stays as cheap as the app's
     gc.freeze()
+    use_glyphs(no_han_glyphs())   # as on a machine without a CJK font
     try:
         run_state_machine_as_test(machine, settings=settings(
             max_examples=examples, stateful_step_count=steps, deadline=None,
             suppress_health_check=list(HealthCheck)))
     finally:
+        use_glyphs(None)
         gc.unfreeze()
 
 
@@ -450,10 +570,9 @@ def test_any_sequence_of_actions_shows_the_truth(qtbot, tmp_path, monkeypatch, s
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_any_longer_run_of_sequences_shows_the_truth(shard):
     """800 sequences of 30 actions in all (with the default run's, 1,000). Each shard
-    runs in a process of its own: a sequence's controllers and views are not all given
-    back to the system (Qt connections to closures outlive them), and a thousand sequences in
-    one process would hold gigabytes. The number is set by CI's time: each sequence costs
-    about a second of one core."""
+    runs in a process of its own, so that what one shard's runs leave in the process
+    (caches, fragmented memory) is given back when it ends. The number is set by CI's
+    time: each sequence costs about a second of one core."""
     env = dict(os.environ, BPE_GUI_MACHINE_SHARD=str(SHARDS + shard),
                BPE_GUI_MACHINE_EXAMPLES=str(800 // SHARDS))
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-m", "not slow",

@@ -113,7 +113,9 @@ class TrainOn:
         self._made: tuple = (None, None)       # (trainer, Origin) of the last one installed
         self._before: tuple = (None, "", None)  # the mode before a job that may fail
         self.source_path: str | None = None    # the source's file (sessions keep it)
-        self._table_of: Corpus | None = None   # the corpus the last job's words came from
+        # the corpus the trainer in use read its words from (set when a job's trainer is
+        # installed: a job that failed, e.g. on an empty corpus, read nothing)
+        self._table_of: Corpus | None = None
         # the settings in use before training on started (the corpus's own): leave()
         # gives them back (None: unknown, e.g. a session that was training on)
         self.scratch_settings: TrainSettings | None = None
@@ -297,7 +299,7 @@ class TrainOn:
                     trainer.tokenizer()
             return trainer
 
-        self._table_of = corpus
+        box["corpus"] = corpus
         what = f"Training on from {label}"
         return c.start(Job(what, job, lambda r: self._built(r, what), self._ended,
                            unit="bytes", abandon=True, owns_trainer=True,
@@ -310,6 +312,7 @@ class TrainOn:
             self._not_utf8(result)
             return
         self.training.install(result)
+        self._table_of = self._box.get("corpus")
         self.training.pending_step = None
         c.runs.ran(label)
 

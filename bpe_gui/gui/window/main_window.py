@@ -98,15 +98,10 @@ class MainWindow(QMainWindow):
         c.errorOccurred.connect(s.show_error)
         c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         # (a message cut by the labels beside it is whole in its tooltip: StatusLine)
-        c.progress.connect(s.on_progress)
-        c.busyChanged.connect(s.show_busy)
         update = self.actions_menus.update_actions
         c.busyChanged.connect(lambda _: update())
         c.corpusChanged.connect(s.on_corpus_changed)
-        c.stepChanged.connect(lambda _: s.on_step())
-        c.trainerChanged.connect(s.update_step_label)
-        c.targetChanged.connect(s.update_step_label)
-        c.livePeek.connect(lambda _: s.update_step_label())
+        s.follow()   # the step, a parity run's turns, a job's progress
         c.cancelling.connect(lambda label: s.progress_label.setText(f"{label}: cancelling…"))
         c.trainerStale.connect(s.on_stale)
         c.playingChanged.connect(self.actions_menus.acts["play"].setChecked)

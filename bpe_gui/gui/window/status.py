@@ -110,6 +110,17 @@ class StatusBar:
             sb.addPermanentWidget(w)
         self.show_busy(False)
 
+    def follow(self) -> None:
+        """The labels follow the controller: the step, a parity run's turns, a running
+        job's progress (and the step again when it ends)."""
+        c = self.controller
+        c.progress.connect(self.on_progress)
+        c.busyChanged.connect(self.show_busy)
+        c.stepChanged.connect(lambda _: self.on_step())
+        c.trainerChanged.connect(self.update_step_label)
+        c.targetChanged.connect(self.update_step_label)
+        c.livePeek.connect(lambda _: self.update_step_label())
+
     def on_corpus_changed(self) -> None:
         c = self.controller
         self.update_title()

@@ -87,3 +87,20 @@ class RunSeries:
         (a vocabulary of one token has none)."""
         pts = [(k, v) for k, v in enumerate(self.renyi.values[:self.n + 1]) if v is not None]
         return [k for k, _ in pts], [v for _, v in pts]
+
+
+CORPUS = "the corpus"
+
+
+def measured_on(view) -> str:
+    """The text a run's charts count, as they name it: a parity run reads its languages'
+    training files, never the corpus in the window."""
+    info = getattr(view, "parity", None)
+    if info is None:
+        return CORPUS
+    return f"the languages' training files ({', '.join(info.names)})"
+
+
+def zipf_title(text: str) -> str:
+    return ("Token frequency on the corpus (Zipf)" if text == CORPUS
+            else "Token frequency on the training files (Zipf)")

@@ -35,7 +35,7 @@ from ....engine import analysis
 from ...controller.side_jobs import HELD_OUT_MAX_CHARS
 from ...widgets.chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
-from .chart_series import RunSeries
+from .chart_series import CORPUS, RunSeries, measured_on, zipf_title
 from ...widgets.last_folder import in_last_folder, last_folder, remember
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
@@ -67,14 +67,11 @@ class ChartsView(QWidget):
         self.renyi = ChartWidget(f"Rényi efficiency (α = {analysis.RENYI_ALPHA:g})", "step",
                                  "efficiency", empty_text="No training yet: load a corpus "
                                  "and step.")
-        self.renyi.setToolTip(
-            "How evenly the corpus's tokens use the vocabulary after each merge (Zouhar et "
-            f"al. 2023): H_α of the token distribution, α = {analysis.RENYI_ALPHA:g}, divided "
-            "by ln |V| (every id of the vocabulary then). 1 is perfectly even.")
+        self._renyi_tip(CORPUS)
         self.pair_count = ChartWidget("Count of the chosen pair", "step", "count", ylog=True)
         self.lengths = ChartWidget("Token lengths in the vocabulary", "length (bytes)",
                                    "tokens", y_from_zero=True)
-        self.zipf = ChartWidget("Token frequency on the corpus (Zipf)", "rank", "frequency",
+        self.zipf = ChartWidget(zipf_title(CORPUS), "rank", "frequency",
                                 xlog=True, ylog=True)
         # parity-aware training: each language's tokens, parity against plain BPE
         self.parity = ChartWidget("Tokens per language on the dev set", "step", "tokens",
@@ -267,6 +264,7 @@ class ChartsView(QWidget):
         for chart in (self.compression, self.renyi, self.pair_count):
             chart.set_markers(marks)
         self._update_parity(run)
+        self._name_the_text(run)
         self._update_held_series()
         if self._held is not None and not c.busy:
             self._queue_held_samples()
@@ -284,6 +282,22 @@ class ChartsView(QWidget):
         columns, self.columns = self.columns, 0   # the order changed: lay out again
         self._reflow(columns or 3)
         self.parity.setVisible(on)   # after _reflow: in the grid, not a window of its own
+
+    def _renyi_tip(self, text: str) -> None:
+        self.renyi.setToolTip(
+            f"How evenly the tokens of {text} use the vocabulary after each merge (Zouhar "
+            f"et al. 2023): H_α of the token distribution, α = {analysis.RENYI_ALPHA:g}, "
+            "divided by ln |V| (every id of the vocabulary then). 1 is perfectly even.")
+
+    def _name_the_text(self, run: RunSeries) -> None:
+        """The titles and tooltips name the text the run read: a parity run reads its
+        languages' files, not the corpus in the window."""
+        text = measured_on(run.view)
+        title = zipf_title(text)
+        if self.zipf.title != title:
+            self.zipf.title = title
+            self.zipf.update()
+            self._renyi_tip(text)
 
     def _update_parity(self, run: RunSeries) -> None:
         info = run.view.parity
@@ -321,7 +335,8 @@ class ChartsView(QWidget):
                     "streamed from its files, and only their start is in the window")
             note = (f" The corpus is {what}: bytes per token and Rényi efficiency leave the "
                     "special tokens out (bytes per token is slightly high).")
-        return (f"Step {run.n:,}: {ratio}{eff} on the corpus; {len(run.view.vocab_bytes):,} "
+        return (f"Step {run.n:,}: {ratio}{eff} on {measured_on(run.view)}; "
+                f"{len(run.view.vocab_bytes):,} "
                 "tokens in the vocabulary. Hover a chart to read values; right-click for "
                 "log scale and saving one chart." + note)
 

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ....engine.display import is_partial, readable
+from ...models.glyphs import shown, token_note
 from ...models.roles import is_dark
 from ...widgets.token_flow import PARTIAL, PLAIN, SPECIAL, TokenFlow
 
@@ -62,7 +63,7 @@ class PromptPane(QWidget):
             fills.append(QColor(pair[1] if dark else pair[0]))
             kinds.append(SPECIAL if t.special else PARTIAL if is_partial(t.piece) else PLAIN)
         self.flow.set_tokens([t.piece for t in enc.tokens], enc.ids, kinds,
-                             text_of=readable, text_key="chat",
+                             text_of=_chip_text, text_key="chat",
                              marks=[t.injected for t in enc.tokens], fills=fills)
         self.counts.setText(f"{len(enc.tokens):,} tokens — " + " · ".join(
             f"{role} {n:,}" for role, n in enc.counts().items()))
@@ -85,4 +86,10 @@ class PromptPane(QWidget):
             f"{t.role}'s {t.origin.replace('_', ' ')}" + (
                 f" (message {t.message + 1})" if t.message is not None else "")
         warn = "\ntyped text that became a control token" if t.injected else ""
-        return f"id {t.id} · {readable(t.piece)}\n{whose}{warn}"
+        return f"id {t.id} · {_chip_text(t.piece)}\n{whose}{warn}{token_note(t.piece)}"
+
+
+def _chip_text(piece: bytes) -> str:
+    """A chip's text: a character no font here draws as its escape (glyphs.py), never
+    an empty box."""
+    return shown(readable(piece))

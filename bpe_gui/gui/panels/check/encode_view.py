@@ -15,13 +15,14 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QP
 
 from ....engine.check import EncodeReport
 from ....engine.display import readable
+from ...models.glyphs import shown
 from ...theme import colors, follow_palette
 from ...widgets.last_folder import last_folder, remember
 from ...widgets.token_flow import PLAIN, SPECIAL, TokenFlow
 
 
 def _text(t: bytes) -> str:
-    return readable(t)
+    return shown(readable(t))   # a character no font here draws: its escape
 
 
 class EncodeCheckView(QWidget):

@@ -162,7 +162,9 @@ class OverlapPanel(QWidget):
                  f"{ov.b_single_in_a:,} of {ov.n_b:,} ({_share(ov.b_single_in_a, ov.n_b)})")]
         self.numbers.setText(
             "<table cellspacing=3>" + "".join(
-                f"<tr><td>{_esc(k)}</td><td align=right><b>{v}</b></td></tr>" for k, v in rows)
+                # a value never breaks ("128 of 256 (50.0" over "%)"); the names wrap
+                f"<tr><td>{_esc(k)}</td><td align=right><b>{v.replace(' ', '&nbsp;')}</b>"
+                "</td></tr>" for k, v in rows)
             + "</table><p>Tokens are compared by their bytes (ids may differ), special "
             "tokens left out. “Produces as one token”: the other side has those bytes "
             "and its text encodes to exactly that token there.</p>")

@@ -608,12 +608,20 @@ class CorpusEditor(QWidget):
             parts.append("pre-tokens: counting…")
         else:
             parts.append("pre-tokens: counted when training starts (Ctrl+R)")
-        # wrap only between the parts, never inside "1,061 pre-tokens"
-        self.stats_label.setText(" · ".join(
-            p.replace(" ", "\u00a0").replace("-", "\u2011") for p in parts if p))
+        # a count wraps only between the parts, never inside "1,061 pre-tokens"; a note
+        # ("pre-tokens: not counted (…)") wraps between its words, or an unbreakable run
+        # wider than the dock makes the whole dock scroll sideways
+        self.stats_label.setText(" · ".join(_unbroken(p) for p in parts if p))
 
     def counts(self) -> dict:
         """Characters, bytes, lines and pre-token counts as shown (for tests and tools)."""
         pre = self.pretoken_counts()
         return dict(self._counts, pretokens=pre[0] if pre else None,
                     unique_pretokens=pre[1] if pre else None)
+
+
+def _unbroken(part: str) -> str:
+    """A count ("1,061 pre-tokens (64 unique)") kept on one line; a note left to wrap."""
+    if ":" in part:   # "pre-tokens: counted when …", "characters: counting…"
+        return part
+    return part.replace(" ", "\u00a0").replace("-", "\u2011")

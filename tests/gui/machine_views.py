@@ -1,0 +1,180 @@
+"""The window's views that the state machine (test_window_machine.py) walks beside the
+charts, and what each should show, worked out apart from them.
+
+- the Chat view, rendering with a template file written here: its prompt is that
+  template rendered by jinja2 itself (trim and lstrip blocks, as transformers runs
+  templates) and encoded afresh by the tokenizer the window uses; its messages are the
+  turns the machine added or removed; its chips escape every character the injected
+  glyph check says no font draws (here: Han);
+- Compare, in the compact layout of an 800x600 window's dock (about 470 by 400 pixels):
+  side A ("Current step") counts the tokens the engine's tokenizer at that step makes of
+  the compare text;
+- the status bar's turn label: shown for a parity run only, each language's turns
+  counted from a parity run made afresh to the step shown;
+- the corpus editor, for Corpus > Clear (its question answered by the machine).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+import jinja2
+from PySide6.QtWidgets import QMainWindow
+
+from bpe_gui.engine.display import readable
+from bpe_gui.gui.models.glyphs import Glyphs
+from bpe_gui.gui.panels.chat.chat_view import FILE, SAMPLE, ChatView
+from bpe_gui.gui.panels.compare.compare_view import CompareView
+from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor
+from bpe_gui.gui.window.status import StatusBar
+
+CHAT_TEMPLATE = ("{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"
+                 "{% if add_generation_prompt %}[assistant] {% endif %}")
+COMPACT = (470, 400)   # Compare's dock at 800x600, where its layout turns compact
+
+
+def is_han(ch: str) -> bool:
+    return unicodedata.name(ch, "").startswith("CJK UNIFIED")
+
+
+def no_han_glyphs() -> Glyphs:
+    """The application's glyph check as on a machine without a CJK font."""
+    return Glyphs(has_glyph=lambda ch: not is_han(ch))
+
+
+def han_escaped(text: str) -> str:
+    return "".join(c.encode("unicode_escape").decode("ascii") if is_han(c) else c
+                   for c in text)
+
+
+class Views:
+    """One window's views of a controller, made as the window makes them: the status
+    bar at once; the chat, Compare and the corpus editor when first used (tabs behind
+    the others until looked at; made earlier they cost a sequence three times as much)."""
+
+    def __init__(self, c, template: Path):
+        self.c, self.template = c, template
+        self.host = QMainWindow()   # the status bar's window, wide: the whole turn line
+        self.status = StatusBar(self.host, c, recent=None, update_actions=lambda: None)
+        self.status.follow()
+        self.host.resize(1920, 80)
+        self.host.show()
+        self._chat: ChatView | None = None
+        self._compare: CompareView | None = None
+        self._editor: CorpusEditor | None = None
+        self.turns = [dict(m) for m in SAMPLE["messages"]]   # what the chat should hold
+
+    def all(self) -> list:
+        return [w for w in (self._chat, self._compare, self.host, self._editor)
+                if w is not None]
+
+    @property
+    def chat(self) -> ChatView:
+        if self._chat is None:
+            self._chat = ChatView(self.c)
+            self._chat.resize(800, 500)
+            self._chat.set_template_file(str(self.template))
+        return self._chat
+
+    @property
+    def compare(self) -> CompareView:
+        if self._compare is None:
+            self._compare = CompareView(self.c)
+            self._compare.resize(*COMPACT)
+        return self._compare
+
+    @property
+    def editor(self) -> CorpusEditor:
+        if self._editor is None:
+            self._editor = CorpusEditor(self.c)
+        return self._editor
+
+    # ----- chat ----------------------------------------------------------------------
+    def add_turn(self, role: str, text: str) -> None:
+        self.chat.editor.add_message({"role": role, "content": text})
+        self.turns.append({"role": role, "content": text})
+
+    def remove_turn(self) -> None:
+        rows = self.chat.editor.rows
+        if rows:
+            rows[-1].removeRequested.emit(rows[-1])   # its × button
+            self.turns.pop()
+
+    @staticmethod
+    def look_at(view) -> None:
+        """Raise its tab: shown, it catches up (what the window calls on raising it)."""
+        view.show()
+        view.catch_up()
+
+    def check_chat(self, fresh) -> None:
+        """``fresh``: the window's tokenizer made afresh (None: not known here)."""
+        chat = self.chat
+        self.look_at(chat)
+        msgs = chat.editor.body(strict=False).get("messages") or []
+        assert [(m["role"], m["content"]) for m in msgs] == \
+            [(m["role"], m["content"]) for m in self.turns], "the chat lost a turn"
+        if not self.turns:   # nothing to render: it says so, and shows no tokens
+            assert chat.result is None
+            if chat.tokenizer()[0] is not None:
+                assert "messages" in chat.warnings.text(), chat.warnings.text()
+            assert not chat.flow.tokens
+            chat.hide()
+            return
+        if fresh is None or chat.renderer.currentText() != FILE:
+            chat.hide()
+            return
+        prompt = jinja2.Environment(trim_blocks=True, lstrip_blocks=True).from_string(
+            CHAT_TEMPLATE).render(messages=self.turns, add_generation_prompt=True)
+        enc = chat.result
+        assert enc is not None, chat.warnings.text()
+        assert enc.text == prompt, "the chat shows another prompt"
+        assert enc.ids == fresh.encode(prompt, allowed_special="all",
+                                       add_special_tokens=False), \
+            "the chat's prompt is cut otherwise than by the window's tokenizer"
+        assert chat.counts.text().startswith(f"{len(enc.ids):,} tokens")
+        for piece in chat.flow.tokens:
+            assert chat.flow.text_of(piece) == han_escaped(readable(piece)), \
+                "a chip shows a character no font draws"
+        chat.hide()   # another tab in front again
+
+    # ----- compare -------------------------------------------------------------------
+    def check_compare(self, trained) -> None:
+        """``trained``: the tokenizer of the steps shown, made afresh (None: unknown)."""
+        view = self.compare
+        self.look_at(view)
+        if view._timer.isActive():   # its debounce: what it runs when the timer fires
+            view.compare_now()
+        if trained is None:
+            view.hide()
+            return
+        text = view.shown_text()
+        n = len(trained.encode(text, allowed_special="all", add_special_tokens=False))
+        caption = view.pane_a.caption.text()
+        got = re.search(r"(\d[\d,]*) tokens", caption)
+        assert got is not None and int(got.group(1).replace(",", "")) == n, \
+            f"Compare's side A counts {caption!r}, the engine {n}"
+        assert view.pane_a.view.isHidden() == view.compact
+        view.hide()
+
+    # ----- the turn label --------------------------------------------------------------
+    def check_turns(self, want: dict[str, int] | None) -> None:
+        """``want``: each language's turns (None: no parity run is shown; none at
+        step 0)."""
+        label = self.status.turns_label
+        if not want:
+            assert label.isHidden(), f"a turn label without a parity run: {label.text()}"
+            return
+        assert not label.isHidden()
+        shown = label.text().removeprefix("turns: ")
+        got = {name: int(n.replace(",", ""))
+               for name, n in (p.rsplit(" ", 1) for p in shown.split(" · "))}
+        assert got == {k: v for k, v in want.items() if v}, shown
+
+
+def turns_of(records, names) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for rec in records:
+        key = "global" if rec.language is None else names[rec.language]
+        out[key] = out.get(key, 0) + 1
+    return out
