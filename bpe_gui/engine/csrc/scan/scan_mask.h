@@ -21,7 +21,7 @@
  *   CR/LF right after a punctuation run belong to it (`[\r\n]*+`); other whitespace runs
  *     start a word at their first byte, after their last CR/LF (`\s*[\r\n]` ends there)
  *     when no CR/LF follows in the run, and at their last space or tab before a
- *     non-space when a space or tab precedes it (`\s+(?!\S)` gives one back).
+ *     non-space (`\s+(?!\S)` gives one back).
  * What is not decided inside the window is cut off: starts are kept up to `limit`, the
  * byte before the first unclassed byte (its class may decide the byte before it), or
  * the start of a whitespace run that reaches it (a CR/LF may come later). \s++$ needs
@@ -143,7 +143,9 @@ BPE_FORCE_INLINE uint64_t mask_starts(const unsigned char *s, int num3)
         }
         starts |= after_nl & ~a;
     }
-    starts |= st & (st << 1) & ~(ws >> 1); /* the last of a run before a non-space */
+    /* the last of a run before a non-space: \s+(?!\S) gives it back (where it is the
+       run's first, or follows the run's last CR/LF, it starts a word already) */
+    starts |= st & ~(ws >> 1);
     if (d) {
         uint64_t run_start = d & ~(d << 1);
         if (!num3) {
