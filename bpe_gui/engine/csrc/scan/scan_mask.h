@@ -165,7 +165,6 @@ BPE_FORCE_INLINE uint64_t mask_starts(const unsigned char *s, int num3)
         if (k && j + 1 + (unsigned)k < 64) {
             starts &= ~(((2ull << k) - 1) << (j + 1)); /* clear j+1 .. j+1+k */
             starts |= 1ull << (j + 1 + (unsigned)k);
-            starts &= ~(1ull << (j + 1));
         }
     }
     starts |= 1;
