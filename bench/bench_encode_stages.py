@@ -30,7 +30,9 @@ fresh process at each thread count, to lists and to arrays (ours: ``Encoder.enco
 ``--strategies`` instead times the cold ``encode_to_array`` with each merge strategy
 forced (``BPE_GUI_MERGE``; ``auto``: none forced), the strategies alternating;
 ``NAME@DIR`` takes that one from another checkout (``auto,auto@/tmp/before``: after
-against before), then the spread of each between its fastest and slowest process.
+against before), ``NAME+MODE`` runs it with the cl100k family's pre-tokenizer forced
+(``BPE_GUI_PRETOK``: ``auto,auto+word``), then the spread of each between its fastest and
+slowest process.
 Files and texts come from bench_encode_peers.py's data folder (``--data``); ``py`` is the
 shared corpora's 1 MB of Python standard library.
 """
@@ -207,9 +209,13 @@ def strategies(rows, names, files, texts, runs, cpu, env) -> None:
             for s in names:
                 e = dict(env)
                 e.pop("BPE_GUI_MERGE", None)
+                e.pop("BPE_GUI_PRETOK", None)
                 name, _, tree = s.partition("@")   # NAME@DIR: ours from that checkout
                 if tree:
                     e["PYTHONPATH"] = tree
+                name, _, pretok = name.partition("+")   # NAME+MODE: BPE_GUI_PRETOK=MODE
+                if pretok:
+                    e["BPE_GUI_PRETOK"] = pretok
                 if name != "auto":
                     e["BPE_GUI_MERGE"] = name
                 r = child(ONE, [str(files[f]), str(texts[t]), cpu], e)

@@ -158,6 +158,14 @@ def test_native_scan_turned_off_is_said(capsys, monkeypatch):
         version(capsys)
 
 
+def test_word_at_a_time_pretokenizer_is_said(capsys, monkeypatch):
+    monkeypatch.setenv("BPE_GUI_PRETOK", "word")
+    assert ("  BPE_GUI_PRETOK=word: the cl100k family's words one at a time, not by 64-byte "
+            "windows") in version(capsys)
+    monkeypatch.setenv("BPE_GUI_PRETOK", "mask")
+    assert "BPE_GUI_PRETOK" not in version(capsys)
+
+
 def test_version_is_in_the_help_beside_every_command():
     """--help builds every command's parser (one command builds only its own)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))

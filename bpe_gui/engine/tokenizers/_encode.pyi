@@ -104,6 +104,18 @@ def _fast_word(preset: int, data: bytes, /) -> int:
     length 1..7, 8 when a letter run fills them, 0 undecided; with 16 bytes and 8, -1 or
     8 + the run's end in data[8:16]. For the tests against ``regex``."""
 
+def _pretok_words(preset: int, data: bytes, /) -> list[int]:
+    """The byte offsets where the encoder's words of data end, in the current
+    pre-tokenizer mode (csrc/scan/scan_mask.h's windows, the scanner for the rest). For the
+    tests against ``regex``."""
+
+def set_pretok_mode(name: str, /) -> str:
+    """The cl100k family's pre-tokenizer for encodes from now on: 'mask' (64-byte windows
+    of class masks, the default) or 'word' (a word at a time, as ``BPE_GUI_PRETOK=word``);
+    the mode before. ValueError for any other name."""
+def pretok_mode() -> str:
+    """'mask' or 'word'."""
+
 def set_tables(blob: Buffer | None, /) -> None:
     """The scanner's character tables (``unicode_classes.table_blob()``); None: built-in.
     The scanner is ``_scan``'s (shared, csrc/scan.h): so are its tables."""

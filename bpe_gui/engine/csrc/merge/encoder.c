@@ -14,6 +14,7 @@
 #include "merge/wordcache.h"
 #include "scan/scan.h"
 #include "scan/scan_fast.h"
+#include "scan/scan_mask.h"
 #include "util/atomics.h"
 #include "util/grow.h"
 #include "util/huge.h"
@@ -558,27 +559,69 @@ static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
     return word_miss(m, c, st, sc, w, len, key, limit, words_left);
 }
 
-/* The preset's one-load words (scan_fast.h). */
-enum { FAST_NONE, FAST_GPT2, FAST_CL100K, FAST_QWEN2, FAST_O200K };
+/* The preset's one-load words (scan_fast.h), or the family's 64-byte windows
+ * (scan_mask.h: FAST_CL100K_MASK, FAST_QWEN2_MASK). */
+enum { FAST_NONE, FAST_GPT2, FAST_CL100K, FAST_QWEN2, FAST_O200K, FAST_CL100K_MASK,
+       FAST_QWEN2_MASK };
 
+static int pretok_mode = ENC_PRETOK_MASK;
+
+int enc_pretok_set(int mode)
+{
+    if (mode != ENC_PRETOK_MASK && mode != ENC_PRETOK_WORD)
+        return -1;
+    pretok_mode = mode;
+    return 0;
+}
+
+int enc_pretok_get(void) { return pretok_mode; }
+
+/* The one place that picks a preset's pre-tokenizer. */
 static int fast_kind(int preset)
 {
     /* ASCII is classed alike in every Unicode version: the kind alone decides */
+    int mask = pretok_mode == ENC_PRETOK_MASK;
     switch (BPE_SCAN_KIND(preset)) {
     case BPE_SCAN_GPT2: return FAST_GPT2;
-    case BPE_SCAN_CL100K: case BPE_SCAN_LLAMA3: return FAST_CL100K;
-    case BPE_SCAN_QWEN2: return FAST_QWEN2;
+    case BPE_SCAN_CL100K: case BPE_SCAN_LLAMA3: return mask ? FAST_CL100K_MASK : FAST_CL100K;
+    case BPE_SCAN_QWEN2: return mask ? FAST_QWEN2_MASK : FAST_QWEN2;
     case BPE_SCAN_O200K: return FAST_O200K;
     default: return FAST_NONE;
     }
+}
+
+/* The cl100k family's words from 64-byte windows (scan_mask.h): the starts left in the
+ * window taken at `base` (bit i: base + i). */
+typedef struct {
+    uint64_t bits;
+    const unsigned char *base;
+} MaskCursor;
+
+/* The length of the word at w (a word start: the window's next one, or where the last
+ * word the window did not decide ended), or 0 where a new window at w decides none; a
+ * window is taken only where 66 bytes of the piece follow (w <= last). */
+BPE_FORCE_INLINE size_t mask_word(MaskCursor *mc, const unsigned char *w,
+                                  const unsigned char *last, int num3)
+{
+    if (!mc->bits) {
+        if (w > last)
+            return 0;
+        mc->bits = mask_starts(w, num3) & ~1ull;
+        mc->base = w;
+        if (!mc->bits)
+            return 0;
+    }
+    size_t len = (size_t)(mc->base + bpe_ctz64(mc->bits) - w);
+    mc->bits &= mc->bits - 1;
+    return len;
 }
 
 BPE_FORCE_INLINE size_t fast_word(int kind, uint64_t v)
 {
     switch (kind) {
     case FAST_GPT2: return fast_word_gpt2(v);
-    case FAST_CL100K: return fast_word_cl100k(v, 1);
-    case FAST_QWEN2: return fast_word_cl100k(v, 0);
+    case FAST_CL100K: case FAST_CL100K_MASK: return fast_word_cl100k(v, 1);
+    case FAST_QWEN2: case FAST_QWEN2_MASK: return fast_word_cl100k(v, 0);
     case FAST_O200K: return fast_word_o200k(v);
     default: return 0;
     }
@@ -592,6 +635,23 @@ size_t enc_fast_word(int preset, uint64_t v)
 int enc_fast_more(int preset, uint64_t v)
 {
     return fast_more(v, fast_kind(preset) == FAST_O200K);
+}
+
+size_t enc_pretok_words(int preset, const unsigned char *s, size_t n, size_t *ends, size_t cap)
+{
+    int kind = fast_kind(preset);
+    MaskCursor mc = {0, s};
+    const unsigned char *last = n >= 66 ? s + n - 66 : NULL;
+    size_t pos = 0, k = 0;
+    while (pos < n && k < cap) {
+        size_t len = 0;
+        if (kind == FAST_CL100K_MASK || kind == FAST_QWEN2_MASK)
+            len = mask_word(&mc, s + pos, last, kind == FAST_CL100K_MASK);
+        if (!len)
+            len = bpe_scan_word(preset, s, pos, n) - pos;
+        ends[k++] = pos += len;
+    }
+    return k;
 }
 
 /* s[pos..end): text without special tokens, scanned as a whole text. One pass: where
@@ -630,13 +690,23 @@ BPE_FORCE_INLINE int encode_piece_k(
     } ring[ENC_AHEAD];
     size_t head = 0, pending = 0;
     uint32_t hits = 0; /* found inline (for `admit`) */
+    int masked = kind == FAST_CL100K_MASK || kind == FAST_QWEN2_MASK;
+    MaskCursor mc = {0, s};
+    const unsigned char *mask_last = end >= 66 ? s + end - 66 : NULL;
     for (;;) {
         if (pos < end) {
             const unsigned char *w = s + pos;
             size_t len = 0;
             uint64_t v = 0, v1 = 0;
             int inl = 1;
-            if (kind != FAST_NONE && w <= piece_end8) {
+            if (masked && (len = mask_word(&mc, w, mask_last, kind == FAST_CL100K_MASK)) != 0) {
+                if (len <= 16 && w <= fast_end) {
+                    v = load8(w);
+                    v1 = load8(w + 8);
+                } else {
+                    inl = 0;
+                }
+            } else if (kind != FAST_NONE && w <= piece_end8) {
                 v = load8(w);
                 len = fast_word(kind, v);
                 if (len == FAST_MORE) {

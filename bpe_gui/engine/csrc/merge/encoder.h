@@ -140,5 +140,16 @@ int enc_char_spans(int kind, const void *data, size_t chars, const uint32_t *ids
 /* The one-load word of a preset (scan/scan_fast.h) at the 8 bytes v: for tests. */
 size_t enc_fast_word(int preset, uint64_t v);
 int enc_fast_more(int preset, uint64_t v);
+/* The cl100k family's pre-tokenizer (cl100k, Llama 3, Qwen2): 64-byte windows of class
+ * masks (scan/scan_mask.h), the default, or a word at a time (scan_fast.h and the
+ * scanner). BPE_GUI_PRETOK=mask|word forces one at import. set: 0, or -1 for an unknown
+ * mode. Set it before encoding starts, never while another thread encodes. */
+enum { ENC_PRETOK_MASK = 0, ENC_PRETOK_WORD = 1 };
+int enc_pretok_set(int mode);
+int enc_pretok_get(void);
+/* The word ends of s[0..n), scanned as a whole text, as the encoder finds them (the
+ * windows of the mode set, the scanner for the words they leave): up to cap stored,
+ * how many returned. For the tests against `regex`. */
+size_t enc_pretok_words(int preset, const unsigned char *s, size_t n, size_t *ends, size_t cap);
 
 #endif

@@ -1274,6 +1274,89 @@ static PyObject *fast_word_py(PyObject *mod, PyObject *args)
     return PyLong_FromLong(r);
 }
 
+/* The cl100k family's pre-tokenizer modes (merge/encoder.h ENC_PRETOK_*), by name. */
+static const char *const pretok_names[] = {"mask", "word"};
+
+static int pretok_by_name(const char *name)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(name, pretok_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* set_pretok_mode(name) -> the name before */
+static PyObject *set_pretok_mode_py(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name)
+        return NULL;
+    int before = enc_pretok_get(), mode = pretok_by_name(name);
+    if (mode < 0 || enc_pretok_set(mode) < 0)
+        return PyErr_Format(PyExc_ValueError,
+                            "no pre-tokenizer mode named %R (known: 'mask', 'word')", arg);
+    return PyUnicode_FromString(pretok_names[before]);
+}
+
+static PyObject *pretok_mode_py(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    return PyUnicode_FromString(pretok_names[enc_pretok_get()]);
+}
+
+/* At import: BPE_GUI_PRETOK=mask|word picks the mode for the whole process. */
+static int pretok_from_env(void)
+{
+    const char *v = getenv("BPE_GUI_PRETOK");
+    if (!v || !*v)
+        return 0;
+    int mode = pretok_by_name(v);
+    if (mode < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "BPE_GUI_PRETOK=%s names no pre-tokenizer mode (known: mask, word); "
+                     "unset it or pick one of those", v);
+        return -1;
+    }
+    return enc_pretok_set(mode);
+}
+
+/* _pretok_words(preset, data) -> list[int]: the word ends of data as the encoder finds
+ * them in the current mode (tests against `regex`) */
+static PyObject *pretok_words_py(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    int preset;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "iy*:_pretok_words", &preset, &b))
+        return NULL;
+    if (!bpe_scan_id_ok(preset)) {
+        PyBuffer_Release(&b);
+        return PyErr_Format(PyExc_ValueError, "_pretok_words: no scanner %d", preset);
+    }
+    size_t n = (size_t)b.len, *ends = malloc((n ? n : 1) * sizeof(size_t));
+    PyObject *out = NULL;
+    if (!ends) {
+        PyBuffer_Release(&b);
+        return PyErr_NoMemory();
+    }
+    size_t k;
+    Py_BEGIN_ALLOW_THREADS
+    k = enc_pretok_words(preset, b.buf, n, ends, n);
+    Py_END_ALLOW_THREADS
+    out = PyList_New((Py_ssize_t)k);
+    for (size_t i = 0; out && i < k; i++) {
+        PyObject *v = PyLong_FromSize_t(ends[i]);
+        if (!v)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, (Py_ssize_t)i, v);
+    }
+    free(ends);
+    PyBuffer_Release(&b);
+    return out;
+}
+
 /* trim_offsets(ids, offsets, lead, trail, prefix) -> list[(start, end)]: off_trim over
  * spans found another way (the piece-by-piece path of an imported pipeline); lead and
  * trail int32 by id. */
@@ -1352,6 +1435,12 @@ static PyMethodDef encode_functions[] = {
      "trim_offsets(ids, offsets, lead, trail, prefix) -> list[(start, end)]: tokenizers' "
      "ByteLevel offset trimming (lead, trail: int32 spaces by id)"},
     SCAN_PYTHON_METHODS,
+    {"set_pretok_mode", set_pretok_mode_py, METH_O,
+     "set_pretok_mode(name) -> the mode before: the cl100k family's pre-tokenizer, 'mask' "
+     "(64-byte windows) or 'word' (a word at a time), for encodes from now on"},
+    {"pretok_mode", pretok_mode_py, METH_NOARGS, "pretok_mode() -> 'mask' or 'word'"},
+    {"_pretok_words", pretok_words_py, METH_VARARGS,
+     "_pretok_words(preset, data) -> list[int]: the encoder's word ends (tests)"},
     {"_fast_word", fast_word_py, METH_VARARGS,
      "_fast_word(preset, data) -> int: the one-load word scanner's answer (tests)"},
     MERGE_STRATEGY_METHODS,
@@ -1366,7 +1455,8 @@ static struct PyModuleDef encode_module = {
 PyMODINIT_FUNC PyInit__encode(void)
 {
     if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0 ||
-        PyType_Ready(&EncoderType) < 0 || merge_strategy_from_env() < 0)
+        PyType_Ready(&EncoderType) < 0 || merge_strategy_from_env() < 0 ||
+        pretok_from_env() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&encode_module);
     if (!m)
