@@ -1,0 +1,86 @@
+"""More of what a new user met walking the window under Xvfb (test_new_user_walk.py's
+walk, its leftovers), each a regression test: a chart title cut, a message naming a
+command-line flag, a line that did not say which run it describes, a tree and a table
+scrolled or cut, a session file taken for a tokenizer.
+
+Geometry is measured offscreen in the default layout of each screen size.
+"""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QPainter
+
+from screens import SIZES, open_at
+from test_parity_glance import train_parity
+from test_small_screens import in_sight, raise_below
+
+
+def drawn_texts(widget, monkeypatch) -> list[str]:
+    """The strings ``widget`` draws, in the order it paints them."""
+    drawn: list[str] = []
+    real = QPainter.drawText
+
+    def record(self, *args):
+        drawn.extend(a for a in args if isinstance(a, str))
+        return real(self, *args)
+    with monkeypatch.context() as m:
+        m.setattr(QPainter, "drawText", record)
+        widget.grab()
+    return drawn
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES[:2])
+def test_a_parity_runs_zipf_title_is_drawn_whole(make_window, qtbot, monkeypatch, size):
+    """At 1024x700 a parity run's Zipf chart read "Token frequency on the training
+    fil…" beside its "step N": the title had grown after the columns were chosen, and
+    the note took its room. It wraps now, its note beside it."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    train_parity(qtbot, win, merges=20)
+    dl = win.dock_layout
+    view = dl.charts_view
+    raise_below(win, qtbot, dl.charts_dock, view)
+    zipf = view.zipf
+    qtbot.waitUntil(lambda: zipf.note == "step 20", timeout=10_000)
+    title = "Token frequency on the training files (Zipf)"
+    assert zipf.title == title
+    drawn = drawn_texts(zipf, monkeypatch)
+    # the title comes first, on one line or two, every word of it
+    assert title in (drawn[0], " ".join(drawn[:2])), drawn[:3]
+    assert "step 20" in drawn, drawn
+    dl.charts_dock.widget().ensureWidgetVisible(zipf, 0, 0)
+    qtbot.waitUntil(lambda: in_sight(win, zipf))
+
+
+@pytest.mark.regression
+def test_chat_without_a_template_says_what_to_do_in_the_window(qtbot, tmp_path):
+    """With a tokenizer that brings no chat template, the Chat view said "pick a
+    template file (--template FILE)": a flag of the command line, in the window."""
+    from bpe_gui.engine.train import TrainSettings
+    from bpe_gui.gui.controller.controller import Controller
+    from bpe_gui.gui.panels.chat.chat_view import ChatView
+    c = Controller()
+    try:
+        c.set_settings(TrainSettings(num_merges=10))
+        c.set_corpus_text("the weather in the city " * 20, dirty=False)
+        assert c.training.train()
+        qtbot.waitUntil(lambda: not c.busy and c.view() is not None, timeout=20_000)
+        v = ChatView(c)
+        qtbot.addWidget(v)
+        v.render_now()
+        message = v.warnings.text()
+        assert v.result is None and "no chat template" in message
+        assert "--" not in message, message
+        items = [v.renderer.itemText(i) for i in range(v.renderer.count())]
+        # it names the list's own items: the template file, the renderers that are code
+        for item in ("Template file…", "mistral-common", "harmony", "llama3-meta"):
+            assert item in items and item in message, (item, message)
+        # doing what it says: a template file, and the prompt renders
+        template = tmp_path / "chat.jinja"
+        template.write_text("{% for m in messages %}{{ m.role }}: {{ m.content }}\n"
+                            "{% endfor %}", encoding="utf-8")
+        v.set_template_file(str(template))
+        assert v.result is not None and v.warnings.text() == ""
+        assert v.result.text.startswith("system: You answer in one line.\n")
+    finally:
+        c.shutdown()
