@@ -84,3 +84,31 @@ def test_chat_without_a_template_says_what_to_do_in_the_window(qtbot, tmp_path):
         assert v.result.text.startswith("system: You answer in one line.\n")
     finally:
         c.shutdown()
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("width", [260, 500, 1400])
+def test_compares_current_step_line_says_it_is_a_parity_run(qtbot, width):
+    """Compare's "Step N of the current run: Byte-level, GPT-2 …" was the same for a
+    parity run, whose merges served several languages' files: now every form of the
+    line says so, and the whole of it (in the tooltip where cut) names the languages."""
+    from test_chart_modes import LANGS, parity_controller, train
+
+    from bpe_gui.gui.panels.compare.compare_pane import ComparePane
+    c = parity_controller(20)
+    try:
+        train(c)
+        pane = ComparePane(c, "A", "current")
+        qtbot.addWidget(pane)
+        pane.resize(width, 200)
+        pane.show()
+        label = pane.current_label
+        qtbot.waitUntil(lambda: "Step 20" in label.text())
+        assert "parity" in label.text(), label.text()
+        whole = label.full_text()
+        assert whole.startswith("Step 20 of the current parity-aware run over "), whole
+        assert all(f"{name}," in whole or f"{name} " in whole for name in LANGS), whole
+        assert "base" in whole and "dev files" in whole, whole
+        assert whole in (label.text(), label.toolTip())
+    finally:
+        c.shutdown()
