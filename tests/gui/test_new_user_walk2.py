@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtGui import QPainter
 
 from screens import SIZES, open_at
-from test_parity_glance import train_parity
+from test_parity_glance import raise_dock, train_parity
 from test_small_screens import in_sight, raise_below
 
 
@@ -112,3 +112,40 @@ def test_compares_current_step_line_says_it_is_a_parity_run(qtbot, width):
         assert whole in (label.text(), label.toolTip())
     finally:
         c.shutdown()
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_the_merge_lineage_fits_its_width(make_window, qtbot, monkeypatch, size):
+    """The merge lineage's tree had fixed columns (190, 60, 70 pixels and the Count)
+    wider than its room at 1024x700 and 1920x1080: it scrolled sideways to show the
+    Count. The numbers keep their width, the token column takes the rest and cuts a
+    long token with "…", the whole of it in the tooltip."""
+    from bpe_gui.engine.train import TrainSettings
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    c = win.controller
+    c.set_settings(TrainSettings(num_merges=60))
+    c.set_corpus_text("the extraordinarily quick brown fox jumps over the lazy dog " * 40,
+                      dirty=False)
+    assert win.actions_menus.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+                    timeout=60_000)
+    dl = win.dock_layout
+    browser = dl.vocab_browser
+    raise_dock(qtbot, win, dl.vocab_dock)
+    longest = max(c.view().tokenizer().vocab.items(), key=lambda kv: len(kv[1]))[0]
+    assert browser.select_id(longest)
+    tree = browser.tree
+    qtbot.waitUntil(lambda: tree.topLevelItemCount() == 1)
+    root = tree.topLevelItem(0)
+    assert root.childCount() == 2 and int(root.text(1)) == longest
+    qtbot.waitUntil(lambda: tree.horizontalScrollBar().maximum() == 0)
+    width = sum(tree.columnWidth(col) for col in range(tree.columnCount()))
+    assert width <= tree.viewport().width(), (width, tree.viewport().width(), size)
+    for col in (1, 2, 3):   # numbers and steps whole
+        assert tree.columnWidth(col) >= tree.sizeHintForColumn(col), (col, size)
+    items = [root]
+    while items:
+        item = items.pop()
+        assert item.toolTip(0).startswith(item.text(0) + " · "), item.toolTip(0)
+        items.extend(item.child(i) for i in range(item.childCount()))
