@@ -8,10 +8,12 @@ Geometry is measured offscreen in the default layout of each screen size.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QPainter, QWheelEvent
+from PySide6.QtWidgets import QApplication
 
 from screens import SIZES, open_at
-from test_parity_glance import raise_dock, train_parity
+from test_parity_glance import quiet, raise_dock, train_parity
 from test_small_screens import in_sight, raise_below
 
 
@@ -149,3 +151,60 @@ def test_the_merge_lineage_fits_its_width(make_window, qtbot, monkeypatch, size)
         item = items.pop()
         assert item.toolTip(0).startswith(item.text(0) + " · "), item.toolTip(0)
         items.extend(item.child(i) for i in range(item.childCount()))
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("superbpe", [True, False])
+def test_the_timelines_last_row_is_whole_after_a_run(make_window, qtbot, monkeypatch, size,
+                                                     superbpe):
+    """After a SuperBPE run at 1024x700 the timeline's selected last row was half
+    below the table's bottom edge: the table had been scrolled to it, then grew
+    shorter (the panels around it settled after the run). The row the panel shows
+    stays in sight when the table's height changes, here a window made shorter."""
+    from test_superbpe_window import TEXT
+
+    from bpe_gui.gui.controller import training
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    c = win.controller
+    monkeypatch.setattr(training, "SYNC_CHARS", 1000)   # a job, as a real corpus runs
+    c.set_corpus_text(TEXT, dirty=False)
+    settings = win.dock_layout.settings_panel
+    settings.byte_radio.setChecked(True)
+    settings.preset_combo.setCurrentIndex(settings.preset_combo.findData("gpt2"))
+    settings.vocab_radio.setChecked(True)
+    settings.vocab_spin.setValue(600)
+    settings.superbpe.check.setChecked(superbpe)
+    settings.superbpe.spin.setValue(300)
+    assert settings.check(), settings.errors
+    assert win.actions_menus.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+                    timeout=60_000)
+    assert (c.view().transition is not None) == superbpe
+    panel = win.dock_layout.merge_panel
+    view = panel.timeline_view
+    if panel.compact or panel.one_column:
+        panel.right_tabs.setCurrentWidget(panel.timeline_box)
+    qtbot.waitUntil(view.isVisible)
+    last = view.model().rowCount() - 1
+    assert view.currentIndex().row() == last
+
+    def last_row_whole() -> bool:
+        return view.viewport().rect().contains(view.visualRect(view.model().index(last, 0)))
+    qtbot.waitUntil(last_row_whole, timeout=3000)
+    before = view.viewport().height()
+    win.resize(win.width(), win.height() - 60)
+    qtbot.waitUntil(lambda: view.viewport().height() < before)
+    quiet(qtbot, win)
+    assert view.viewport().height() >= view.rowHeight(last)   # (room for it whole)
+    assert last_row_whole(), (size, view.viewport().height())
+    # the user scrolls up: a change of height leaves the rows where the user put them
+    wheel = QWheelEvent(QPointF(20, 20), QPointF(20, 20), QPoint(0, 0), QPoint(0, 240),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), wheel)
+    top = view.verticalScrollBar().value()
+    assert top < view.verticalScrollBar().maximum()
+    win.resize(win.width(), win.height() - 40)
+    quiet(qtbot, win)
+    assert view.verticalScrollBar().value() == top
