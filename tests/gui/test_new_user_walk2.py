@@ -208,3 +208,53 @@ def test_the_timelines_last_row_is_whole_after_a_run(make_window, qtbot, monkeyp
     win.resize(win.width(), win.height() - 40)
     quiet(qtbot, win)
     assert view.verticalScrollBar().value() == top
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("name", ["work.json", "work", "work.session"])
+def test_a_session_opens_from_the_command_line_whatever_its_name(make_window, qtbot,
+                                                                   tmp_path, name):
+    """A session saved as parity.bpe-session.json and given to `bpe-gui NAME` was
+    taken for a tokenizer ("is JSON, but of no tokenizer format"); with no suffix at
+    all it opened as the corpus, its JSON as text. It opens by its content."""
+    import json
+
+    from bpe_gui.engine.train import TrainSettings
+    first = make_window()
+    c = first.controller
+    c.set_settings(TrainSettings(num_merges=12, min_frequency=2))
+    c.set_corpus_text("a session with a name of its own " * 30, dirty=False)
+    assert c.training.train()
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done())
+    c.goto(7)
+    path = tmp_path / name
+    c.opening.session().save(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "bpe-gui-session"
+    win = make_window(load=False)
+    errors: list = []
+    win.status.show_error = lambda title, message: errors.append((title, message))
+    win.sessions.load_initial([str(path)])
+    o = win.controller
+    qtbot.waitUntil(lambda: not o.busy and o.view() is not None and o.step_index == 7)
+    assert errors == []
+    assert o.settings == c.settings and o.trainer.merges == c.trainer.merges[:7]
+    assert o.session_path == str(path)
+
+
+@pytest.mark.regression
+def test_a_json_file_that_is_neither_says_so(make_window, tmp_path):
+    """A .json that is neither a session nor a tokenizer: the message names both kinds
+    the window opens, and what the file lacks for each."""
+    path = tmp_path / "notes.json"
+    path.write_text('{"notes": ["one", "two"]}', encoding="utf-8")
+    win = make_window(load=False)
+    errors: list = []
+    win.status.show_error = lambda title, message: errors.append((title, message))
+    before = win.controller.imported
+    win.sessions.load_initial([str(path)])
+    assert len(errors) == 1, errors
+    title, message = errors[0]
+    assert str(path) in message
+    assert "no tokenizer format" in message and "bpe-gui session" in message
+    assert '"format": "bpe-gui-session"' in message and "Save session" in message
+    assert win.controller.imported is before and win.controller.session_path != str(path)
