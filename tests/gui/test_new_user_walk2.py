@@ -258,3 +258,58 @@ def test_a_json_file_that_is_neither_says_so(make_window, tmp_path):
     assert "no tokenizer format" in message and "bpe-gui session" in message
     assert '"format": "bpe-gui-session"' in message and "Save session" in message
     assert win.controller.imported is before and win.controller.session_path != str(path)
+
+
+def cut_lines(edit) -> list[tuple[int, int]]:
+    """The lines of ``edit`` that its text area shows in part: (top, bottom) of each,
+    from Qt's own cursor rectangles (viewport coordinates)."""
+    from PySide6.QtGui import QTextCursor
+    height = edit.viewport().height()
+    out = []
+    block = edit.document().firstBlock()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            cursor = QTextCursor(block)
+            cursor.setPosition(block.position() + layout.lineAt(i).textStart())
+            r = edit.cursorRect(cursor)
+            if r.top() < height and r.top() + r.height() > height:
+                out.append((r.top(), r.top() + r.height()))
+        block = block.next()
+    return out
+
+
+@pytest.mark.regression
+@pytest.mark.controller("low lower newest widest " * 30, vocab_size=280, step=20)
+def test_compares_text_box_shows_whole_lines(controller, qtbot):
+    """Compare's text box is a share of the view's height, between two and six lines:
+    at 1024x700 it showed two lines and the top half of a third. Its Latin and Han
+    lines differ in height; none is drawn cut at any height, nor in the sides' texts."""
+    from bpe_gui.gui.panels.compare.compare_view import SAMPLE_TEXT, CompareView
+    view = CompareView(controller)
+    qtbot.addWidget(view)
+    view.resize(700, 420)
+    view.show()
+    view.set_text(SAMPLE_TEXT * 3)
+    qtbot.waitUntil(lambda: all("汉字" in p.view.toPlainText()
+                                for p in (view.pane_a, view.pane_b)), timeout=10_000)
+    edit = view.edit
+    heights = set()
+    for h in range(380, 1100, 23):
+        view.resize(700, h)
+        qtbot.waitUntil(lambda: view.height() == h)
+        QApplication.processEvents()
+        heights.add(edit.height())
+        assert edit.viewport().height() > 0
+        assert cut_lines(edit) == [], (h, edit.height(), edit.viewport().height())
+        for side in (view.pane_a.view, view.pane_b.view):   # the sides' coloured texts
+            assert cut_lines(side) == [], (h, side.height(), side.viewport().height())
+    assert len(heights) >= 2   # (two lines in a short view, more in a tall one)
+    # scrolled a line down, and after typing: still no line cut
+    edit.verticalScrollBar().setValue(1)
+    QApplication.processEvents()
+    assert cut_lines(edit) == []
+    edit.moveCursor(edit.textCursor().MoveOperation.Start)
+    edit.insertPlainText("東京 " * 40 + "\n")
+    QApplication.processEvents()
+    assert cut_lines(edit) == []

@@ -30,6 +30,7 @@ from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.visibility import CatchUp
+from ...widgets.whole_lines import WholeLines
 from ...widgets.elided_combo import ElidedComboBox
 from .compare_session import apply_side, side_state
 
@@ -105,6 +106,7 @@ class ComparePane(QFrame):
         # two lines at least (a short dock: the table of counts below needs its rows)
         self.view.setMinimumHeight(2 * self.view.fontMetrics().lineSpacing()
                                    + 2 * self.view.frameWidth() + 4)
+        self.whole_lines = WholeLines(self.view)   # no line cut at its bottom edge
 
         self.top = QWidget()   # kind + its controls; CompareView aligns both sides' tops
         head = QHBoxLayout()
@@ -322,7 +324,8 @@ class ComparePane(QFrame):
                 long, short = run_words(t.parity)
                 self.current_label.set_variants([
                     f"{step} of the current {long}: {how}", f"{step} of the current {short}: "
-                    f"{how}", f"{step} of the current {short}.", f"{step}, parity-aware run."])
+                    f"{how}", f"{step} of the current {short}.", f"{step}, {short}.",
+                    f"{step}, parity-aware run."])
         self.step_max.setText(f"of {self.step_spin.maximum():,}")
         self.imp_app.setEnabled(c.imported is not None)
 
