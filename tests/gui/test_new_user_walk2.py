@@ -284,15 +284,13 @@ def cut_lines(edit) -> list[tuple[int, int]]:
 def test_compares_text_box_shows_whole_lines(controller, qtbot):
     """Compare's text box is a share of the view's height, between two and six lines:
     at 1024x700 it showed two lines and the top half of a third. Its Latin and Han
-    lines differ in height; none is drawn cut at any height, nor in the sides' texts."""
+    lines differ in height; none is drawn cut at any height."""
     from bpe_gui.gui.panels.compare.compare_view import SAMPLE_TEXT, CompareView
     view = CompareView(controller)
     qtbot.addWidget(view)
     view.resize(700, 420)
     view.show()
     view.set_text(SAMPLE_TEXT * 3)
-    qtbot.waitUntil(lambda: all("汉字" in p.view.toPlainText()
-                                for p in (view.pane_a, view.pane_b)), timeout=10_000)
     edit = view.edit
     heights = set()
     for h in range(380, 1100, 23):
@@ -302,8 +300,6 @@ def test_compares_text_box_shows_whole_lines(controller, qtbot):
         heights.add(edit.height())
         assert edit.viewport().height() > 0
         assert cut_lines(edit) == [], (h, edit.height(), edit.viewport().height())
-        for side in (view.pane_a.view, view.pane_b.view):   # the sides' coloured texts
-            assert cut_lines(side) == [], (h, side.height(), side.viewport().height())
     assert len(heights) >= 2   # (two lines in a short view, more in a tall one)
     # scrolled a line down, and after typing: still no line cut
     edit.verticalScrollBar().setValue(1)

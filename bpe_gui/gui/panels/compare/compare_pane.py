@@ -30,7 +30,6 @@ from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.visibility import CatchUp
-from ...widgets.whole_lines import WholeLines
 from ...widgets.elided_combo import ElidedComboBox
 from .compare_session import apply_side, side_state
 
@@ -106,7 +105,6 @@ class ComparePane(QFrame):
         # two lines at least (a short dock: the table of counts below needs its rows)
         self.view.setMinimumHeight(2 * self.view.fontMetrics().lineSpacing()
                                    + 2 * self.view.frameWidth() + 4)
-        self.whole_lines = WholeLines(self.view)   # no line cut at its bottom edge
 
         self.top = QWidget()   # kind + its controls; CompareView aligns both sides' tops
         head = QHBoxLayout()
