@@ -360,7 +360,8 @@ def test_a_chart_of_step_0_alone_does_not_run_its_x_axis_below_zero(qtbot):
 def test_a_charts_title_and_its_step_note_never_overlap(qtbot, width):
     """The Zipf chart's title ran into its "step N" note at 800x600 (issue 30 item 7)."""
     from PySide6.QtGui import QFont, QFontMetrics
-    from bpe_gui.gui.widgets.chart_widget import ChartWidget, title_row
+    from bpe_gui.gui.widgets.chart_title import title_row
+    from bpe_gui.gui.widgets.chart_widget import ChartWidget
     chart = ChartWidget("Token frequency on the corpus (Zipf)", "rank", "frequency")
     qtbot.addWidget(chart)
     fm = QFontMetrics(chart.font())

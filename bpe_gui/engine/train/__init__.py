@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
-    from .session import Session
+    from .session import Session, looks_like_session
     from .superbpe import TRAIN_PATTERN, stage2, stage2_pretokenizer, train_superbpe
     from .superbpe_run import SuperBPERun, check_transition
     from .parity_run import ParityInfo, ParityRun
@@ -38,7 +38,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
                           TrainSettings, n_base_symbols, source_table, train_bpe)
 
 __getattr__, __dir__ = lazy_face(__name__, {
-    ".session": "Session",
+    ".session": "Session looks_like_session",
     ".superbpe": "TRAIN_PATTERN stage2 stage2_pretokenizer train_superbpe",
     ".superbpe_run": "SuperBPERun check_transition",
     ".parity_run": "ParityInfo ParityRun",
@@ -56,6 +56,6 @@ __all__ = ["AffectedWord", "InheritedTrainer", "MergeReplay", "MergeStep", "PAIR
            "ParitySettings", "ParityStep", "ParityTrainer", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
            "Trainer", "TrainerProtocol", "check_transition", "hf_lines", "inherited_settings",
-           "merge_list_tokenizer", "n_base_symbols", "ratios_for", "source_table",
-           "stage2", "stage2_pretokenizer", "train_bpe", "train_on", "train_parity",
+           "looks_like_session", "merge_list_tokenizer", "n_base_symbols", "ratios_for",
+           "source_table", "stage2", "stage2_pretokenizer", "train_bpe", "train_on", "train_parity",
            "train_superbpe", "turn_sentence"]

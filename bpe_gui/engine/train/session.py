@@ -7,6 +7,7 @@ saved step and lands exactly where the user left off (training is deterministic)
 from __future__ import annotations
 
 import json
+import re
 import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,6 +20,10 @@ from ..io.atomic import write_atomic
 
 SESSION_FORMAT = "bpe-gui-session"
 SESSION_VERSION = 1
+SNIFF_BYTES = 4096
+# a JSON object (after an optional byte order mark) whose format key says session
+_SNIFF = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{.*?"format"\s*:\s*"' + SESSION_FORMAT.encode()
+                    + rb'"', re.DOTALL)
 
 
 @dataclass
@@ -136,7 +141,8 @@ class Session:
             if not p.is_dir() and not stat.S_ISREG(p.stat().st_mode):
                 raise FormatError(p, "a pipe or a device, not a session file. Open the "
                                   ".bpesession file that File > Save session wrote.")
-            d = json.loads(p.read_text(encoding="utf-8"))
+            # (utf-8-sig: a byte order mark an editor added is not an error)
+            d = json.loads(p.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
             raise FormatError(p, "file not found.") from None
         except IsADirectoryError:
@@ -150,6 +156,21 @@ class Session:
             line = getattr(e, "lineno", None)
             raise FormatError(p, f"not valid JSON ({e}).", line=line) from e
         return cls.from_dict(d, p)
+
+
+def looks_like_session(path: str | Path) -> bool:
+    """Whether a file is a session by its content, whatever its name: a JSON object
+    whose first bytes hold ``"format": "bpe-gui-session"`` (Session.to_dict writes the
+    key first). A session saved as ``work.json`` is not a tokenizer file."""
+    p = Path(path)
+    try:
+        if not stat.S_ISREG(p.stat().st_mode):   # (open() of a FIFO would wait)
+            return False
+        with open(p, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    return _SNIFF.match(head) is not None
 
 
 def _settings_dict(settings: TrainSettings) -> dict:

@@ -41,3 +41,15 @@ def turn_counts(info: ParityInfo, n: int) -> str:
     order = [nm for nm in info.names if nm in counts] + (["global"] if "global" in counts
                                                          else [])
     return " · ".join(f"{nm} {counts[nm]:,}" for nm in order)
+
+
+BALANCE = {"dev": "balanced on the dev files", "ratio": "balanced on target ratios",
+           "train": "balanced on the training files"}
+
+
+def run_words(info: ParityInfo) -> tuple[str, str]:
+    """A parity run named for a line about it, long and short: "parity-aware run over
+    en, zh (base, balanced on the dev files)", "parity-aware run over en, zh"."""
+    short = f"parity-aware run over {', '.join(info.names)}"
+    how = ", ".join(x for x in (info.settings.variant, BALANCE.get(info.kind, "")) if x)
+    return f"{short} ({how})", short

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QSizePolicy, QWid
 
 from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
+from .chart_title import title_lines
 
 
 @dataclass
@@ -30,25 +31,6 @@ class _Drawn:
     series: Series
     idx: list[int] = field(default_factory=list)
     pts: list[QPointF] = field(default_factory=list)
-
-
-def title_row(title: str, right_text: str, title_fm: QFontMetrics, fm: QFontMetrics,
-              room: int) -> tuple[str, str]:
-    """The title and the text on the right of a chart's title row (the markers' caption,
-    else a note such as "step 40"), each cut with "…" to share ``room`` pixels with a
-    12-pixel gap: the title keeps up to 60% of it. The note was drawn over a long title
-    at 800x600 (issue 30); a right text cut to nothing but "…" is left out.
-
-    Example: a 300-pixel row, "Token frequency on the corpus (Zipf)" and "step 40" ->
-    the title cut to what "step 40" and the gap leave, both whole if they fit."""
-    title_w = min(title_fm.horizontalAdvance(title), int(room * 0.6))
-    right = fm.elidedText(right_text, Qt.TextElideMode.ElideRight, max(0, room - title_w - 12)) \
-        if right_text else ""
-    if right == "…" or len(right) < min(4, len(right_text)):
-        right = ""
-    right_w = fm.horizontalAdvance(right) + 12 if right else 0
-    # a narrow chart ends its title in "…" rather than cutting it mid-letter
-    return title_fm.elidedText(title, Qt.TextElideMode.ElideRight, max(0, room - right_w)), right
 
 
 def thin_labels(ticks, to_y, need: float) -> list[tuple[float, str]]:
@@ -117,6 +99,7 @@ class ChartWidget(QWidget):
         self.legend_lines: list[list] = []
         self.drawn_legend: list[str] = []
         self.drawn_markers: list[tuple[float, str]] = []
+        self.drawn_title: list[str] = []   # the title's lines as the last paint drew them
         self.setMouseTracking(True)
         # three in a row fit the bottom dock of an 800x600 window (issue 21)
         self.setMinimumSize(140, 150)
@@ -241,7 +224,9 @@ class ChartWidget(QWidget):
         yt = self._y_ticks(y0, y1)
         label_w = max((fm.horizontalAdvance(t) for _, t in yt[0]), default=20)
         left = 8 + fm.height() + 6 + label_w + 6
-        top = 8 + fm.height() + 8
+        # a title too long for its row beside the note takes a second line (title_lines)
+        lines, _ = self._title_block(self._caption(self._markers_between(x0, x1)) or self.note)
+        top = 8 + len(lines) * (fm.height() + 2) - 2 + 8
         right = 16
         bottom = 6 + fm.height() + 4 + fm.height() + 8
         # the legend: a box in a corner of the plot where it hides little, else a strip
@@ -272,7 +257,7 @@ class ChartWidget(QWidget):
 
     def whole_width(self) -> int:
         """The width at which the title and the x axis's title are drawn whole (a note or
-        the markers' caption beside the title gives way first: title_row)."""
+        the markers' caption beside the title wraps it: title_lines)."""
         bold = QFont(self.font())
         bold.setBold(True)
         xlabel = self.xlabel + (" (log)" if self.xlog else "")
@@ -304,7 +289,8 @@ class ChartWidget(QWidget):
     def _prepare(self):
         """Layout and each series in pixel space, decimated; cached until data, size or
         log flags change (a repaint for hover reuses it)."""
-        key = (self._version, self.width(), self.height(), self.xlog, self.ylog)
+        key = (self._version, self.width(), self.height(), self.xlog, self.ylog,
+               self.title, self.note, tuple(self.markers))
         if key == self._cache_key:
             return self._frame
         self._cache_key = key
@@ -356,12 +342,13 @@ class ChartWidget(QWidget):
         bold.setBold(True)
         p.setFont(bold)
         p.setPen(fg)
-        # the markers' caption in the title row (over the plot it hid data); the title
-        # keeps most of the row in a narrow chart, the caption gets what is left
-        title, right = title_row(self.title, self._marker_caption() or self.note,
-                                 QFontMetrics(bold), fm, self.width() - 16)
-        p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
+        # the markers' caption in the title row (over the plot it hid data), beside the
+        # title's first line; the title wraps to a second line rather than being cut
+        lines, right = self._title_block(self._marker_caption() or self.note)
+        self.drawn_title = lines
+        for i, line in enumerate(lines):
+            p.drawText(QRectF(8, 6 + i * (fm.height() + 2), self.width() - 16, fm.height() + 2),
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
         p.setFont(self.font())
         if right:
             if self._marker_caption():
@@ -480,6 +467,9 @@ class ChartWidget(QWidget):
         if lay is None:
             return []
         _, (x0, x1, _, _), _ = lay
+        return self._markers_between(x0, x1)
+
+    def _markers_between(self, x0: float, x1: float) -> list[tuple[float, str]]:
         out = []
         for x, label in self.markers:
             ax = math.log10(x) if self.xlog and x > 0 else x
@@ -487,10 +477,21 @@ class ChartWidget(QWidget):
                 out.append((ax, label))
         return out
 
+    def _title_block(self, right_text: str) -> tuple[list[str], str]:
+        """The title's lines and the text drawn on the right of the first (title_lines)."""
+        bold = QFont(self.font())
+        bold.setBold(True)
+        return title_lines(self.title, right_text, QFontMetrics(bold),
+                           QFontMetrics(self.font()), self.width() - 16)
+
     def _marker_caption(self) -> str:
         """The markers' labels, shown in the title row in the markers' colour, led by a
         dashed-line glyph."""
-        labels = [label for _, label in self._markers_in_range() if label]
+        return self._caption(self._markers_in_range())
+
+    @staticmethod
+    def _caption(markers: list[tuple[float, str]]) -> str:
+        labels = [label for _, label in markers if label]
         return "┆ " + "; ".join(labels) if labels else ""
 
     def _paint_markers(self, p, plot, X, x0, x1, fm, bg) -> None:

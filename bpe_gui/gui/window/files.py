@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
-from ...engine.formats import looks_like_tokenizer
+from ...engine.formats import describe_file, looks_like_tokenizer
+from ...engine.train import looks_like_session
 from ..controller.corpus_source import not_a_file
 from ..dialogs.encoding_dialog import EncodingDialog
 from ..dialogs.import_dialog import BACKGROUND_BYTES, _size
@@ -49,7 +50,8 @@ class Files:
         paths = [str(p) for p in paths if str(p)]
         if not paths:
             return False
-        sessions = [p for p in paths if p.endswith(SESSION_SUFFIX)]
+        # a session by its name, or by its content whatever its name (work.json)
+        sessions = [p for p in paths if p.endswith(SESSION_SUFFIX) or looks_like_session(p)]
         if sessions:
             return self.open_session(sessions[0])
         tokenizers = [p for p in paths if Path(p).is_dir()
@@ -61,6 +63,10 @@ class Files:
             why = not_a_file([p for p in tokenizers[:1] if not Path(p).is_dir()])
             if why is not None:
                 self.show_error("Import failed", why)
+                return False
+            why = neither_json(tokenizers[0])
+            if why is not None:
+                self.show_error("Not opened", why)
                 return False
             if _size(tokenizers[0]) > BACKGROUND_BYTES:   # progress in the status bar
                 return self.controller.tokenizer_files.import_in_background(tokenizers[0])
@@ -142,3 +148,20 @@ class Files:
         # (closing: the autosave must not bring the discarded edits back)
         self.discarded = ans == QMessageBox.StandardButton.Discard
         return self.discarded
+
+
+def neither_json(path: str) -> str | None:
+    """Why a ``.json`` file is opened neither as a session nor as a tokenizer (None when
+    its content makes it one of them, or the loader has more to say): the window opens
+    both kinds, so its message names both."""
+    p = Path(path)
+    if p.suffix.lower() != ".json" or not p.is_file() or looks_like_tokenizer(p) \
+            or looks_like_session(p):
+        return None
+    fmt, why = describe_file(p)
+    if fmt is not None:
+        return None
+    return (f"{why} Nor is it a bpe-gui session: a session file starts with "
+            f"{{\"format\": \"bpe-gui-session\", …}} (File > Save session writes one). "
+            "Open a session (.bpesession) or a tokenizer file here; a text file opens as the "
+            "corpus with Corpus > Open.")

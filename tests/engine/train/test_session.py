@@ -238,3 +238,37 @@ def test_a_bad_compare_side_is_named_and_the_rest_kept(raw, named):
     s = Session.from_dict(d)
     assert s.corpus_text == "kept" and s.step == 3
     assert len(s.problems) == 1 and s.problems[0].startswith(named), s.problems
+
+
+def test_a_session_is_known_by_its_content_whatever_its_name(tmp_path):
+    """`bpe-gui work.json` took a session for a tokenizer: its content says what it is."""
+    import os
+
+    from bpe_gui.engine.train import looks_like_session
+    s = Session(TrainSettings(num_merges=3), corpus_text="low lower", step=2)
+    written = json.dumps(s.to_dict(), indent=1)
+    cases = {
+        "work.json": written, "work": written, "bom.json": "\ufeff" + written,
+        "compact.json": json.dumps(s.to_dict(), separators=(",", ":")),
+        # the format key after other keys, still in the first kilobytes
+        "reordered.json": json.dumps({"version": 1, **s.to_dict()}),
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert looks_like_session(tmp_path / name), name
+        assert Session.load(tmp_path / name).step == 2
+    others = {
+        "tokenizer.json": json.dumps({"model": {"type": "BPE", "vocab": {}, "merges": []}}),
+        "other.json": json.dumps({"format": "another-app-session", "version": 1}),
+        # a document that quotes a session (not a JSON object)
+        "notes.md": 'A session starts with {"format": "bpe-gui-session", "version": 1}',
+        "empty": "",
+    }
+    for name, text in others.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert not looks_like_session(tmp_path / name), name
+    assert not looks_like_session(tmp_path / "missing.json")
+    assert not looks_like_session(tmp_path)   # a folder
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.json")   # (asked without waiting for a writer)
+        assert not looks_like_session(tmp_path / "pipe.json")

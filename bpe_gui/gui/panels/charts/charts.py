@@ -178,6 +178,11 @@ class ChartsView(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """As many columns as keep every title whole (columns_for): after a resize, and
+        after a title changed its length."""
         self._reflow(self.columns_for(self.grid_host.width() if self.grid_host.width() > 0
                                       else self.width()))
 
@@ -281,6 +286,7 @@ class ChartsView(QWidget):
             self.grid.removeWidget(self.parity)
         columns, self.columns = self.columns, 0   # the order changed: lay out again
         self._reflow(columns or 3)
+        self._fit_columns()   # (the Zipf chart's span changed with the order)
         self.parity.setVisible(on)   # after _reflow: in the grid, not a window of its own
 
     def _renyi_tip(self, text: str) -> None:
@@ -298,6 +304,7 @@ class ChartsView(QWidget):
             self.zipf.title = title
             self.zipf.update()
             self._renyi_tip(text)
+            self._fit_columns()
 
     def _update_parity(self, run: RunSeries) -> None:
         info = run.view.parity

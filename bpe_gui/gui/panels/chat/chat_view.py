@@ -28,6 +28,10 @@ WIDE = 900   # wider than this: the prompt beside the conversation
 BESIDE = "Template that comes with the tokenizer"
 FILE = "Template file…"
 RENDERERS = (BESIDE, FILE, "mistral-common", "harmony", "llama3-meta")
+# what to do in the window where the tokenizer brings no template of its own
+NO_TEMPLATE = (f"This tokenizer comes with no chat template. In the list above, choose "
+               f"\"{FILE}\" to open one (a .jinja file, or a tokenizer_config.json that "
+               f"holds one), or a renderer that is code: {', '.join(RENDERERS[2:])}.")
 SAMPLE = {"messages": [
     {"role": "system", "content": "You answer in one line."},
     {"role": "user", "content": "What's the weather in 東京? 🌧"},
@@ -228,6 +232,9 @@ class ChatView(QWidget):
                 self.origin.setText("Template: " + (
                     template.origin if template is not None
                     else renderer if renderer != "jinja" else "—"))
+            if renderer == "jinja" and template is None:   # (the engine's words name a flag)
+                pane.show_error(NO_TEMPLATE)
+                return None
             enc = encode_chat(tok, body, renderer, template)
         except BPEError as e:
             pane.show_error(str(e))

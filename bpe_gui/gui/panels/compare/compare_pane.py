@@ -25,6 +25,7 @@ from ....engine.tokenizers import Tokenizer
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
 from ...controller.jobs import JobEnd, Outcome
+from ...models.parity_text import run_words
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
@@ -313,9 +314,16 @@ class ComparePane(QFrame):
                                        "trained yet).")
         elif t is not None:
             s = t.settings
-            self.current_label.setText(
-                f"Step {c.step_index:,} of the current run: {MODE_LABELS[s.mode]}, "
-                f"{_pattern_label(s.pattern)}, tie rule {s.tie_rule}.")
+            how = f"{MODE_LABELS[s.mode]}, {_pattern_label(s.pattern)}, tie rule {s.tie_rule}."
+            step = f"Step {c.step_index:,}"
+            if t.parity is None:
+                self.current_label.setText(f"{step} of the current run: {how}")
+            else:   # a parity run says so in every form, the settings giving way first
+                long, short = run_words(t.parity)
+                self.current_label.set_variants([
+                    f"{step} of the current {long}: {how}", f"{step} of the current {short}: "
+                    f"{how}", f"{step} of the current {short}.", f"{step}, {short}.",
+                    f"{step}, parity-aware run."])
         self.step_max.setText(f"of {self.step_spin.maximum():,}")
         self.imp_app.setEnabled(c.imported is not None)
 

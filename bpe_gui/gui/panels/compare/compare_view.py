@@ -35,6 +35,7 @@ from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
+from ...widgets.whole_lines import WholeLines
 
 WIDE_COMPARE = 900   # wider than this: the results go beside the sides
 SHORT_COMPARE = 600   # shorter than this: the text box two lines (the sides show it too)
@@ -74,6 +75,7 @@ class CompareView(QWidget):
         line = self.edit.fontMetrics().lineSpacing()
         self.edit.setMinimumHeight(2 * line + 14)   # 2 lines, up to 6 (see the layout)
         self.edit.setMaximumHeight(6 * line + 14)
+        self.whole_lines = WholeLines(self.edit)   # no line cut at its bottom edge
         sample = QPushButton("Sample text")
         sample.setToolTip("English, Chinese, Russian and Japanese in a few lines")
         sample.clicked.connect(lambda: self.set_text(SAMPLE_TEXT))

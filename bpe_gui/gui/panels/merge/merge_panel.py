@@ -52,6 +52,27 @@ class TimelineView(CellTableView):
     keyMoved = Signal()
     marks: StageMarks | None = None   # SuperBPE's transition line (stage_marks.py)
 
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        # the current row is kept in sight while the table's height changes, until the
+        # user scrolls it elsewhere: it was scrolled to before the panels around it
+        # settled, and a table made shorter hid it half
+        self.following = False
+        self.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
+
+    def show_current(self) -> None:
+        """Scroll the current row into sight, and keep it there (``following``)."""
+        self.following = True
+        self.scrollTo(self.currentIndex())
+
+    def _user_scrolled(self, _action: int) -> None:
+        self.following = False
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.following and event.size().height() != event.oldSize().height():
+            self.scrollTo(self.currentIndex())
+
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
         if self.marks is not None:
@@ -706,7 +727,7 @@ class MergePanel(QWidget):
         sel = self.timeline_view.selectionModel()
         sel.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
                             | QItemSelectionModel.SelectionFlag.Rows)
-        self.timeline_view.scrollTo(idx)
+        self.timeline_view.show_current()
 
     # ----- for tests and the status bar ------------------------------------------------------
     def pair_rows(self) -> list[tuple]:

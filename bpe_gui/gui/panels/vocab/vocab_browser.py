@@ -169,9 +169,15 @@ class VocabBrowser(QWidget):
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Token", "Id", "Made at", "Count"])
         self.tree.setUniformRowHeights(True)
-        self.tree.setColumnWidth(0, 190)
-        self.tree.setColumnWidth(1, 60)
-        self.tree.setColumnWidth(2, 70)
+        # the numbers as wide as they are (_fit_tree), the token gets the rest, cut with
+        # "…" and whole in its tooltip: fixed widths made the tree scroll sideways
+        head = self.tree.header()
+        head.setStretchLastSection(False)
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2, 3):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._fit_tree()
         self.tree.itemActivated.connect(self._on_tree_activated)
         # its header and three rows (a token and its two parts) however short the dock
         self.tree.setMinimumHeight(self.tree.header().sizeHint().height()
@@ -584,6 +590,7 @@ class VocabBrowser(QWidget):
         e = self.model.entry_by_id(tid) if tid is not None else None
         if e is None:
             self.details.setText("Select a token to see how it was built.")
+            self._fit_tree()
             return
         text = self.model.token_text(e)
         how = {SPECIAL: "a special token (never split or merged)",
@@ -607,6 +614,13 @@ class VocabBrowser(QWidget):
         root = self._node(e, budget)
         self.tree.addTopLevelItem(root)
         self.tree.expandAll()
+        self._fit_tree()
+
+    def _fit_tree(self) -> None:
+        """The lineage's Id, Made at and Count columns as wide as their header and
+        values (the Token column stretches over the rest)."""
+        for col in (1, 2, 3):
+            self.tree.resizeColumnToContents(col)
 
     def _node(self, e: VocabEntry, budget: list[int]) -> QTreeWidgetItem:
         budget[0] -= 1
@@ -615,7 +629,8 @@ class VocabBrowser(QWidget):
         item = QTreeWidgetItem([self.model.token_text(e), str(e.id), made,
                                 f"{e.count:,}" if e.count is not None else ""])
         item.setData(1, Qt.ItemDataRole.UserRole, e.id)
-        item.setToolTip(0, f"{hex_bytes(e.token)} · double-click to select this token")
+        item.setToolTip(0, f"{self.model.token_text(e)} · {hex_bytes(e.token)} · "
+                           "double-click to select this token")
         if self.model.cache(e.token)[1]:
             f = QFont(item.font(0))
             f.setItalic(True)
