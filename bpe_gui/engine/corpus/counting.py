@@ -9,9 +9,10 @@ files, .jsonl and other encodings are read by one thread that hands blocks out. 
 native presets (gpt2, cl100k, o200k) are cut into words by the native scanner without
 the GIL; other patterns by the ``regex`` module, which gives the GIL back only while it
 matches one word (so a GUI thread stays live), and they count on one thread unless more
-are asked for (``default_workers``). Every document is pre-tokenized on its own, so no word crosses a
-document or file boundary, and the table lists words in order of first appearance in
-the corpus, whichever thread counted them (the first-seen tie rule depends on it).
+are asked for (``default_workers``). Every document is pre-tokenized on its own, so no
+word crosses a document or file boundary, and the table lists words in order of first
+appearance in the corpus, whichever thread counted them (the first-seen tie rule
+depends on it).
 """
 from __future__ import annotations
 
