@@ -148,7 +148,8 @@ def threads_arg(text: str) -> int:
 def add_threads_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=threads_arg, default=None, metavar="N",
                    help="threads that count the corpus (default: every core this process "
-                   "may use; the result is the same for any number)")
+                   "may use, one for a pattern without a native scanner: custom, "
+                   "whitespace, cjk; the result is the same for any number)")
 
 
 def check_encoding(name: str) -> str:

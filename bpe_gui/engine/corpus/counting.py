@@ -7,10 +7,12 @@ corpus size. Plain text files are read by the counting threads themselves, each 
 byte ranges (``range_threads.py``), so reading scales with the threads too; compressed
 files, .jsonl and other encodings are read by one thread that hands blocks out. The
 native presets (gpt2, cl100k, o200k) are cut into words by the native scanner without
-the GIL; other patterns by the ``regex`` module, which also releases the
-GIL while it matches. Every document is pre-tokenized on its own, so no word crosses a
-document or file boundary, and the table lists words in order of first appearance in
-the corpus, whichever thread counted them (the first-seen tie rule depends on it).
+the GIL; other patterns by the ``regex`` module, which gives the GIL back only while it
+matches one word (so a GUI thread stays live), and they count on one thread unless more
+are asked for (``default_workers``). Every document is pre-tokenized on its own, so no
+word crosses a document or file boundary, and the table lists words in order of first
+appearance in the corpus, whichever thread counted them (the first-seen tie rule
+depends on it).
 """
 from __future__ import annotations
 
@@ -41,9 +43,16 @@ POLL_S = 0.05  # how often waiting loops look at the cancel flag
 MAX_WORKERS = 16
 
 
-def default_workers() -> int:
+def default_workers(native: bool = True) -> int:
     """Counting threads when none are asked for: every core this process may run on
-    (its CPU affinity, which a container or ``taskset`` narrows), at most MAX_WORKERS."""
+    (its CPU affinity, which a container or ``taskset`` narrows), at most MAX_WORKERS.
+
+    One where the ``regex`` module finds the words (``native`` False): it releases the
+    GIL for one match at a time and needs it for the rest of each word (its str, the
+    list, the counter), so threads would take turns word by word, each turn a wake-up of
+    the thread that waits: no faster than one thread, and more CPU."""
+    if not native:
+        return 1
     try:
         n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):   # (no affinity call on macOS and Windows)
@@ -110,7 +119,7 @@ def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | 
     if WordCounter is None:  # pragma: no cover - no C compiler at install time
         return _count_in_python(reader, pre, progress, cancel)
     job = _Counting(pre, reader.bounds.native is not None, reader.bounds.lines)
-    workers = workers or default_workers()
+    workers = workers or default_workers(job.native)
     if workers <= 1 or reader.total <= 2 * reader.bounds.block_bytes:
         counter = job.new_counter()
         for blk in reader:

@@ -1016,8 +1016,9 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
     reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
     corpus files' (converted as they are read). ``workers``: the threads that count the
-    files (default: every core this process may use; the merges are the same for any
-    number). ``return_trainer=True`` returns the
+    files (default: every core this process may use, one for a pattern the native
+    scanner does not run: ``corpus.counting.default_workers``; the merges are the same
+    for any number). ``return_trainer=True`` returns the
     Trainer instead, which only goes forward (it keeps no undo log: see Trainer) and
     keeps no pre-token table (:meth:`Trainer.release_table`).
 

@@ -4,18 +4,19 @@ reading happens on the counting threads, and the table equals one thread's and a
 spaces, a contraction, a word longer than a range) placed across every range's start."""
 from __future__ import annotations
 
+import os
 import random
 import threading
 
 import pytest
 import regex
 
-from bpe_gui.engine.corpus import blocks, range_threads
+from bpe_gui.engine.corpus import blocks, counting, range_threads
 from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.errors import Cancelled, CorpusError, NotUTF8Error
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 
-from engine_oracle import PATTERNS, word_counts
+from engine_oracle import GPT2, PATTERNS, split_specials, word_counts
 
 pytest.importorskip("bpe_gui.engine.corpus._count")
 EOT = "<|endoftext|>"
@@ -147,3 +148,57 @@ def test_a_bad_path_gets_the_block_readers_message(tmp_path, small_ranges, bad):
             count_corpus([good, tmp_path / bad], Pretokenizer("gpt2"), workers=workers)
         said.add(str(e.value))
     assert len(said) == 1 and bad in said.pop()
+
+
+# GPT-2's pattern with one more alternative: no native scanner knows it, so the `regex`
+# module finds its words (under a typed pattern's time limit)
+CUSTOM = GPT2 + r"|\x00"
+
+
+def regex_oracle(text: str, pattern: str) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for piece, special in split_specials(text, [EOT]):
+        for w in [] if special else regex.findall(pattern, piece):
+            counts[w] = counts.get(w, 0) + 1
+    return list(counts.items())
+
+
+def test_the_default_counts_a_regex_pattern_on_one_thread(monkeypatch):
+    """Threads running the `regex` module take turns on the GIL word by word: no faster
+    than one, and more CPU. The native scanner's count uses every core, at most 16."""
+    for cores, native_threads in ((6, 6), (64, 16), (1, 1)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
+        assert counting.default_workers(native=True) == native_threads
+        assert counting.default_workers(native=False) == 1
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "whitespace", CUSTOM])
+def test_default_threads_count_a_regex_pattern_exactly(tmp_path, small_ranges, monkeypatch,
+                                                       pattern):
+    """On 4 cores the native scanner counts on 4 threads reading ranges, a regex pattern
+    on one; either way the table is the slow `regex` count's, and that of any number of
+    threads asked for."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)))
+    threads: list[int] = []
+    real = range_threads.count_ranges
+
+    def spy(reader, pre, counters, *args):
+        threads.append(len(counters))
+        return real(reader, pre, counters, *args)
+    monkeypatch.setattr(range_threads, "count_ranges", spy)
+    text = straddling_text(11)
+    p = tmp_path / "c.txt"
+    p.write_bytes(text.encode("utf-8"))
+    pre = Pretokenizer(pattern, [EOT])
+    native = pattern == "gpt2"
+    assert (pre.native is not None) == native
+    default = count_corpus(p, pre)
+    assert threads == ([4] if native else [])
+    expected = regex_oracle(text, PATTERNS.get(pattern, pattern))
+    assert list(zip(default.words, default.counts)) == expected
+    for workers in (1, 3):   # (3: asked for, so a regex pattern gets them too)
+        asked = count_corpus(p, pre, workers=workers)
+        assert (asked.blob, asked.starts, asked.counts) == (
+            default.blob, default.starts, default.counts)
+        assert (asked.n_chars, asked.n_bytes) == (default.n_chars, default.n_bytes)
+    assert threads[-1] == 3
