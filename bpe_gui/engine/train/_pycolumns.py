@@ -2,7 +2,7 @@
 union of several count tables' words, each word with a count per table), used where the
 extension is missing or a test forces it (``_pycore`` exports it).
 
-Same API and results as ``_core.ColumnCore``; it keeps the words in a ``_pycore.Core``
+Same API and results as ``_core.ColumnCore``; it keeps the words in a ``_pyplain.Core``
 (their counts over the text columns) and recounts a column's pairs on every call, so
 it is only fit for small corpora.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, Sequence
 
-from . import _pycore
+from . import _pyplain
 
 
 class ColumnCore:
@@ -21,11 +21,11 @@ class ColumnCore:
     whose symbols only are counted."""
 
     def __init__(self, tables: Sequence[tuple[Any, Any, Any]], n_train: int,
-                 with_sum: bool = False, tie_rule: int = _pycore.GREATEST_HF,
+                 with_sum: bool = False, tie_rule: int = _pyplain.GREATEST_HF,
                  undo: bool = True):
         if not 0 <= n_train <= len(tables):
             raise ValueError("n_train must be between 0 and the number of tables")
-        if tie_rule == _pycore.FIRST_SEEN:
+        if tie_rule == _pyplain.FIRST_SEEN:
             raise ValueError("tie_rule must be GREATEST, LOWEST_IDS, LOWEST_HF or "
                              "GREATEST_HF (a core with columns keeps no first-seen keys)")
         self.n_heaped = n_train + bool(with_sum)
@@ -65,7 +65,7 @@ class ColumnCore:
             starts_all.append(starts_all[-1] + len(w))
         texts = [sum(c for k, c in d.items() if not (with_sum and k == n_train))
                  for d in self._cnt]
-        self._core = _pycore.Core(b"".join(words), starts_all, texts,
+        self._core = _pyplain.Core(b"".join(words), starts_all, texts,
                                   [bytes([i]) for i in range(256)], tie_rule, undo)
 
     n_tokens = property(lambda self: self._core.n_tokens)
