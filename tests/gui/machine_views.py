@@ -116,8 +116,9 @@ class Views:
             [(m["role"], m["content"]) for m in self.turns], "the chat lost a turn"
         if not self.turns:   # nothing to render: it says so, and shows no tokens
             assert chat.result is None
-            if chat.tokenizer()[0] is not None:
-                assert "messages" in chat.warnings.text(), chat.warnings.text()
+            if chat.tokenizer()[0] is not None:   # no messages, or first no template
+                said = chat.warnings.text()
+                assert "messages" in said or "no chat template" in said, said
             assert not chat.flow.tokens
             chat.hide()
             return
