@@ -162,6 +162,42 @@ def test_tables_grown_many_times_keep_counts_and_order():
     assert words_of(c) == expected
 
 
+def test_export_merged_many_tables_equals_one_pass():
+    """Sixteen counters, as sixteen counting threads leave them: each holds words no other
+    has (so the union outgrows every table many times over) and words all share, from
+    blocks dealt round-robin and in runs; merged, they equal one pass in order."""
+    import random
+    rng = random.Random(16)
+    shared = [f"s{i}" for i in range(300)]
+    blocks = []
+    for i in range(160):
+        own = [f"t{i}w{j}" + "x" * (j % 12) for j in range(rng.randrange(50, 400))]
+        blocks.append([rng.choice(shared + own) for _ in range(600)])
+    counters = [_count.WordCounter() for _ in range(16)]
+    for i, words in enumerate(blocks):
+        k = i % 16 if i < 80 else (i - 80) // 5   # round-robin, then runs of five blocks
+        counters[k].count_words(words, i)
+    expected = reference_table(blocks)
+    assert len(expected) > 4 * max(len(c) for c in counters)
+    blob, starts, counts, firsts = _count.export_merged(counters, firsts=True)
+    assert table_of((blob, starts, counts)) == expected
+    keys = array("Q")
+    keys.frombytes(firsts)
+    assert list(keys) == sorted(keys)
+
+
+def test_export_merged_block_counted_on_two_tables():
+    """A block counted on two counters (the same keys on both) counts twice, and keeps
+    its place: the merge takes equal keys from the lower table first."""
+    blocks = [["a", "b"], ["c", "a"], ["d"]]
+    x, y = _count.WordCounter(), _count.WordCounter()
+    x.count_words(blocks[0], 0)
+    y.count_words(blocks[0], 0)
+    y.count_words(blocks[1], 1)
+    x.count_words(blocks[2], 2)
+    assert table_of(_count.export_merged([x, y])) == [("a", 3), ("b", 2), ("c", 1), ("d", 1)]
+
+
 def test_export_merged_wrong_use():
     a = _count.WordCounter()
     a.count_words(["x"], 0)

@@ -287,56 +287,122 @@ void wt_clear(WordTable *c)
     c->n_chunks = c->chunks_cap = c->chunk_used = c->chunk_size = c->arena_bytes = 0;
 }
 
-/* Gathering several tables' counts (see wordtable.h): in batches, the slots each word
- * has in the other tables prefetched first, so the lookups' memory latencies overlap. */
+/* Gathering several tables' counts (see wordtable.h) through one index of every word of
+ * the union: each entry is looked up once, whatever the number of tables (looking each
+ * word up in every other table's own index costs k - 1 lookups per entry). A slot holds
+ * the hash's high half (as the entries keep it) and the entry's number among all the
+ * tables' entries, plus one (0: empty); it is filled to at most half, so a lookup rarely
+ * steps past one slot. The tables' own indexes are freed first: the new index is never
+ * larger than they were together. */
 #define GATHER_BATCH 64
 
-void wt_gather(WordTable **ts, size_t k)
+typedef struct {
+    WordTable **ts;
+    size_t k;
+    const size_t *base;   /* k + 1: the number of each table's first entry */
+    uint64_t *slots;
+    size_t cap, used;
+} Union;
+
+static WordEntry *union_entry(const Union *u, size_t g, size_t *table)
 {
-    uint64_t hs[GATHER_BATCH], ks[GATHER_BATCH];
-    for (size_t j = 0; j < k; j++) {
-        WordTable *t = ts[j];
-        for (size_t i0 = 0; i0 < t->n; i0 += GATHER_BATCH) {
-            size_t m = t->n - i0 < GATHER_BATCH ? t->n - i0 : GATHER_BATCH;
-            WordEntry *batch = &t->entries[i0];
-            for (size_t i = 0; i < m; i++) {
-                const unsigned char *w = wt_word(&batch[i]);
-                ks[i] = key8_of(w, batch[i].len);
-                hs[i] = hash_word(ks[i], w, batch[i].len);
-                for (size_t u = 0; u < k; u++)
-                    if (u != j && ts[u]->cap)
-                        BPE_PREFETCH(&ts[u]->slots[HI(hs[i]) & (ts[u]->cap - 1)]);
-            }
-            for (size_t i = 0; i < m; i++) {
-                WordEntry *e = &batch[i], *owner = e;
-                size_t owner_t = j;
-                const unsigned char *w = wt_word(e);
-                for (size_t u = 0; u < k; u++) {
-                    if (u == j || ts[u]->n == 0)
-                        continue;
-                    uint64_t v = ts[u]->slots[probe(ts[u], w, e->len, ks[i], hs[i])];
-                    if (!v)
-                        continue;
-                    WordEntry *f = &ts[u]->entries[(uint32_t)v - 1];
-                    /* the smallest (key, table): equal keys only if a block was counted
-                     * twice, on two tables */
-                    if (f->first < owner->first || (f->first == owner->first && u < owner_t)) {
-                        owner = f;
-                        owner_t = u;
-                    }
-                }
-                if (owner != e) {
-                    owner->count += e->count;
-                    e->count = 0;
-                }
-            }
-        }
+    size_t lo = 0, hi = u->k;   /* the table with base[t] <= g < base[t + 1] */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (u->base[mid] <= g)
+            lo = mid;
+        else
+            hi = mid;
     }
-    for (size_t j = 0; j < k; j++) {   /* the lookups are over */
+    *table = lo;
+    return &u->ts[lo]->entries[g - u->base[lo]];
+}
+
+static int union_grow(Union *u)
+{
+    size_t cap = u->cap * 2;
+    uint64_t *slots = (uint64_t *)calloc(cap, sizeof(uint64_t));
+    if (!slots)
+        return -1;
+    for (size_t s = 0; s < u->cap; s++) {
+        uint64_t v = u->slots[s];
+        if (!v)
+            continue;
+        size_t t = (size_t)(v >> 32) & (cap - 1);
+        while (slots[t])
+            t = (t + 1) & (cap - 1);
+        slots[t] = v;
+    }
+    free(u->slots);
+    u->slots = slots;
+    u->cap = cap;
+    return 0;
+}
+
+/* Entry e (number g, of table j) into the union: the first entry of its word found keeps
+ * the word's total unless e was seen before it (a smaller key; equal keys only if a block
+ * was counted twice, on two tables: then the lower table, which came first, keeps it). */
+static void union_add(Union *u, WordEntry *e, size_t g)
+{
+    size_t mask = u->cap - 1, s = e->hi & mask, t;
+    const unsigned char *w = wt_word(e);
+    for (;; s = (s + 1) & mask) {
+        uint64_t v = u->slots[s];
+        if (!v)
+            break;
+        if ((uint32_t)(v >> 32) != e->hi)
+            continue;
+        WordEntry *f = union_entry(u, (uint32_t)v - 1, &t);
+        if (f->len != e->len || memcmp(wt_word(f), w, e->len) != 0)
+            continue;
+        if (e->first < f->first) {
+            e->count += f->count;
+            f->count = 0;
+            u->slots[s] = ((uint64_t)e->hi << 32) | (uint64_t)(g + 1);
+        } else {
+            f->count += e->count;
+            e->count = 0;
+        }
+        return;
+    }
+    u->slots[s] = ((uint64_t)e->hi << 32) | (uint64_t)(g + 1);
+    u->used++;
+}
+
+int wt_gather(WordTable **ts, size_t k)
+{
+    size_t *base = (size_t *)malloc((k + 1) * sizeof(size_t)), largest = 0;
+    if (!base)
+        return -1;
+    base[0] = 0;
+    for (size_t j = 0; j < k; j++) {   /* the tables' own lookups are over */
         free(ts[j]->slots);
         ts[j]->slots = NULL;
         ts[j]->cap = 0;
+        base[j + 1] = base[j] + ts[j]->n;
+        if (ts[j]->n > largest)
+            largest = ts[j]->n;
     }
+    Union u = {ts, k, base, NULL, 1024, 0};
+    while (u.cap < 2 * largest)   /* (the union has at least the largest table's words) */
+        u.cap *= 2;
+    u.slots = base[k] < UINT32_MAX ? (uint64_t *)calloc(u.cap, sizeof(uint64_t)) : NULL;
+    int rc = u.slots ? 0 : -1;
+    for (size_t j = 0; j < k && rc == 0; j++) {
+        WordEntry *es = ts[j]->entries;
+        for (size_t i0 = 0; i0 < ts[j]->n && rc == 0; i0 += GATHER_BATCH) {
+            size_t m = ts[j]->n - i0 < GATHER_BATCH ? ts[j]->n - i0 : GATHER_BATCH;
+            if (2 * (u.used + m) > u.cap && (rc = union_grow(&u)) < 0)
+                break;
+            for (size_t i = 0; i < m; i++)
+                BPE_PREFETCH(&u.slots[es[i0 + i].hi & (u.cap - 1)]);
+            for (size_t i = 0; i < m; i++)
+                union_add(&u, &es[i0 + i], base[j] + i0 + i);
+        }
+    }
+    free(u.slots);
+    free(base);
+    return rc;
 }
 
 /* Characters in UTF-8 text: the bytes that are not continuation bytes (10xxxxxx),

@@ -462,38 +462,64 @@ static inline const WordEntry *run_head(const Run *r)
     return r->order ? r->order[r->i] : &r->t->entries[r->i];
 }
 
+/* The smallest head of the runs (the lower run on equal keys: a block counted on two
+ * tables) in *best, and in *next_key / *next_run the head that would come after it from
+ * another run (next_run == k: none); returns that head, or NULL when all are spent. */
+static const WordEntry *least_head(const Run *runs, size_t k, size_t *best, uint64_t *next_key,
+                                   size_t *next_run)
+{
+    const WordEntry *e = NULL;
+    *best = *next_run = k;
+    *next_key = 0;
+    for (size_t j = 0; j < k; j++) {
+        const WordEntry *h = run_head(&runs[j]);
+        if (!h)
+            continue;
+        if (!e || h->first < e->first) {
+            if (e) {
+                *next_key = e->first;
+                *next_run = *best;
+            }
+            e = h;
+            *best = j;
+        } else if (*next_run == k || h->first < *next_key) {
+            *next_key = h->first;
+            *next_run = j;
+        }
+    }
+    return e;
+}
+
 /* The union of the runs' tables (gathered by wt_gather when there are several: a word's
  * total is in its first entry, its other entries have count 0), in order of first
  * appearance, into bp (word bytes), sp (m + 1 starts), fp (counts) and kp (keys, if not
- * NULL); returns m, the words written. */
+ * NULL); returns m, the words written. A run is taken from for as long as its head stays
+ * before every other run's: the tables hold their ranges' words in long stretches, so
+ * the runs are compared once per stretch, not once per word. */
 static size_t merge_runs(Run *runs, size_t k, unsigned char *bp, int64_t *sp, int64_t *fp,
                          uint64_t *kp)
 {
-    size_t m = 0, off = 0;
+    size_t m = 0, off = 0, best, next_run;
+    uint64_t next_key;
+    const WordEntry *e;
     sp[0] = 0;
-    for (;;) {
-        size_t best = k;
-        const WordEntry *e = NULL;
-        for (size_t j = 0; j < k; j++) {
-            const WordEntry *h = run_head(&runs[j]);
-            if (h && (!e || h->first < e->first)) {
-                e = h;
-                best = j;
-            }
-        }
-        if (!e)
-            return m;
-        runs[best].i++;
-        if (k > 1 && e->count == 0)
-            continue;   /* (counted in another table's entry) */
-        memcpy(bp + off, wt_word(e), e->len);
-        off += e->len;
-        sp[m + 1] = (int64_t)off;
-        fp[m] = e->count;
-        if (kp)
-            kp[m] = e->first;
-        m++;
+    while ((e = least_head(runs, k, &best, &next_key, &next_run)) != NULL) {
+        do {
+            runs[best].i++;
+            if (k > 1 && e->count == 0)
+                continue;   /* (counted in another table's entry) */
+            memcpy(bp + off, wt_word(e), e->len);
+            off += e->len;
+            sp[m + 1] = (int64_t)off;
+            fp[m] = e->count;
+            if (kp)
+                kp[m] = e->first;
+            m++;
+        } while ((e = run_head(&runs[best])) != NULL &&
+                 (next_run == k || e->first < next_key ||
+                  (e->first == next_key && best < next_run)));
     }
+    return m;
 }
 
 /* (blob, starts, freqs[, firsts]) of the union of k tables (their counters marked busy
@@ -512,7 +538,8 @@ static PyObject *export_tables(Counter **cs, size_t k, int with_firsts)
         for (size_t j = 0; j < k && rc == 0; j++)
             rc = run_init(&runs[j], ts[j]);
         if (rc == 0 && k > 1) {
-            wt_gather(ts, k);   /* (frees their indexes: the output is made without them) */
+            /* (frees their indexes: the output is made without them) */
+            rc = wt_gather(ts, k);
             gathered = 1;
         }
         for (size_t j = 0; j < k && rc == 0; j++)
