@@ -136,10 +136,11 @@ def prepare(lib, kind, path, name):
     if lib == "bpe-gui":
         from bpe_gui.engine.formats import load_tokenizer
         def make():
-            tok = load_tokenizer(path)
-            make.batch = lambda ps, k: tok.encode_batch(ps, threads=k)
-            make.array = tok.encode_to_array           # array('I')
-            return tok.encode
+            import functools
+            tok = load_tokenizer(path)   # no BOS/EOS from a post-processor, as hf below
+            make.batch = lambda ps, k: tok.encode_batch(ps, threads=k, add_special_tokens=False)
+            make.array = functools.partial(tok.encode_to_array, add_special_tokens=False)
+            return functools.partial(tok.encode, add_special_tokens=False)
         return make
     if lib == "tiktoken":   # the encoding as tiktoken defines it, its ranks read from path
         import tiktoken, tiktoken.load, tiktoken_ext.openai_public as op
@@ -492,11 +493,13 @@ def run(script: str, args: list[str], env: dict, timeout: float) -> tuple[dict |
 
 
 def child_env(data: Path, rayon: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen",
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, PYTHONPATH=path, QT_QPA_PLATFORM="offscreen",
                WORDCHIPPER_CACHE_DIR=str(data / "wordchipper"),
                RAYON_NUM_THREADS=str(rayon), TOKENIZERS_PARALLELISM="true" if rayon > 1 else "false")
     env.pop("FASTOKENS_SEGMENT_CACHE", None)
-    env["BENCH_GIGATOKEN_CACHEFIX"] = str(cachefix_dir(data))
+    fix = data / "peers" / "gigatoken-cachefix"   # (fetched by cachefix_dir, when asked for)
+    env["BENCH_GIGATOKEN_CACHEFIX"] = str(fix)
     return env
 
 
@@ -725,12 +728,17 @@ def main() -> None:
     versions = []
     for lib in READS:
         try:
+            if lib == "gigatoken-cachefix" and lib not in libs:
+                continue
             if lib == "gigatoken-cachefix":
                 dists = importlib.metadata.distributions(path=[str(cachefix_dir(args.data))])
                 found = [d.version for d in dists if d.metadata["Name"] == DISTS[lib]]
                 if not found:
                     raise importlib.metadata.PackageNotFoundError(lib)
                 versions.append(f"{lib} {found[0]}")
+                continue
+            if lib == "bpe-gui" and (ROOT / "bpe_gui" / "__init__.py").is_file():
+                versions.append(f"{lib} (this tree)")   # run from the source, not installed
                 continue
             versions.append(f"{lib} {importlib.metadata.version(DISTS[lib])}")
         except importlib.metadata.PackageNotFoundError:

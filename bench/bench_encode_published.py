@@ -54,7 +54,7 @@ if lib == "bpe-gui":
     from bpe_gui.engine.formats import load_tokenizer
     t0 = time.perf_counter()
     tok = load_tokenizer(path)
-    enc = tok.encode
+    enc = lambda s: tok.encode(s, add_special_tokens=False)   # as HF's below
 elif lib == "tiktoken":
     import tiktoken, tiktoken.load
     t0 = time.perf_counter()
@@ -104,7 +104,8 @@ mb = len(text.encode("utf-8")) / 1e6
 if lib == "bpe-gui":
     from bpe_gui.engine.formats import load_tokenizer
     tok = load_tokenizer(path)
-    one, batch = tok.encode, lambda ps, k: tok.encode_batch(ps, threads=k)
+    one = lambda s: tok.encode(s, add_special_tokens=False)
+    batch = lambda ps, k: tok.encode_batch(ps, threads=k, add_special_tokens=False)
 else:
     import tiktoken, tiktoken.load
     e = tiktoken.Encoding("x", pat_str=pat, mergeable_ranks=tiktoken.load.load_tiktoken_bpe(path),
