@@ -25,6 +25,9 @@ def _invisible() -> "regex.Pattern[str]":
 # Below U+0370 (Latin, IPA, modifiers, combining marks: GPT-2's byte alphabet) every
 # Unicode version since 4.1 gives the same categories, so there str.isprintable() (false
 # exactly for the categories above, space aside) answers as the regex does.
+# json.dumps(v, ensure_ascii=False) builds an encoder per call; exports call it tens of
+# thousands of times, so one is kept (the same settings, the same text)
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False)
 _STABLE = re.compile("[\u0000-\u036f]*")
 
 
@@ -60,7 +63,7 @@ def json_str(value: Any) -> str:
     if type(value) in (list, tuple) and len(value) == 2 and type(value[0]) is str \
             and type(value[1]) is str:
         return escape_invisible(f"[{encode_basestring(value[0])}, {encode_basestring(value[1])}]")
-    return escape_invisible(json.dumps(value, ensure_ascii=False))
+    return escape_invisible(_ONE_LINE.encode(value))
 
 
 def json_strs(values: Sequence[str]) -> list[str]:
