@@ -291,9 +291,9 @@ void wt_clear(WordTable *c)
  * the union: each entry is looked up once, whatever the number of tables (looking each
  * word up in every other table's own index costs k - 1 lookups per entry). A slot holds
  * the hash's high half (as the entries keep it) and the entry's number among all the
- * tables' entries, plus one (0: empty); it is filled to at most half, so a lookup rarely
- * steps past one slot. The tables' own indexes are freed first: the new index is never
- * larger than they were together. */
+ * tables' entries, plus one (0: empty); it is filled to at most three quarters, as the
+ * tables' own indexes are, and those are freed first, so that the peak stays near
+ * theirs. */
 #define GATHER_BATCH 64
 
 typedef struct {
@@ -384,7 +384,7 @@ int wt_gather(WordTable **ts, size_t k)
             largest = ts[j]->n;
     }
     Union u = {ts, k, base, NULL, 1024, 0};
-    while (u.cap < 2 * largest)   /* (the union has at least the largest table's words) */
+    while (largest * 4 >= u.cap * 3)   /* (the union has at least the largest table's words) */
         u.cap *= 2;
     u.slots = base[k] < UINT32_MAX ? (uint64_t *)calloc(u.cap, sizeof(uint64_t)) : NULL;
     int rc = u.slots ? 0 : -1;
@@ -392,7 +392,7 @@ int wt_gather(WordTable **ts, size_t k)
         WordEntry *es = ts[j]->entries;
         for (size_t i0 = 0; i0 < ts[j]->n && rc == 0; i0 += GATHER_BATCH) {
             size_t m = ts[j]->n - i0 < GATHER_BATCH ? ts[j]->n - i0 : GATHER_BATCH;
-            if (2 * (u.used + m) > u.cap && (rc = union_grow(&u)) < 0)
+            if ((u.used + m) * 4 >= u.cap * 3 && (rc = union_grow(&u)) < 0)
                 break;
             for (size_t i = 0; i < m; i++)
                 BPE_PREFETCH(&u.slots[es[i0 + i].hi & (u.cap - 1)]);
