@@ -14,6 +14,7 @@ Example (the worked example of SPEC.md, byte-level, GPT-2 pattern)::
 """
 from __future__ import annotations
 
+import operator
 import threading
 import time
 from array import array
@@ -762,13 +763,13 @@ class Trainer:
         if not made:
             return
         a_ids, b_ids, new_ids, counts, n_tied, merged, gone = zip(*made)
-        tokens = list(accumulate((-m for m in merged), initial=self.corpus_tokens))
+        tokens = list(accumulate(merged, operator.sub, initial=self.corpus_tokens))
         vb, specials = self.vocab_bytes, set(self.special_ids)
         for a, b in zip(a_ids, b_ids):
             vb.append(vb[a] + vb[b])
-        lives = list(accumulate(
-            (1 - _n_removed(a, b, g, specials) for a, b, g in zip(a_ids, b_ids, gone)),
-            initial=self._live))
+        lives = list(accumulate(   # (few merges use a token up: most add one)
+            (1 - _n_removed(a, b, g, specials) if g else 1
+             for a, b, g in zip(a_ids, b_ids, gone)), initial=self._live))
         self._live = lives[-1]
         rows = self._rows
         for column, values in zip(rows.columns(), (a_ids, b_ids, new_ids, counts, n_tied,
