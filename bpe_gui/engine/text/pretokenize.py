@@ -32,7 +32,8 @@ if TYPE_CHECKING:   # (`regex` and the class tables are imported where a pattern
 
     _Pattern: TypeAlias = regex.Pattern   # (inside Pretokenizer, `regex` is its compiled pattern)
 
-# Custom patterns are time-limited per call so a runaway pattern stops with a message.
+# Custom patterns are time-limited per call so a runaway pattern stops with a message
+# (those proved linear excepted: Pretokenizer._limit).
 # BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
 def _timeout_from_env(default: float = 10.0) -> float:
     try:
@@ -213,9 +214,19 @@ class Pretokenizer:
         if pos < len(text):
             yield Piece(pos, text[pos:], False)
 
+    @functools.cached_property
+    def _limit(self) -> float | None:
+        """The time limit the `regex` module runs the pattern with: ``timeout``, but
+        none for a pattern proved linear (backtracking.py), since with a limit `regex`
+        reads the CPU clock at every word, which doubles the time of counting."""
+        from .backtracking import needs_time_limit
+        if self.timeout is None or not needs_time_limit(self.pattern):
+            return None
+        return self.timeout
+
     def _run(self, method, text: str, concurrent: bool = False):
         try:
-            return method(text, timeout=self.timeout, concurrent=concurrent)
+            return method(text, timeout=self._limit, concurrent=concurrent)
         except TimeoutError as e:
             raise PatternError(
                 (f"{self.source}: the" if self.source else "The") +
