@@ -168,7 +168,8 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     try:
         data = ParityData.from_files(langs, devs or None, lines=bool(args.lines),
                                      encoding=encoding)
-        warn_unparallel(devs, encoding)
+        if data.dev_tables is not None:
+            warn_unparallel(devs, encoding, dict(zip(data.names, data.dev_tables)))
         t_read = time.perf_counter() - t0
         trainer = ParityTrainer(data, settings, undo=False)
         trainer.run(progress=lambda done, total: progress("merge", done, total))
