@@ -238,9 +238,8 @@ MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "a language's target ratio": (("--ratio",), ["train"]),
     "parity: global merges first": (("--global-merges",), ["train"]),
     "parity: window size": (("--window-size",), ["train"]),
-    # train's alpha is parity's window share, cost's the Renyi entropy's order: each the
-    # symbol its paper writes, in two commands that share no other number
-    "a number alpha": (("--alpha",), ["train", "cost"]),
+    "parity: a language's window share": (("--window-share",), ["train"]),
+    "the Renyi entropy's order": (("--alpha",), ["cost"]),
     "train on from a file": (("--from",), ["train"]),
     "train on from a model": (("--from-model",), ["train"]),
     "SuperBPE from scratch": (("--superbpe-from",), ["train"]),

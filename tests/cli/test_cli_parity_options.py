@@ -243,3 +243,35 @@ def test_dev_line_counts_come_from_the_counted_words(tmp_path, capsys, monkeypat
     else:
         assert "different numbers of lines" in err
         assert f"({dev}): {_lines(text):,}" in err and f": {_lines(en):,}" in err
+
+
+def test_window_share_is_its_own_flag_and_alpha_is_costs():
+    """train's window share was --alpha, the flag `cost` has for the Rényi order: it is
+    --window-share now (--alpha still read for it, not shown), and each help says which
+    number it is."""
+    import argparse
+
+    from bpe_gui.cli.entry import build_parser
+    parser = build_parser()
+    train = ["train", "--parity", "window", "--out", "o"]
+    assert parser.parse_args([*train, "--window-share", "1.25"]).window_share == 1.25
+    assert parser.parse_args([*train, "--alpha", "1.5"]).window_share == 1.5
+    assert parser.parse_args(train).window_share is None
+    assert parser.parse_args(["cost", "f", "--tokenizer", "t", "--alpha", "1.5"]).alpha == 1.5
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {(cmd, opt): a.help for cmd in ("train", "cost")
+             for a in sub.choices[cmd]._actions for opt in a.option_strings}
+    assert helps[("train", "--alpha")] == argparse.SUPPRESS
+    assert "window variant" in helps[("train", "--window-share")]
+    assert "Rényi" in helps[("cost", "--alpha")]
+
+
+@pytest.mark.parametrize("flag", ["--window-share", "--alpha"])
+def test_window_share_outside_the_window_variant_is_refused(tmp_path, capsys, flag):
+    base = base_args(tmp_path / "o")
+    assert main([*base, flag, "2"]) == 2
+    assert "--window-share apply to --parity window only" in capsys.readouterr().err
+    plain = ["train", str(FIXTURES / "en.train.txt"), "--num-merges", "5", "--out",
+             str(tmp_path / "p")]
+    assert main([*plain, flag, "2"]) == 2
+    assert "--window-share belong to parity training" in capsys.readouterr().err
