@@ -72,6 +72,15 @@ def pattern_names() -> list[str]:
     return sorted({*PRESETS, *PRESET_ALIASES, *NAMED_PATTERNS, *NAMED_ALIASES})
 
 
+def pattern_spellings() -> dict[str, tuple[str, ...]]:
+    """Each pattern's name, the presets first and then the published patterns, with its
+    other spellings. Example: ``pattern_spellings()["cl100k"] -> ("gpt-4", "gpt4")``."""
+    out: dict[str, list[str]] = {name: [] for name in [*PRESETS, *NAMED_PATTERNS]}
+    for alias, name in [*PRESET_ALIASES.items(), *NAMED_ALIASES.items()]:
+        out[name].append(alias)
+    return {name: tuple(sorted(aliases)) for name, aliases in out.items()}
+
+
 def refuse_bare_name(pattern: str) -> None:
     """Raise PatternError for a pattern that is a plain word (letters, digits, - and _)
     but no pattern's name: as a regex it matches only that word, so a corpus would give
