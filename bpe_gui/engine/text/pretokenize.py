@@ -157,6 +157,18 @@ class Piece:
     special: bool
 
 
+# what a message about a pattern that ran too long says of the cause and the fix
+RUNAWAY_ADVICE = ("It probably backtracks catastrophically: a repeat inside a repeat, such "
+                  "as (a+)+, or a repeat followed by something that can fail at the end of a "
+                  r"long run, such as \w+x; simplify it or pick a preset.")
+
+
+def shown_pattern(pattern: str, most: int = 60) -> str:
+    """A pattern as a message shows it: as typed (no escapes doubled), quoted, cut to
+    ``most`` characters."""
+    return f"'{pattern}'" if len(pattern) <= most else f"'{pattern[:most]}...'"
+
+
 class Pretokenizer:
     """Splits text on special tokens, then into words with a pattern.
 
@@ -239,10 +251,9 @@ class Pretokenizer:
         except TimeoutError as e:
             raise PatternError(
                 (f"{self.source}: the" if self.source else "The") +
-                f" pre-tokenizer pattern ran for more than {self.timeout:g} s on "
-                f"{len(text):,} characters, so it was stopped. It probably backtracks "
-                "catastrophically (nested quantifiers such as (a+)+); simplify it or pick a preset."
-            ) from e
+                f" pre-tokenizer pattern {shown_pattern(self.pattern)} ran for more than "
+                f"{self.timeout:g} s on {len(text):,} characters, so it was stopped. "
+                + RUNAWAY_ADVICE) from e
 
     def _finditer(self, text: str, **kw) -> list[tuple[int, int]]:
         return [m.span() for m in self.regex.finditer(text, **kw)]
