@@ -20,7 +20,8 @@ from ..engine.check import (CheckReport, EncodeReport, check_ids, check_merges, 
                             read_result, show_pair)
 from ..engine.display import readable
 from ..engine.train import TIE_RULES
-from .common import UsageError, add_quiet, json_head, positive, preset_names
+from .common import examples, CUSTOM_PATTERN, UsageError, add_quiet, json_head, positive, preset_help, \
+    preset_names
 from .paths import refuse_special_files, refuse_tables_as_corpus
 
 EXIT_AGREE, EXIT_DIFFER = 0, 1
@@ -36,7 +37,12 @@ def add_parser(sub) -> None:
                        "characters instead of bytes, a merge of tokens that do not exist "
                        "yet, a vocabulary size off by the special tokens). With --ids and "
                        "--text, check your encoder's ids too. Exit status: 0 all agree, 1 "
-                       "they differ, 2 bad input.")
+                       "they differ, 2 bad input.",
+                       **examples(
+                           "bpe-gui check --tokenizer my_out --corpus corpus.txt",
+                           "bpe-gui check --tokenizer vocab_merges.pkl --corpus corpus.txt "
+                           "--special-token '<|endoftext|>' --vocab-size 500",
+                           "bpe-gui check --tokenizer my_out --ids ids.txt --text text.txt"))
     c.add_argument("--tokenizer", metavar="PATH", help="your trainer's output: a folder or "
                    "file of vocab.json + merges.txt, a tokenizer.json, a .tiktoken, or a pickle "
                    "of (vocab, merges) (read without running code)")
@@ -48,13 +54,14 @@ def add_parser(sub) -> None:
                    help="a special token (repeatable; default: those your files list)")
     pat = c.add_mutually_exclusive_group()
     pat.add_argument("--preset", metavar="NAME", help=f"pre-tokenizer preset: "
-                     f"{', '.join(preset_names())}, or none (no pre-tokenization: the text between special "
-                     "tokens one sequence) (default: the file's pattern, else gpt2)")
-    pat.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex")
+                     f"{preset_help()}; or none (no pre-tokenization: the text between "
+                     "special tokens is one sequence) (default: the file's pattern, else gpt2)")
+    pat.add_argument("--pattern", metavar="REGEX", help=CUSTOM_PATTERN)
     c.add_argument("--mode", choices=("byte", "char"), default=None,
                    help="byte-level, or character-level with </w> (default: byte)")
     c.add_argument("--end-of-word", choices=("suffix", "prefix"), default=None,
-                   help="char mode: </w> after each word or before it")
+                   help="char mode: </w> after each word, or for the space before it "
+                   "(default: as your file records it or its merges show, else suffix)")
     c.add_argument("--tie-rule", choices=tuple(TIE_RULES), default=None,
                    help="how the reference breaks ties (default: greatest)")
     c.add_argument("--lines", action="store_true", default=None,

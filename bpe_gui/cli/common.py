@@ -69,6 +69,23 @@ def add_quiet(p: argparse.ArgumentParser, what: str = "no progress or notes on s
     p.add_argument("-q", "--quiet", action="store_true", help=what)
 
 
+class _ExamplesFormatter(argparse.HelpFormatter):
+    """Wraps the description as argparse does; keeps the lines of an "examples:" epilog
+    as written (each is a command to copy)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+def examples(*commands: str) -> dict:
+    """``add_parser`` keywords for a command's help to end with these example commands
+    (a test parses each of them)."""
+    return {"epilog": "examples:\n" + "\n".join(f"  {c}" for c in commands),
+            "formatter_class": _ExamplesFormatter}
+
+
 def hidden_alias(p: argparse.ArgumentParser, flag: str, dest: str, **kw) -> None:
     """An older name of a flag, still read, not shown in --help (one name per meaning)."""
     p.add_argument(flag, dest=dest, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kw)
@@ -148,8 +165,8 @@ def threads_arg(text: str) -> int:
 def add_threads_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=threads_arg, default=None, metavar="N",
                    help="threads that count the corpus (default: every core this process "
-                   "may use, one for a pattern without a native scanner: custom, "
-                   "whitespace, cjk; the result is the same for any number)")
+                   "may use, at most 16; one for a pattern the native scanner does not "
+                   "run: --pattern, whitespace, cjk; the result is the same for any number)")
 
 
 def check_encoding(name: str) -> str:
@@ -167,12 +184,27 @@ def preset_names() -> list[str]:
     return pattern_names()   # the presets, the published patterns' names, other spellings
 
 
+def preset_help() -> str:
+    """The names --preset takes, each with its other spellings: 'gpt2 (gpt-2), cl100k
+    (gpt-4, gpt4), ..., or a published pattern: llama3 (llama, ...), ...'."""
+    from ..engine.text import PRESETS, pattern_spellings
+
+    def named(items) -> str:
+        return ", ".join(f"{n} ({', '.join(a)})" if a else n for n, a in items)
+    spellings = pattern_spellings().items()
+    return (f"{named((n, a) for n, a in spellings if n in PRESETS)}, or a published "
+            f"pattern: {named((n, a) for n, a in spellings if n not in PRESETS)}")
+
+
+CUSTOM_PATTERN = r"a pre-tokenizer regex of your own (regex module syntax: \p{L}, \p{N}, \p{Han})"
+
+
 def add_pattern_options(p: argparse.ArgumentParser, default_note: str = " (default: gpt2)",
-                        custom: str = "a custom pre-tokenizer regex") -> None:
+                        custom: str = CUSTOM_PATTERN) -> None:
     """--preset NAME | --pattern REGEX (one of them)."""
     pat = p.add_mutually_exclusive_group()
-    pat.add_argument("--preset", metavar="NAME", help=f"pre-tokenizer preset: "
-                     f"{', '.join(preset_names())}{default_note}")
+    pat.add_argument("--preset", metavar="NAME",
+                     help=f"pre-tokenizer preset: {preset_help()}{default_note}")
     pat.add_argument("--pattern", metavar="REGEX", help=custom)
 
 

@@ -39,8 +39,10 @@ def add_parser(sub) -> None:
                    "CSV, on standard output)")
     c.add_argument("--json", action="store_true", help="print the table as JSON instead "
                    "(docs/CLI.md)")
-    c.add_argument("--alpha", type=alpha_arg, default=2.5, help="order of the Rényi entropy, "
-                   f"above 0 and at most {MAX_ALPHA:g} (default: 2.5; 1 is Shannon's)")
+    c.add_argument("--alpha", type=alpha_arg, default=2.5, metavar="A",
+                   help="the order of the Rényi entropy in the Rényi efficiency column "
+                   f"(Zouhar et al. 2023's alpha), above 0 and at most {MAX_ALPHA:g} "
+                   "(default: 2.5; 1 is Shannon's)")
     add_quiet(c, "no notes on stderr")
     c.set_defaults(func=cmd_cost)
 

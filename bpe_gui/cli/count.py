@@ -22,7 +22,7 @@ from ..engine.display import counted, human_size
 from ..engine.corpus import count_on_dask, local_workers, parse_address
 from ..engine.text import Pretokenizer
 from ..engine.corpus import RANGE_BYTES
-from .common import UsageError, add_encoding_option, add_pattern_options, \
+from .common import examples, UsageError, add_encoding_option, add_pattern_options, \
     add_threads_option, check_encoding, note, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
@@ -36,7 +36,13 @@ def add_parser(sub) -> None:
         "count", help="count the words of a corpus into a table (here or on a Dask cluster)",
         description="Count the words (pre-tokens) of corpus files into a word-count table "
         "that `bpe-gui train --counts` trains from. Files: .txt, .md, .jsonl, optionally "
-        ".gz/.xz; with --dask also fsspec URLs (s3://, gs://, ...).")
+        ".gz/.xz; with --dask also fsspec URLs (s3://, gs://, ...).",
+        **examples("bpe-gui count a.txt b.txt.xz --special-token '<|endoftext|>' --out "
+                   "big.counts.tsv",
+                   "bpe-gui train --counts big.counts.tsv --special-token '<|endoftext|>' "
+                   "--vocab-size 32000 --out tok",
+                   "bpe-gui count s3://bucket/corpus.txt --dask tcp://HOST:8786 --out "
+                   "big.counts.tsv.gz"))
     c.add_argument("corpus", nargs="+", metavar="CORPUS", help="corpus files or URLs")
     c.add_argument("--out", required=True, metavar="TABLE", help="the table file to write "
                    "(e.g. corpus.counts.tsv; .gz or .xz compresses it)")

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Iterable, Iterator
 
-from .common import UsageError, add_quiet, isatty, json_head
+from .common import examples, UsageError, add_quiet, isatty, json_head
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
 from .explain import format_explanation
@@ -24,7 +24,12 @@ def add_parser(sub) -> None:
                        "tokenizer.json, NAME.tiktoken, tekken.json, a GGUF model file, CLIP's "
                        "bpe_simple_vocab_16e6.txt.gz or a bpe-gui .json, recognised by content, "
                        "or a model already on this machine by name (--model; 'bpe-gui models' "
-                       "lists them).")
+                       "lists them).",
+                       **examples("bpe-gui encode --tokenizer tok 'Hello world'",
+                                  "echo 'Hello world' | bpe-gui encode --tokenizer "
+                                  "tokenizer.json --ids-only",
+                                  "bpe-gui encode --tokenizer cl100k_base.tiktoken --explain "
+                                  "'unbelievable'"))
     add_tokenizer_source(e)
     e.add_argument("text", nargs="*", default=["-"], metavar="TEXT",
                    help="texts to encode, each on its own; '-' or nothing reads standard input")

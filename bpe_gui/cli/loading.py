@@ -53,11 +53,12 @@ def tokenizer_name(args: argparse.Namespace) -> str:
 def add_tokenizer_overrides(p: argparse.ArgumentParser) -> None:
     """--special-token / --preset / --pattern that override a loaded tokenizer's own."""
     p.add_argument("--special-token", action="append", default=None, metavar="T",
-                   help="add a special token to those the files list (repeatable): the "
-                   "files' keep their ids, a new one gets the next id after the vocabulary")
+                   help="add a special token to those the files list (repeatable): those "
+                   "keep their ids, a new one gets the next id after the vocabulary")
     pat = p.add_mutually_exclusive_group()
     pat.add_argument("--preset", metavar="NAME", help="pre-tokenizer preset to use instead of "
-                     "the files' (GPT-2 vocab.json + merges.txt record none: gpt2 is assumed)")
+                     "the files' pattern (GPT-2 vocab.json + merges.txt record none: gpt2 is "
+                     "assumed), as `train --preset` names them")
     pat.add_argument("--pattern", metavar="REGEX", help="pre-tokenizer regex to use instead "
                      "of the files'")
 

@@ -15,7 +15,7 @@ from ..engine.formats import FORMATS, output_files, render_files, settings_probl
     trainer_snapshot
 from ..engine.io import check_name
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
-from .common import PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
+from .common import examples, PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
     add_threads_option, non_negative, parse_formats, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus, write_run_export
@@ -28,7 +28,13 @@ TIE_BREAKS = tuple(TIE_RULES)   # the trainer's names: one list
 def add_parser(sub) -> None:
     t = sub.add_parser("train", help="train a tokenizer on corpus files and export it",
                        description="Train a BPE tokenizer on one or more corpus files (.txt, "
-                       ".md, .jsonl, optionally .gz/.xz) and write it in one or more formats.")
+                       ".md, .jsonl, optionally .gz/.xz) and write it in one or more formats.",
+                       **examples(
+                           "bpe-gui train corpus.txt --vocab-size 10000 --out tok",
+                           "bpe-gui train a.txt b.jsonl.xz --special-token '<|endoftext|>' "
+                           "--num-merges 5000 --out tok",
+                           "bpe-gui train --counts big.counts.tsv --vocab-size 32000 --out tok",
+                           "bpe-gui train more.txt --from tok --num-merges 1000 --out tok2"))
     t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files")
     t.add_argument("--counts", nargs="+", default=[], metavar="TABLE",
                    help="train from word-count tables (made by `bpe-gui count`) instead of "
@@ -43,8 +49,7 @@ def add_parser(sub) -> None:
                    "(created if missing)")
     t.add_argument("--special-token", action="append", default=[], metavar="T",
                    help="a special token, never split or merged (repeat for more)")
-    add_pattern_options(t, custom=r"a custom pre-tokenizer regex (regex module syntax: "
-                        r"\p{L}, \p{N}, \p{Han})")
+    add_pattern_options(t)
     add_encoding_option(t)
     t.add_argument("--mode", choices=("byte", "char"), default="byte",
                    help="byte-level BPE, or character-level with an end-of-word </w> (default: byte)")

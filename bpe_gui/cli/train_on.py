@@ -103,7 +103,9 @@ def cmd(args: argparse.Namespace) -> int:
                          "to it; leave --lines out")
     if args.threads is not None:
         raise UsageError("--threads sets the threads of plain training's counting; training "
-                         "on (--from) and SuperBPE count with every core: leave --threads out")
+                         "on (--from) and SuperBPE pick their own (every core where the "
+                         "native scanner cuts the words, one thread for a pattern the regex "
+                         "module runs): leave --threads out")
     if superbpe and args.mode == "char":
         raise UsageError("SuperBPE needs byte mode (stage 2's tokens hold spaces as bytes); "
                          "leave out --mode char")

@@ -3,7 +3,7 @@
 
     bpe-gui train --parity {base,window} --language NAME=FILE [--language NAME=FILE ...]
         (--dev NAME=FILE ... | --ratio NAME=R ...) [--global-merges N] [--window-size N]
-        [--alpha A] [--min-frequency N] --num-merges N [--lines] --out DIR
+        [--window-share A] [--min-frequency N] --num-merges N [--lines] --out DIR
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .progress import Progress
 if TYPE_CHECKING:
     from ..engine.train import ParityTrainer
 
-WINDOW_ONLY = ("window_size", "alpha")
+WINDOW_ONLY = ("window_size", "window_share")
 
 
 class _Variants(Sequence):
@@ -63,9 +63,13 @@ def add_parity_options(t: argparse.ArgumentParser) -> None:
                    help="plain-BPE merges over all languages first (default: 0)")
     g.add_argument("--window-size", type=_window_size, default=None, metavar="N",
                    help="window variant: how many recent turns count (default: 100)")
-    g.add_argument("--alpha", type=_alpha, default=None, metavar="A",
+    g.add_argument("--window-share", type=_window_share, default=None, metavar="A",
                    help="window variant: a language may take at most A / (number of "
-                   "languages) of the recent turns (default: 2.0)")
+                   "languages) of the recent turns, A times an equal share (default: "
+                   "2.0; the paper's and HF's alpha)")
+    # its first name, still read: `cost --alpha` is the Renyi order, another number
+    g.add_argument("--alpha", dest="window_share", type=_window_share,
+                   help=argparse.SUPPRESS, default=argparse.SUPPRESS)   # (common.hidden_alias)
     if "--lines" not in t._option_string_actions:   # the plain trainer may have it
         t.add_argument("--lines", action="store_true",
                        help="each line is its own text, as Hugging Face reads files")
@@ -78,7 +82,7 @@ def _window_size(text: str) -> int:
     return n
 
 
-def _alpha(text: str) -> float:
+def _window_share(text: str) -> float:
     try:
         a = float(text)
     except ValueError:
@@ -96,7 +100,7 @@ def wants_parity(args: argparse.Namespace) -> bool:
     used = [opt for opt, v in (("--language", args.language), ("--dev", args.dev),
                                ("--ratio", args.ratio),
                                ("--window-size", args.window_size),
-                               ("--alpha", args.alpha)) if v]
+                               ("--window-share", args.window_share)) if v]
     if args.global_merges:
         used.append("--global-merges")
     if used:
@@ -159,7 +163,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     settings = ParitySettings(
         num_merges=args.num_merges, variant=args.parity, global_merges=args.global_merges,
         window_size=100 if args.window_size is None else args.window_size,
-        alpha=2.0 if args.alpha is None else args.alpha, ratios=ratios,
+        alpha=2.0 if args.window_share is None else args.window_share, ratios=ratios,
         min_frequency=args.min_frequency)
     settings.validated(len(names))
 
@@ -168,7 +172,8 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     try:
         data = ParityData.from_files(langs, devs or None, lines=bool(args.lines),
                                      encoding=encoding)
-        warn_unparallel(devs, encoding)
+        if data.dev_tables is not None:
+            warn_unparallel(devs, encoding, dict(zip(data.names, data.dev_tables)))
         t_read = time.perf_counter() - t0
         trainer = ParityTrainer(data, settings, undo=False)
         trainer.run(progress=lambda done, total: progress("merge", done, total))

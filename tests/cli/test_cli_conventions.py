@@ -238,9 +238,8 @@ MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "a language's target ratio": (("--ratio",), ["train"]),
     "parity: global merges first": (("--global-merges",), ["train"]),
     "parity: window size": (("--window-size",), ["train"]),
-    # train's alpha is parity's window share, cost's the Renyi entropy's order: each the
-    # symbol its paper writes, in two commands that share no other number
-    "a number alpha": (("--alpha",), ["train", "cost"]),
+    "parity: a language's window share": (("--window-share",), ["train"]),
+    "the Renyi entropy's order": (("--alpha",), ["cost"]),
     "train on from a file": (("--from",), ["train"]),
     "train on from a model": (("--from-model",), ["train"]),
     "SuperBPE from scratch": (("--superbpe-from",), ["train"]),
@@ -315,3 +314,25 @@ def test_the_old_tie_flag_still_trains(tmp_path):
     p = run("train", "c.txt", "--vocab-size", "270", "--out", "o", "--tie-break", "first-seen",
             "-q", cwd=tmp_path)
     assert p.returncode == 0, err(p)
+
+
+def test_every_help_example_parses():
+    """The example commands that end a command's --help use only flags that exist, each
+    with a value its parser takes."""
+    import argparse
+    import shlex
+
+    from bpe_gui.cli.entry import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    seen = 0
+    for name in ["train", "count", "check", "encode"]:
+        epilog = sub.choices[name].epilog or ""
+        assert epilog.startswith("examples:"), name
+        for line in epilog.splitlines()[1:]:
+            command = next(part for part in line.split(" | ") if "bpe-gui" in part)
+            words = shlex.split(command)
+            assert words[0] == "bpe-gui", line
+            parser.parse_args(words[1:])   # (a wrong one raises the usage error)
+            seen += 1
+    assert seen >= 10

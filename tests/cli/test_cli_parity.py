@@ -53,11 +53,13 @@ def test_base_with_dev_writes_hf_merges(tmp_path):
         assert f"  {lang}: " in out(p)
 
 
-def test_window_with_ratios_and_global_merges_writes_hf_merges(tmp_path):
+@pytest.mark.parametrize("share", ["--window-share", "--alpha"])
+def test_window_with_ratios_and_global_merges_writes_hf_merges(tmp_path, share):
+    """HF's alpha is --window-share (--alpha, its first name, is still read)."""
     langs = ("en", "ru")
     p = run("train", "--parity", "window", *lang_args(langs), "--ratio", "en=1",
             "--ratio", "ru=1.8", "--global-merges", "30", "--window-size", "12",
-            "--alpha", "1.25", "--num-merges", "200", "--lines", "--out", "out", "-q",
+            share, "1.25", "--num-merges", "200", "--lines", "--out", "out", "-q",
             "--format", "hf", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert file_merges(tmp_path / "out" / "tokenizer.json") == hf_merges(

@@ -195,3 +195,83 @@ def test_dev_texts_of_different_lengths_are_flagged(tmp_path, capsys):
     assert "--ratio" in err
     assert main([*args, "--dev", f"de={FIXTURES / 'de.dev.txt'}"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def _lines(text: str) -> int:
+    """Lines as a reader sees them: every \\n, and a last line without one."""
+    return text.count("\n") + (text != "" and not text.endswith("\n"))
+
+
+@pytest.mark.parametrize("variant", ["same", "no final newline", "blank line more",
+                                     "one line less", "blank lines inside", "gz", "gz short"])
+@pytest.mark.parametrize("lines", [False, True])
+def test_dev_line_counts_come_from_the_counted_words(tmp_path, capsys, monkeypatch, variant,
+                                                     lines):
+    """The dev files' lines come from their counted words (each \\n in a word, times its
+    count) and the last byte, so a plain file is read once (was: read again to the end
+    for the warning); compressed ones are still read again. The warning appears exactly
+    when the lines differ."""
+    import gzip
+
+    from bpe_gui.cli import parity_options
+    de = (FIXTURES / "de.dev.txt").read_text("utf-8")
+    text = {"same": de, "no final newline": de.rstrip("\n"), "blank line more": de + "\n",
+            "one line less": de[:de.rfind("\n", 0, len(de) - 1) + 1],
+            "blank lines inside": de.replace("\n", "\n\n", 3)[:-1],
+            "gz": de, "gz short": de[:de.find("\n") + 1]}[variant]
+    if variant.startswith("gz"):
+        dev = tmp_path / "de.dev.txt.gz"
+        dev.write_bytes(gzip.compress(text.encode("utf-8")))
+    else:
+        dev = tmp_path / "de.dev.txt"
+        dev.write_bytes(text.encode("utf-8"))
+        real = parity_options._file_lines
+
+        def no_second_read(path, encoding):
+            assert str(path) != str(dev), "a plain dev file was read again"
+            return real(path, encoding)
+        monkeypatch.setattr(parity_options, "_file_lines", no_second_read)
+    en = (FIXTURES / "en.dev.txt").read_text("utf-8")
+    args = ["train", "--parity", "base", "--num-merges", "5", "--out", str(tmp_path / "o"),
+            "-q", "--language", f"en={FIXTURES / 'en.train.txt'}",
+            "--language", f"de={FIXTURES / 'de.train.txt'}",
+            "--dev", f"en={FIXTURES / 'en.dev.txt'}", "--dev", f"de={dev}"]
+    assert main(args + (["--lines"] if lines else [])) == 0
+    err = capsys.readouterr().err
+    if _lines(text) == _lines(en):
+        assert "warning" not in err
+    else:
+        assert "different numbers of lines" in err
+        assert f"({dev}): {_lines(text):,}" in err and f": {_lines(en):,}" in err
+
+
+def test_window_share_is_its_own_flag_and_alpha_is_costs():
+    """train's window share was --alpha, the flag `cost` has for the Rényi order: it is
+    --window-share now (--alpha still read for it, not shown), and each help says which
+    number it is."""
+    import argparse
+
+    from bpe_gui.cli.entry import build_parser
+    parser = build_parser()
+    train = ["train", "--parity", "window", "--out", "o"]
+    assert parser.parse_args([*train, "--window-share", "1.25"]).window_share == 1.25
+    assert parser.parse_args([*train, "--alpha", "1.5"]).window_share == 1.5
+    assert parser.parse_args(train).window_share is None
+    assert parser.parse_args(["cost", "f", "--tokenizer", "t", "--alpha", "1.5"]).alpha == 1.5
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {(cmd, opt): a.help for cmd in ("train", "cost")
+             for a in sub.choices[cmd]._actions for opt in a.option_strings}
+    assert helps[("train", "--alpha")] == argparse.SUPPRESS
+    assert "window variant" in helps[("train", "--window-share")]
+    assert "Rényi" in helps[("cost", "--alpha")]
+
+
+@pytest.mark.parametrize("flag", ["--window-share", "--alpha"])
+def test_window_share_outside_the_window_variant_is_refused(tmp_path, capsys, flag):
+    base = base_args(tmp_path / "o")
+    assert main([*base, flag, "2"]) == 2
+    assert "--window-share apply to --parity window only" in capsys.readouterr().err
+    plain = ["train", str(FIXTURES / "en.train.txt"), "--num-merges", "5", "--out",
+             str(tmp_path / "p")]
+    assert main([*plain, flag, "2"]) == 2
+    assert "--window-share belong to parity training" in capsys.readouterr().err

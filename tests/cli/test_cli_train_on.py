@@ -260,13 +260,16 @@ def test_encoding_with_count_tables_is_refused(extra, tmp_path):
 
 @pytest.mark.parametrize("extra", [["--from", "src"], ["--superbpe-from", "5"]])
 def test_threads_with_train_on_or_superbpe_is_refused(extra, tmp_path):
-    """Training on and SuperBPE count with every core: --threads had no effect (was: exit
-    0)."""
+    """Training on and SuperBPE pick their counting threads: --threads had no effect (was:
+    exit 0). The refusal says what they pick, as counting.default_workers does (it said
+    "every core", though a regex pattern counts on one thread)."""
     corpus = tmp_path / "c.txt"
     corpus.write_text(CORPUS, encoding="utf-8")
     assert run("train", str(corpus), "--num-merges", "10", "--format", "native", "--out",
                "src", "-q", cwd=tmp_path).returncode == 0
     p = run("train", str(corpus), *extra, "--num-merges", "20", "--threads", "1",
             "--out", "o", cwd=tmp_path)
-    assert_user_error(p, "--threads", "leave --threads out")
+    assert_user_error(p, "--threads", "leave --threads out", "one thread for a pattern")
+    from bpe_gui.engine.corpus.counting import default_workers
+    assert default_workers(native=False) == 1   # what the message says of a regex pattern
     assert not (tmp_path / "o").exists()

@@ -38,7 +38,7 @@ from ..errors import CorpusError, NotUTF8Error, PatternError
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .giant import Part, stream_parts
 from ..text.boundaries import lines_of, outside_specials
-from ..text.pretokenize import Pretokenizer
+from ..text.pretokenize import RUNAWAY_ADVICE, Pretokenizer, shown_pattern
 from ..text.presets import PRESET_IDS
 
 try:
@@ -328,11 +328,10 @@ def _regex_words(pre: Pretokenizer, text: str, where: str) -> list[str]:
         if not isinstance(e.__cause__, TimeoutError):
             raise
         raise PatternError(
-            f"The custom pre-tokenizer pattern ran for more than {pre.timeout:g} s on one "
-            f"block of {len(text):,} characters ({where}), so it was stopped. Blocks are "
-            "small, so the pattern itself is too slow: it probably backtracks "
-            "catastrophically (nested quantifiers such as (a+)+). Simplify it or pick a "
-            "preset.") from None
+            f"The custom pre-tokenizer pattern {shown_pattern(pre.pattern)} ran for more "
+            f"than {pre.timeout:g} s on one block of {len(text):,} characters ({where}), so "
+            "it was stopped. Blocks are small, so the pattern itself is too slow. "
+            + RUNAWAY_ADVICE) from None
 
 
 def texts_of(blk: Block, lines: bool = False) -> list[str]:

@@ -33,18 +33,20 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .branches import Branch, BranchMatcher
     from .normal_forms import is_normalized
     from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
-    from .pretokenize import (Pretokenizer, compile_pattern, pattern_names, refuse_bare_name,
-                              resolve_pattern, special_splitter, validate_special_tokens)
+    from .pretokenize import (Pretokenizer, compile_pattern, pattern_names, pattern_spellings,
+                              refuse_bare_name, resolve_pattern, special_splitter,
+                              validate_special_tokens)
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".boundaries": "lines_of stream_boundary",
     ".branches": "Branch BranchMatcher",
     ".normal_forms": "is_normalized",
     ".presets": "PRESET_ALIASES PRESET_LABELS PRESETS",
-    ".pretokenize": ("Pretokenizer compile_pattern pattern_names refuse_bare_name "
+    ".pretokenize": ("Pretokenizer compile_pattern pattern_names pattern_spellings refuse_bare_name "
                      "resolve_pattern special_splitter validate_special_tokens"),
 })
 
 __all__ = ["Branch", "BranchMatcher", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
-           "compile_pattern", "is_normalized", "lines_of", "pattern_names", "refuse_bare_name",
+           "compile_pattern", "is_normalized", "lines_of", "pattern_names", "pattern_spellings",
+           "refuse_bare_name",
            "resolve_pattern", "special_splitter", "stream_boundary", "validate_special_tokens"]

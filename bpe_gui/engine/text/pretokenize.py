@@ -32,7 +32,8 @@ if TYPE_CHECKING:   # (`regex` and the class tables are imported where a pattern
 
     _Pattern: TypeAlias = regex.Pattern   # (inside Pretokenizer, `regex` is its compiled pattern)
 
-# Custom patterns are time-limited per call so a runaway pattern stops with a message.
+# Custom patterns are time-limited per call so a runaway pattern stops with a message
+# (those proved linear excepted: Pretokenizer._limit).
 # BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
 def _timeout_from_env(default: float = 10.0) -> float:
     try:
@@ -69,6 +70,15 @@ def pattern_names() -> list[str]:
     """Every name a pattern can be given by: the presets, the published patterns, and
     their other spellings."""
     return sorted({*PRESETS, *PRESET_ALIASES, *NAMED_PATTERNS, *NAMED_ALIASES})
+
+
+def pattern_spellings() -> dict[str, tuple[str, ...]]:
+    """Each pattern's name, the presets first and then the published patterns, with its
+    other spellings. Example: ``pattern_spellings()["cl100k"] -> ("gpt-4", "gpt4")``."""
+    out: dict[str, list[str]] = {name: [] for name in [*PRESETS, *NAMED_PATTERNS]}
+    for alias, name in [*PRESET_ALIASES.items(), *NAMED_ALIASES.items()]:
+        out[name].append(alias)
+    return {name: tuple(sorted(aliases)) for name, aliases in out.items()}
 
 
 def refuse_bare_name(pattern: str) -> None:
@@ -147,6 +157,18 @@ class Piece:
     special: bool
 
 
+# what a message about a pattern that ran too long says of the cause and the fix
+RUNAWAY_ADVICE = ("It probably backtracks catastrophically: a repeat inside a repeat, such "
+                  "as (a+)+, or a repeat followed by something that can fail at the end of a "
+                  r"long run, such as \w+x; simplify it or pick a preset.")
+
+
+def shown_pattern(pattern: str, most: int = 60) -> str:
+    """A pattern as a message shows it: as typed (no escapes doubled), quoted, cut to
+    ``most`` characters."""
+    return f"'{pattern}'" if len(pattern) <= most else f"'{pattern[:most]}...'"
+
+
 class Pretokenizer:
     """Splits text on special tokens, then into words with a pattern.
 
@@ -213,16 +235,25 @@ class Pretokenizer:
         if pos < len(text):
             yield Piece(pos, text[pos:], False)
 
+    @functools.cached_property
+    def _limit(self) -> float | None:
+        """The time limit the `regex` module runs the pattern with: ``timeout``, but
+        none for a pattern proved linear (backtracking.py), since with a limit `regex`
+        reads the CPU clock at every word, which doubles the time of counting."""
+        from .backtracking import needs_time_limit
+        if self.timeout is None or not needs_time_limit(self.pattern):
+            return None
+        return self.timeout
+
     def _run(self, method, text: str, concurrent: bool = False):
         try:
-            return method(text, timeout=self.timeout, concurrent=concurrent)
+            return method(text, timeout=self._limit, concurrent=concurrent)
         except TimeoutError as e:
             raise PatternError(
                 (f"{self.source}: the" if self.source else "The") +
-                f" pre-tokenizer pattern ran for more than {self.timeout:g} s on "
-                f"{len(text):,} characters, so it was stopped. It probably backtracks "
-                "catastrophically (nested quantifiers such as (a+)+); simplify it or pick a preset."
-            ) from e
+                f" pre-tokenizer pattern {shown_pattern(self.pattern)} ran for more than "
+                f"{self.timeout:g} s on {len(text):,} characters, so it was stopped. "
+                + RUNAWAY_ADVICE) from e
 
     def _finditer(self, text: str, **kw) -> list[tuple[int, int]]:
         return [m.span() for m in self.regex.finditer(text, **kw)]

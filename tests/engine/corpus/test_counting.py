@@ -293,6 +293,7 @@ def test_presets_never_time_out_custom_patterns_per_block(tmp_path, monkeypatch)
         count_corpus(p, Pretokenizer(r"(.*){1,32000}[bc]"))
     msg = str(e.value)
     assert "one block of 61 characters" in msg and str(p) in msg and "backtracks" in msg
+    assert "pattern '(.*){1,32000}[bc]' ran for more than" in msg   # named as typed
 
 
 # ---------------------------------------------------------------- regressions
