@@ -26,6 +26,7 @@ from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
 from ...controller.jobs import JobEnd, Outcome
 from ...models.parity_text import run_words
+from ...models.settings_changes import rule_label
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
@@ -314,7 +315,8 @@ class ComparePane(QFrame):
                                        "trained yet).")
         elif t is not None:
             s = t.settings
-            how = f"{MODE_LABELS[s.mode]}, {_pattern_label(s.pattern)}, tie rule {s.tie_rule}."
+            how = (f"{MODE_LABELS[s.mode]}, {_pattern_label(s.pattern)}, tie rule: "
+                   f"{rule_label(s.tie_rule)}.")
             step = f"Step {c.step_index:,}"
             if t.parity is None:
                 self.current_label.setText(f"{step} of the current run: {how}")
@@ -444,7 +446,7 @@ class ComparePane(QFrame):
         self._trained_tok = result.tokenizer
         settings = self._trained_settings = result.settings
         self._trained_desc = (f"{MODE_SHORT[settings.mode]} · {_pattern_short(settings.pattern)}"
-                              f" · vocab {result.vocab_size:,} · {settings.tie_rule}")
+                              f" · vocab {result.vocab_size:,} · {rule_label(settings.tie_rule)}")
         self._trained_status = (f"Trained {result.n_steps:,} merges on the corpus "
                                 f"({result.n_chars:,} characters) in {result.seconds:.1f} s.")
         self.train_status.setText(self._trained_status)
