@@ -3,6 +3,8 @@ each measured offscreen against Qt's own geometry of the rows and lines drawn.""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from screens import SIZES, open_at
@@ -56,3 +58,68 @@ def test_the_merge_lineage_draws_no_row_cut(make_window, qtbot, monkeypatch, siz
     win.resize(win.width(), win.height() - 17)
     quiet(qtbot, win, c)
     assert rows_cut(tree) == [], size
+
+
+def lines_whole(edit) -> int:
+    """How many of ``edit``'s lines its text area shows whole (Qt's cursor rectangles)."""
+    from PySide6.QtGui import QTextCursor
+    height, n = edit.viewport().height(), 0
+    block = edit.document().firstBlock()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            cursor = QTextCursor(block)
+            cursor.setPosition(block.position() + layout.lineAt(i).textStart())
+            r = edit.cursorRect(cursor)
+            n += 0 <= r.top() and r.top() + r.height() <= height
+        block = block.next()
+    return n
+
+
+def drag(split, dy: int) -> None:
+    """Drag the splitter's handle ``dy`` pixels down (up when negative)."""
+    handle = split.handle(1)
+    mid = handle.rect().center()
+    QTest.mousePress(handle, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, mid)
+    QTest.mouseMove(handle, mid + QPoint(0, dy))
+    QTest.mouseRelease(handle, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       mid + QPoint(0, dy))
+
+
+def least_side(view) -> int:
+    sides = view.split.widget(0)
+    return max(sides.minimumSizeHint().height(), sides.minimumHeight())
+
+
+@pytest.mark.regression
+@pytest.mark.controller("low lower newest widest " * 30, vocab_size=280, step=20)
+def test_compares_sides_show_two_whole_lines_at_their_least(controller, qtbot):
+    """The sides' coloured texts at their two-line minimum (the results given the
+    splitter's height) drew a taller Han line cut at the bottom. They show two whole
+    lines there, of Han and Latin alike, and never a line cut at any height."""
+    from test_new_user_walk2 import cut_lines
+
+    from bpe_gui.gui.panels.compare.compare_view import SAMPLE_TEXT, CompareView
+    view = CompareView(controller)
+    qtbot.addWidget(view)
+    view.resize(700, 900)
+    view.show()
+    qtbot.waitExposed(view)
+    han = "字节对编码：它把最常见的相邻符号对合并成新的词元。" * 4
+    for text in (han + "\n" + SAMPLE_TEXT * 3, SAMPLE_TEXT * 3):
+        view.set_text(text)
+        with qtbot.waitSignal(view.compared, timeout=10_000):
+            view.compare_now()
+        sides = [p.view for p in (view.pane_a, view.pane_b)]
+        qtbot.waitUntil(lambda: all(s.toPlainText().startswith(text[:10]) for s in sides))
+        for least in (True, False):
+            drag(view.split, -900 if least else 200)   # the user drags the handle
+            qtbot.waitUntil(lambda: view.split.sizes()[0] == least_side(view) if least
+                            else view.split.sizes()[0] > least_side(view) + 100)
+            quiet(qtbot, view)
+            for side in sides:
+                assert side.isVisible()
+                if least:
+                    assert side.height() == side.minimumHeight(), (side.height(),)
+                assert cut_lines(side) == [], (least, side.height(), side.viewport().height())
+                assert lines_whole(side) >= 2, (least, side.height(), side.viewport().height())

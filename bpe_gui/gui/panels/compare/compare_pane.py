@@ -31,6 +31,7 @@ from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.visibility import CatchUp
+from ...widgets.whole_lines import WholeLines
 from ...widgets.elided_combo import ElidedComboBox
 from .compare_session import apply_side, side_state
 
@@ -103,9 +104,9 @@ class ComparePane(QFrame):
         bold.setBold(True)
         self.caption.setFont(bold)
         self.view = TokenTextView()
-        # two lines at least (a short dock: the table of counts below needs its rows)
-        self.view.setMinimumHeight(2 * self.view.fontMetrics().lineSpacing()
-                                   + 2 * self.view.frameWidth() + 4)
+        # two whole lines at least, of Han as of Latin (a short dock: the table of counts
+        # below needs its rows), and no line cut at its bottom edge
+        self.whole_lines = WholeLines(self.view, least=2)
 
         self.top = QWidget()   # kind + its controls; CompareView aligns both sides' tops
         head = QHBoxLayout()

@@ -16,9 +16,11 @@ lays them out and runs the comparison.
 """
 from __future__ import annotations
 
+import math
 import time
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QCheckBox, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
@@ -206,9 +208,19 @@ class CompareView(QWidget):
         return super().eventFilter(obj, event)
 
     def _fit_summary(self) -> None:
-        need = self.summary.heightForWidth(self.summary.width())
+        need = self._summary_height(self.summary.width())
         if need > 0 and self.summary.minimumHeight() != need:
             self.summary.setMinimumHeight(need)
+
+    def _summary_height(self, width: int) -> int:
+        """The summary's height at ``width`` for the text it holds now (QLabel's own
+        heightForWidth kept the answer for a text it held before: two lines for one)."""
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self.summary.font())
+        doc.setHtml(self.summary.text())
+        doc.setTextWidth(width)
+        return math.ceil(doc.size().height())
 
     def _align_tops(self, *_) -> None:
         """Give both sides' controls one height, so the two texts' lines line up."""
@@ -253,6 +265,10 @@ class CompareView(QWidget):
             self.split.setOrientation(want)
             if want == Qt.Orientation.Horizontal:   # the results (four columns of them) get more
                 self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
+        if self.compact and event.oldSize().width() != self.width():
+            # what the full layout needs was measured at another width (its summary
+            # wrapped otherwise): measure it again, with the full layout shown
+            self._set_compact(False)
         self._fit_heights()
 
     def _fit_heights(self) -> None:
@@ -327,7 +343,7 @@ class CompareView(QWidget):
         table = t.horizontalHeader().sizeHint().height() + 2 * t.frameWidth() + sum(
             t.rowHeight(r) for r in range(self.model.rowCount())) + \
             (bar.sizeHint().height() if bar.isVisible() else 0)
-        summary = self.summary.heightForWidth(max(self.summary.width(), 1))
+        summary = self._summary_height(max(self.summary.width(), 1))
         parent = self.table.parentWidget()
         lay = parent.layout() if parent is not None else None
         gap = lay.spacing() if lay is not None else 0
