@@ -123,3 +123,21 @@ def test_compares_sides_show_two_whole_lines_at_their_least(controller, qtbot):
                     assert side.height() == side.minimumHeight(), (side.height(),)
                 assert cut_lines(side) == [], (least, side.height(), side.viewport().height())
                 assert lines_whole(side) >= 2, (least, side.height(), side.viewport().height())
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_compares_text_box_shows_whole_lines_in_the_window(make_window, qtbot, monkeypatch,
+                                                            size):
+    """At 800x600, Compare's tab raised in the window, its text box showed the sample's
+    Han line cut in half under two whole lines: the box was fitted to whole lines
+    before its lines were laid out at their final width."""
+    from test_new_user_walk2 import cut_lines
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.compare_view
+    dl.compare_dock.raise_()
+    qtbot.waitUntil(view.isVisible)
+    quiet(qtbot, win)
+    assert cut_lines(view.edit) == [], (size, view.edit.viewport().height())
+    assert lines_whole(view.edit) >= 2, size

@@ -5,7 +5,8 @@ number of lines, and lines differ in height (a line of Han characters drawn by a
 font is taller than a Latin one): the last line in sight was drawn cut in half. The box
 keeps its height; its text area ends under the last line that fits whole, and the rest
 of the box stays blank (the box's own background, the text area's colour). The text
-area is fitted again when the box changes height, scrolls, or its text's lines change.
+area is fitted again when the box is shown, changes size, scrolls, or its text's lines
+change.
 
 A box that must show some lines at least (``least``) gets the minimum height that shows
 that many lines of the tallest kind its text may hold (a line of Latin, Han, kana,
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QFont, QPalette, QTextLayout
 from PySide6.QtWidgets import QPlainTextEdit
 
@@ -57,6 +58,11 @@ class WholeLines(QObject):
         # is part of that layout)
         if obj is self.edit and event.type() == QEvent.Type.Resize:
             self.fit(event.size().height())
+            # and once the box has laid its lines out at its new width (a line that
+            # wraps anew changes no document size: nothing else would say so)
+            QTimer.singleShot(0, self, self.fit)
+        elif obj is self.edit and event.type() == QEvent.Type.Show:
+            QTimer.singleShot(0, self, self.fit)
         elif obj is self.edit and event.type() == QEvent.Type.FontChange:
             self._keep_least()
         return False
