@@ -141,3 +141,37 @@ def test_compares_text_box_shows_whole_lines_in_the_window(make_window, qtbot, m
     quiet(qtbot, win)
     assert cut_lines(view.edit) == [], (size, view.edit.viewport().height())
     assert lines_whole(view.edit) >= 2, size
+
+
+def whole_text(label) -> str:
+    return label.full_text() if hasattr(label, "full_text") else label.text()
+
+
+def shown_whole_or_marked(label) -> tuple[bool, str]:
+    """Whether ``label`` draws its text whole, or cut with "…" and the whole text in its
+    tooltip; and what it draws."""
+    full = whole_text(label)
+    shown = label.shown() if hasattr(label, "shown") else label.text()
+    fits = label.fontMetrics().horizontalAdvance(shown) <= label.width()
+    marked = shown == full or (shown.endswith("…") and full in label.toolTip())
+    return fits and marked, shown
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_chats_tokenizer_and_template_lines_are_whole_or_marked(make_window, qtbot,
+                                                                monkeypatch, size):
+    """At 800x600 Chat's first line read "Tokenizer: the t", cut at its edge with no
+    sign that more was there. A line that does not fit ends with "…" and says the
+    whole of it on hover."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.chat_view
+    dl.chat_dock.raise_()
+    qtbot.waitUntil(view.isVisible)
+    quiet(qtbot, win)
+    qtbot.waitUntil(lambda: whole_text(view.tok_label).startswith("Tokenizer: "))
+    assert "the trained one" in whole_text(view.tok_label)
+    for label in (view.tok_label, view.origin):
+        ok, shown = shown_whole_or_marked(label)
+        assert ok, (size, shown, label.width())
