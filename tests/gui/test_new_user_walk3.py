@@ -175,3 +175,32 @@ def test_chats_tokenizer_and_template_lines_are_whole_or_marked(make_window, qtb
     for label in (view.tok_label, view.origin):
         ok, shown = shown_whole_or_marked(label)
         assert ok, (size, shown, label.width())
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("change", ["settings", "parity"])
+def test_the_real_corpus_notice_goes_when_its_settings_no_longer_apply(window, ready,
+                                                                       tmp_path, change):
+    """After opening a real corpus over a sample, the notice said "this corpus is trained
+    with the defaults for a real corpus" and offered the sample's settings back; it
+    stayed after the user applied other settings, and after parity-aware training (which
+    does not train on the corpus at all) had been turned on and trained."""
+    from dataclasses import replace
+
+    from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
+    c = window.controller
+    assert c.corpus_sample == "tutorial"
+    path = tmp_path / "mine.txt"
+    path.write_text("a real corpus of its own, not a sample at all\n" * 200, encoding="utf-8")
+    assert window.dock_layout.editor.open_files([str(path)])
+    ready(c)
+    notice = window.dock_layout.editor.notice
+    assert notice.isVisible() and "defaults for a real corpus" in notice.label.text()
+    assert c.set_settings(replace(c.settings))   # the same settings again: it stays
+    assert notice.isVisible()
+    if change == "settings":
+        assert c.set_settings(replace(c.settings, vocab_size=1200))
+    else:
+        langs = tuple(Language(n, str(path)) for n in ("en", "de"))
+        assert c.set_parity(ParitySetup(enabled=True, languages=langs))
+    assert notice.isHidden()
