@@ -171,7 +171,7 @@ def test_chats_tokenizer_and_template_lines_are_whole_or_marked(make_window, qtb
     qtbot.waitUntil(view.isVisible)
     quiet(qtbot, win)
     qtbot.waitUntil(lambda: whole_text(view.tok_label).startswith("Tokenizer: "))
-    assert "the trained one" in whole_text(view.tok_label)
+    assert "trained, as of step 0" in whole_text(view.tok_label)
     for label in (view.tok_label, view.origin):
         ok, shown = shown_whole_or_marked(label)
         assert ok, (size, shown, label.width())
@@ -204,3 +204,20 @@ def test_the_real_corpus_notice_goes_when_its_settings_no_longer_apply(window, r
         langs = tuple(Language(n, str(path)) for n in ("en", "de"))
         assert c.set_parity(ParitySetup(enabled=True, languages=langs))
     assert notice.isHidden()
+
+
+@pytest.mark.regression
+@pytest.mark.controller("low lower newest widest " * 30, vocab_size=280, step=5)
+def test_chat_says_which_step_its_tokens_are_of(controller, qtbot):
+    """Chat said "Tokenizer: the trained one" whatever the step, while its ids are those
+    of the tokenizer as of the window's step (the encode view says "Trained, as of step
+    N"). It names the step, and follows it."""
+    from bpe_gui.gui.panels.chat.chat_view import ChatView
+    view = ChatView(controller)
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    qtbot.waitUntil(lambda: "step 5" in view.tok_label.full_text())
+    assert controller.goto(9)
+    qtbot.waitUntil(lambda: "step 9" in view.tok_label.full_text())
+    assert view.tok_label.full_text() == "Tokenizer: trained, as of step 9"

@@ -195,9 +195,11 @@ class ChatView(QWidget):
     def render_now(self) -> None:
         self.timer.stop()
         tok, path = self.tokenizer()
-        self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
-                                               "the trained one" if tok is not None else
-                                               "none: import or train one, or open one here"))
+        # the trained one as of the window's step, in the encode view's words
+        self.tok_label.setText("Tokenizer: " + (
+            Path(path).name if path else
+            f"trained, as of step {self.controller.step_index:,}" if tok is not None else
+            "none: import or train one, or open one here"))
         # the label gives way first in a narrow dock: its whole path on hover
         self.tok_label.setToolTip(str(path) if path else "")
         try:
