@@ -66,3 +66,37 @@ def test_one_text_per_line_checks_hugging_faces_merges(qtbot, controller, tmp_pa
     report = run_check(qtbot, panel)
     assert not report.agree
     assert "differs" in panel.merges.headline.text()
+
+
+def test_the_settings_a_result_records_are_used_unless_given(qtbot, controller, tmp_path):
+    """The check window sent its Ties and Mode boxes' values always ("Greatest pair",
+    "byte-level" unless changed), so a bpe-gui export trained with another tie rule or
+    in character mode was checked against the wrong reference; `bpe-gui check` takes
+    them from the file. The boxes start at "From your files"."""
+    from bpe_gui.engine import TrainSettings
+    from bpe_gui.engine.formats import export_tokenizer
+    from bpe_gui.engine.train import Trainer
+    text = "low low lower newest newest widest widest widest " * 4
+    settings = TrainSettings(num_merges=12, mode="char", pattern="whitespace",
+                             tie_rule="first-seen")
+    trainer = Trainer.from_text(text, settings)
+    trainer.run(detail=False)
+    [native] = [p for p in export_tokenizer(trainer.tokenizer(), tmp_path, "native")
+                if p.name.endswith(".bpe-gui.json")]
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(text, encoding="utf-8")
+    dlg = CheckDialog(controller)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    panel = dlg.panel
+    panel.set_result(str(native), str(corpus))
+    report = run_check(qtbot, panel)
+    assert report.agree, report.difference
+    assert panel.tie_box.currentData() is None and panel.mode_box.currentData() is None
+    said = " | ".join(report.settings_from)
+    assert f"tie rule: first-seen (from {native.name})" in said, said
+    assert "character-level" in said and f"(from {native.name})" in said, said
+    # given in the window, a rule wins over the file's (and here parts from it)
+    panel.tie_box.setCurrentIndex(panel.tie_box.findData("greatest"))
+    report = run_check(qtbot, panel)
+    assert "tie rule: greatest" in " | ".join(report.settings_from) and not report.agree

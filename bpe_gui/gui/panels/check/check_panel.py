@@ -107,7 +107,10 @@ class CheckPanel(QWidget):
                                      "The text between special tokens counted as one "
                                      "sequence: pairs across words count too",
                                      Qt.ItemDataRole.ToolTipRole)
+        # each box first takes what the result's file records (a bpe-gui export records
+        # its mode, tie rule and lines; the others record none): a value given here wins
         self.tie_box = QComboBox()
+        self.tie_box.addItem(f"From your files (else {rule_label('greatest')})", None)
         for key, text in TIE_RULE_LABELS.items():
             self.tie_box.addItem(text, key)
         self.size_spin = QSpinBox(minimum=0, maximum=10_000_000)
@@ -116,6 +119,7 @@ class CheckPanel(QWidget):
         self.size_spin.setToolTip("The vocabulary size you asked your trainer for (256 bytes + "
                                   "special tokens + merges); 0: as many merges as yours")
         self.mode_box = QComboBox()
+        self.mode_box.addItem("From your files (else byte-level)", None)
         self.mode_box.addItem("byte-level", "byte")
         self.mode_box.addItem("character-level (</w>)", "char")
         # as training reads the corpus (its check box of the same words): the reference
