@@ -221,3 +221,35 @@ def test_chat_says_which_step_its_tokens_are_of(controller, qtbot):
     assert controller.goto(9)
     qtbot.waitUntil(lambda: "step 9" in view.tok_label.full_text())
     assert view.tok_label.full_text() == "Tokenizer: trained, as of step 9"
+
+
+@pytest.mark.regression
+@pytest.mark.controller("low lower newest widest " * 30, vocab_size=280, step=5)
+def test_another_configuration_says_when_it_was_trained_on_an_earlier_corpus(controller,
+                                                                              qtbot):
+    """Compare's "another training configuration" kept saying "Trained … on the corpus"
+    after another corpus was opened: its counts were of a tokenizer trained on a text
+    no longer in the window. It says so until trained again; the same text back (saved
+    or not) is the corpus it was trained on."""
+    from bpe_gui.engine.train import Trainer
+    from bpe_gui.gui.panels.compare.compare_pane import ComparePane
+    first = controller.corpus_text
+    pane = ComparePane(controller, "B", "trained")
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.t_vocab.setValue(270)
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    qtbot.waitUntil(lambda: pane.trained_tokenizer is not None)
+    assert "earlier" not in pane.description() and "Trained" in pane.train_status.text()
+    with qtbot.waitSignal(pane.changed, timeout=5000):
+        controller.set_corpus_text("quite another corpus of other words " * 20, dirty=False)
+    assert "an earlier corpus" in pane.description()
+    assert "no longer in the window" in pane.train_status.text()
+    # what it shows is still the tokenizer of the first corpus (trained here again)
+    ref = Trainer.from_text(first, pane.form_settings())
+    ref.run(detail=False)
+    assert pane.tokenizer().merges == ref.tokenizer().merges
+    controller.set_corpus_text(first, dirty=True)   # the same text again
+    qtbot.waitUntil(lambda: "earlier" not in pane.description())
+    assert pane.train_status.text().startswith(f"Trained {ref.n_steps:,} merges on the corpus")
