@@ -25,9 +25,11 @@ SIDES_SHARE_FOCUS = 0.3   # in Focus: the results are what the comparison is for
 class CompareFit(QObject):
     """The compare view's heights (see the module's note)."""
 
-    def __init__(self, view):
+    def __init__(self, view, table):
         super().__init__(view)
         self.view = view
+        # the view's table of counts, passed in: no widget reads another's .table
+        self.table = table
         self.split_dragged = False   # the user's sizes from then on
         self.compact = False   # the sides' texts hidden for the table (set_compact)
         self._full_need = 0   # the view's height the full layout needs (_want_compact)
@@ -142,7 +144,7 @@ class CompareFit(QObject):
             sides = v.split.widget(0)
             assert sides is not None   # (the splitter's first widget is the sides, always)
             floor = max(sides.minimumSizeHint().height(), int(total * share))
-            rows = sum(v.table.rowHeight(r) for r in range(v.model.rowCount()))
+            rows = sum(self.table.rowHeight(r) for r in range(v.model.rowCount()))
             # (the view's height, not the splitter's: compact, the controls above it
             # take less)
             self._full_need = v.height() - total + floor + self._results_height() \
@@ -163,14 +165,14 @@ class CompareFit(QObject):
             if (lay := pane.layout()) is not None:
                 lay.activate()
         pad = 4 if on else 6
-        v.table.verticalHeader().setDefaultSectionSize(v.fontMetrics().height() + pad)
+        self.table.verticalHeader().setDefaultSectionSize(v.fontMetrics().height() + pad)
         v.model.set_compact(on)
         v.summarize()
 
     def _results_height(self) -> int:
         """The height of the results tab with every row of the table in sight."""
         v = self.view
-        t = v.table
+        t = self.table
         bar = t.horizontalScrollBar()
         table = t.horizontalHeader().sizeHint().height() + 2 * t.frameWidth() + sum(
             t.rowHeight(r) for r in range(v.model.rowCount())) + \

@@ -164,7 +164,7 @@ class CompareView(QWidget):
         self.show_ws.toggled.connect(self._show_ws)
         for pane in (self.pane_a, self.pane_b):
             pane.changed.connect(self._timer.start)
-        self.fit = CompareFit(self)   # the heights: sides, results, compact (compare_fit.py)
+        self.fit = CompareFit(self, self.table)   # the heights: sides, results, compact (compare_fit.py)
         self._sync_scroll()
         self.edit.setPlainText(SAMPLE_TEXT)
         self.compare_now()
