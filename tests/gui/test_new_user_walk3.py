@@ -153,7 +153,9 @@ def shown_whole_or_marked(label) -> tuple[bool, str]:
     full = whole_text(label)
     shown = label.shown() if hasattr(label, "shown") else label.text()
     fits = label.fontMetrics().horizontalAdvance(shown) <= label.width()
-    marked = shown == full or (shown.endswith("…") and full in label.toolTip())
+    shorter = label.variants()[1:] if hasattr(label, "variants") else []   # whole forms
+    marked = shown == full or ((shown.endswith("…") or shown in shorter)
+                               and full in label.toolTip())
     return fits and marked, shown
 
 

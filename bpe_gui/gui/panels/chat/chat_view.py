@@ -195,13 +195,15 @@ class ChatView(QWidget):
     def render_now(self) -> None:
         self.timer.stop()
         tok, path = self.tokenizer()
-        # the trained one as of the window's step, in the encode view's words
-        self.tok_label.setText("Tokenizer: " + (
-            Path(path).name if path else
-            f"trained, as of step {self.controller.step_index:,}" if tok is not None else
-            "none: import or train one, or open one here"))
-        # the label gives way first in a narrow dock: its whole path on hover
-        self.tok_label.setToolTip(str(path) if path else "")
+        if path or tok is None:
+            self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
+                                   "none: import or train one, or open one here"))
+            # the label gives way first in a narrow dock: its whole path on hover
+            self.tok_label.setToolTip(str(path) if path else "")
+        else:   # the trained one as of the window's step, in the encode view's words
+            step = f"{self.controller.step_index:,}"
+            self.tok_label.set_variants([f"Tokenizer: trained, as of step {step}",
+                                         f"Trained, step {step}", f"Step {step}"])
         try:
             body = self.editor.body()
         except BPEError as e:
