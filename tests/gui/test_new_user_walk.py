@@ -68,12 +68,15 @@ def test_parity_charts_name_the_languages_files_not_the_corpus(charts):
     assert "on the languages' training files (en, de, ru, zh)" in status, status
     assert "corpus" not in status
     assert v.zipf.title == "Token frequency on the training files (Zipf)"
+    # the compression chart's title says what it counts (it said "Compression" alone)
+    assert v.compression.title == "Compression on the training files"
     assert "corpus" not in v.renyi.toolTip()
     # parity off: a plain run of the corpus is "the corpus" again
     c.set_parity(replace(c.parity, enabled=False))
     train(c)
     v.refresh()
     assert "on the corpus;" in v.status.text() and "corpus" in v.zipf.title
+    assert v.compression.title == "Compression on the corpus"
 
 
 CHAT_TEMPLATE = ("{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"

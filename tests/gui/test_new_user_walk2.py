@@ -50,6 +50,7 @@ def test_a_parity_runs_zipf_title_is_drawn_whole(make_window, qtbot, monkeypatch
     # the title comes first, on one line or two, every word of it
     assert title in (drawn[0], " ".join(drawn[:2])), drawn[:3]
     assert "step 20" in drawn, drawn
+    quiet(qtbot, win)   # (the charts lay out again once the run's charts are shown)
     dl.charts_dock.widget().ensureWidgetVisible(zipf, 0, 0)
     qtbot.waitUntil(lambda: in_sight(win, zipf))
 

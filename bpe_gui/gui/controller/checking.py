@@ -41,10 +41,12 @@ class CheckOptions:
     tie_rule: str | None = None
     vocab_size: int | None = None
     mode: str | None = None
+    lines: bool | None = None   # one text per line (None: as the result records, else no)
 
     def kwargs(self) -> dict:
         return {"special_tokens": self.special_tokens, "pattern": self.pattern,
-                "tie_rule": self.tie_rule, "vocab_size": self.vocab_size, "mode": self.mode}
+                "tie_rule": self.tie_rule, "vocab_size": self.vocab_size, "mode": self.mode,
+                "lines": self.lines}
 
 
 @dataclass(frozen=True)

@@ -180,3 +180,17 @@ class NotUtf8:
     @classmethod
     def of(cls, e, paths: Sequence[str]) -> "NotUtf8":
         return cls(list(paths), e.path or paths[0], e.offset, str(e))
+
+
+def same_source(a: Corpus, b: Corpus) -> bool:
+    """Whether two corpus values train alike: the same text, the same files (read with
+    the same encoding) or the same table. Unsaved edits saved to a file change nothing.
+
+    Example: same_source(TextCorpus("ab", dirty=True), TextCorpus("ab")) -> True
+    """
+    sa, sb = a.source, b.source
+    if sa is sb:
+        return True
+    if isinstance(sa, PretokenTable) or isinstance(sb, PretokenTable):
+        return False   # (a table is itself: no two are compared word by word)
+    return type(sa) is type(sb) and sa == sb

@@ -1,10 +1,18 @@
 """Training settings in words: what changed between two of them, a sample's suggested
-settings, and what a real corpus opened after a sample trains with. No Qt: the
-settings panel, the corpus panel and the training toolbar all read these.
+settings, what a real corpus opened after a sample trains with, and the names a user
+reads for a tie rule and for one text per line. No Qt: the settings panel, the corpus
+panel, the training toolbar, Compare and Check my BPE all read these.
 """
 from __future__ import annotations
 
-from ...engine.train import TrainSettings
+from ...engine.train import TIE_RULE_LABELS, TrainSettings
+
+# training's check box, Check my BPE's choice and the parity box say it in these words
+LINES_LABEL = "One text per line, as Hugging Face reads files"
+LINES_HELP = ("Each line of the corpus (with its line break) is a text of its own, as "
+              "tokenizers' train(files) reads it: no word spans a line break. Off: each file "
+              "is one text, so a word such as a line break and the next line's spaces can "
+              "form.")
 
 # What a file opened after a built-in sample is trained with, when the settings are
 # still the sample's: the tutorial's character mode and 10 merges are for its five-way
@@ -47,3 +55,25 @@ def sample_settings(fields: dict) -> TrainSettings:
     if "special_tokens" in kw:
         kw["special_tokens"] = tuple(kw["special_tokens"])
     return TrainSettings(**kw)
+
+
+def rule_label(key: str) -> str:
+    """A tie rule as the training controls name it (its key where it has no name).
+
+    Example: rule_label("greatest") -> 'Greatest pair (by bytes)'
+    """
+    return TIE_RULE_LABELS.get(key, key)
+
+
+def rule_named(line: str) -> str:
+    """A line of the check's settings (engine/check: "tie rule: KEY ...") with the
+    rule named as the training controls name it; any other line as it is.
+
+    Example: rule_named("tie rule: first-seen (given)")
+    -> 'tie rule: First seen in corpus (given)'
+    """
+    head = "tie rule: "
+    if not line.startswith(head):
+        return line
+    key, space, rest = line[len(head):].partition(" ")
+    return head + rule_label(key) + space + rest

@@ -67,6 +67,14 @@ class TextPane(QWidget):
         self._variants = []
         self._set(text)
 
+    def shown(self) -> str:
+        """The text as drawn: the text, or cut short with "…" where it does not fit."""
+        return self._shown_doc().toPlainText()
+
+    def variants(self) -> list[str]:
+        """The forms set with ``set_variants``, longest first ([] after ``setText``)."""
+        return list(self._variants)
+
     def full_text(self) -> str:
         """The longest variant (what the tooltip says), or the text."""
         return self._variants[0] if self._variants else self._text

@@ -5,23 +5,47 @@ number of lines, and lines differ in height (a line of Han characters drawn by a
 font is taller than a Latin one): the last line in sight was drawn cut in half. The box
 keeps its height; its text area ends under the last line that fits whole, and the rest
 of the box stays blank (the box's own background, the text area's colour). The text
-area is fitted again when the box changes height, scrolls, or its text's lines change.
+area is fitted again when the box is shown, changes size, scrolls, or its text's lines
+change.
+
+A box that must show some lines at least (``least``) gets the minimum height that shows
+that many lines of the tallest kind its text may hold (a line of Latin, Han, kana,
+Hangul and Cyrillic together: ``PROBE``), so that fitting whole lines never leaves it
+fewer; the minimum follows the box's font.
 """
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QFont, QPalette, QTextLayout
 from PySide6.QtWidgets import QPlainTextEdit
 
 
-class WholeLines(QObject):
-    """Fits ``edit``'s text area to whole lines (see the module's note)."""
+PROBE = "Ag汉字ひらがなカタカナ한글Привет"
 
-    def __init__(self, edit: QPlainTextEdit):
+
+def line_height(font: QFont, text: str = PROBE) -> float:
+    """The height of one line of ``text`` in ``font`` (fallback fonts included) as a
+    plain text box lays it out, its leading included."""
+    layout = QTextLayout(text, font)
+    layout.beginLayout()
+    line = layout.createLine()
+    line.setLeadingIncluded(True)
+    line.setLineWidth(1e6)
+    layout.endLayout()
+    return line.height()
+
+
+class WholeLines(QObject):
+    """Fits ``edit``'s text area to whole lines, ``least`` of them at least (see the
+    module's note)."""
+
+    def __init__(self, edit: QPlainTextEdit, least: int = 0):
         super().__init__(edit)
         self.edit = edit
+        self.least = least
+        self._keep_least()
         edit.setBackgroundRole(QPalette.ColorRole.Base)   # the blank strip as the text's
         edit.setAutoFillBackground(True)
         edit.installEventFilter(self)
@@ -34,7 +58,24 @@ class WholeLines(QObject):
         # is part of that layout)
         if obj is self.edit and event.type() == QEvent.Type.Resize:
             self.fit(event.size().height())
+            # and once the box has laid its lines out at its new width (a line that
+            # wraps anew changes no document size: nothing else would say so)
+            QTimer.singleShot(0, self, self.fit)
+        elif obj is self.edit and event.type() == QEvent.Type.Show:
+            QTimer.singleShot(0, self, self.fit)
+        elif obj is self.edit and event.type() == QEvent.Type.FontChange:
+            self._keep_least()
         return False
+
+    def least_height(self, lines: int) -> int:
+        """The box's height that shows ``lines`` whole lines of the tallest kind."""
+        edit = self.edit
+        top = edit.document().documentMargin()   # (above the first line, none below)
+        return 2 * edit.frameWidth() + math.ceil(top + lines * line_height(edit.font()))
+
+    def _keep_least(self) -> None:
+        if self.least:
+            self.edit.setMinimumHeight(self.least_height(self.least))
 
     def fit(self, height: int | None = None) -> None:
         edit = self.edit

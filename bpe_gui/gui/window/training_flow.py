@@ -132,7 +132,7 @@ class TrainingFlow(QObject):
             None, title, changes, c.settings,
             text=(f"The settings of <b>{_esc(title)}</b> were for the sample: this corpus "
                   f"is trained with the defaults for a real corpus ({_esc(what)})."),
-            keep="Keep the sample's settings")
+            keep="Keep the sample's settings", installed=REAL_CORPUS_SETTINGS)
         return REAL_CORPUS_SETTINGS
 
     def _sample_settings(self) -> TrainSettings | None:

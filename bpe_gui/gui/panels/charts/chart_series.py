@@ -104,3 +104,8 @@ def measured_on(view) -> str:
 def zipf_title(text: str) -> str:
     return ("Token frequency on the corpus (Zipf)" if text == CORPUS
             else "Token frequency on the training files (Zipf)")
+
+
+def compression_title(text: str) -> str:
+    return "Compression on the corpus" if text == CORPUS else \
+        "Compression on the training files"

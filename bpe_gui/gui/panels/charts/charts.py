@@ -35,7 +35,7 @@ from ....engine import analysis
 from ...controller.side_jobs import HELD_OUT_MAX_CHARS
 from ...widgets.chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
-from .chart_series import CORPUS, RunSeries, measured_on, zipf_title
+from .chart_series import CORPUS, RunSeries, compression_title, measured_on, zipf_title
 from ...widgets.last_folder import in_last_folder, last_folder, remember
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
@@ -62,7 +62,7 @@ class ChartsView(QWidget):
         self.catchup = CatchUp(self, self.schedule)
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
         self.controller = controller
-        self.compression = ChartWidget("Compression", "step", "bytes per token",
+        self.compression = ChartWidget(compression_title(CORPUS), "step", "bytes per token",
                                        empty_text="No training yet: load a corpus and step.")
         self.renyi = ChartWidget(f"Rényi efficiency (α = {analysis.RENYI_ALPHA:g})", "step",
                                  "efficiency", empty_text="No training yet: load a corpus "
@@ -302,7 +302,9 @@ class ChartsView(QWidget):
         title = zipf_title(text)
         if self.zipf.title != title:
             self.zipf.title = title
+            self.compression.title = compression_title(text)
             self.zipf.update()
+            self.compression.update()
             self._renyi_tip(text)
             self._fit_columns()
 

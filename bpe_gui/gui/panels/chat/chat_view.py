@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel,
-                               QPushButton, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QPushButton,
+                               QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
 from ....engine.chat import encode_chat, read_template_file, template_beside
 from ....engine.errors import BPEError
+from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
 from .prompt_pane import ROLE_FILLS, PromptPane
 
@@ -47,9 +47,9 @@ class ChatView(QWidget):
         self.own_tok = None            # a tokenizer opened here, and its path
         self.own_path: str | None = None
         self.template_path: str | None = None
-        self.tok_label = QLabel()
-        # a long file name gives way before the controls do (800 pixels wide)
-        self.tok_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # a long file name gives way before the controls do (800 pixels wide), cut with
+        # "…" and whole in the tooltip (a plain label was cut at its edge: "Tokenizer: the t")
+        self.tok_label = TextPane(lines=1)
         self.open_tok = QPushButton("Tokenizer…")
         self.open_tok.setToolTip("Open a tokenizer for the chat view alone")
         self.renderer = QComboBox()
@@ -59,8 +59,7 @@ class ChatView(QWidget):
         self.renderer.setMinimumContentsLength(16)
         self.renderer.setToolTip("How the conversation becomes text: the model's jinja "
                                  "template, or a renderer that is code")
-        self.origin = QLabel()
-        self.origin.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.origin = TextPane(lines=1)
         self.editor = ConversationEditor(self)
         self.main = PromptPane(self)
         self.flow, self.counts, self.warnings = \
@@ -196,11 +195,15 @@ class ChatView(QWidget):
     def render_now(self) -> None:
         self.timer.stop()
         tok, path = self.tokenizer()
-        self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
-                                               "the trained one" if tok is not None else
-                                               "none: import or train one, or open one here"))
-        # the label gives way first in a narrow dock: its whole path on hover
-        self.tok_label.setToolTip(str(path) if path else "")
+        if path or tok is None:
+            self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
+                                   "none: import or train one, or open one here"))
+            # the label gives way first in a narrow dock: its whole path on hover
+            self.tok_label.setToolTip(str(path) if path else "")
+        else:   # the trained one as of the window's step, in the encode view's words
+            step = f"{self.controller.step_index:,}"
+            self.tok_label.set_variants([f"Tokenizer: trained, as of step {step}",
+                                         f"Trained, step {step}", f"Step {step}"])
         try:
             body = self.editor.body()
         except BPEError as e:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout
 from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.train import TIE_RULE_LABELS
 from ...controller.checking import CheckOptions, MergeCheck
+from ...models.settings_changes import LINES_HELP, LINES_LABEL, rule_label
 from ...theme import colors
 from ...widgets.flow_layout import FlowBar
 from ...widgets.last_folder import last_folder, remember
@@ -106,7 +107,10 @@ class CheckPanel(QWidget):
                                      "The text between special tokens counted as one "
                                      "sequence: pairs across words count too",
                                      Qt.ItemDataRole.ToolTipRole)
+        # each box first takes what the result's file records (a bpe-gui export records
+        # its mode, tie rule and lines; the others record none): a value given here wins
         self.tie_box = QComboBox()
+        self.tie_box.addItem(f"From your files (else {rule_label('greatest')})", None)
         for key, text in TIE_RULE_LABELS.items():
             self.tie_box.addItem(text, key)
         self.size_spin = QSpinBox(minimum=0, maximum=10_000_000)
@@ -115,13 +119,24 @@ class CheckPanel(QWidget):
         self.size_spin.setToolTip("The vocabulary size you asked your trainer for (256 bytes + "
                                   "special tokens + merges); 0: as many merges as yours")
         self.mode_box = QComboBox()
+        self.mode_box.addItem("From your files (else byte-level)", None)
         self.mode_box.addItem("byte-level", "byte")
         self.mode_box.addItem("character-level (</w>)", "char")
+        # as training reads the corpus (its check box of the same words): the reference
+        # must count words as the learner's trainer did, or a word spanning a line break
+        # shows as a difference that is not one
+        self.lines_box = QComboBox()
+        self.lines_box.addItem("As your file records (else whole files)", None)
+        self.lines_box.addItem("Whole files (a word may span lines)", False)
+        self.lines_box.addItem(LINES_LABEL, True)
+        self.lines_box.setToolTip(f"{LINES_LABEL}: {LINES_HELP} Pick it for a result of "
+                                  "Hugging Face's trainer (with its tie rule, "
+                                  f"“{rule_label('lowest-ids-hf')}”).")
         self.specials_edit.setMinimumWidth(self.fontMetrics().averageCharWidth() * 18)
         bar = FlowBar()
         for label, w in (("Special tokens", self.specials_edit), ("Pattern", self.pattern_box),
                          ("Ties", self.tie_box), ("Vocab size", self.size_spin),
-                         ("Mode", self.mode_box)):
+                         ("Mode", self.mode_box), ("Lines", self.lines_box)):
             pair = QWidget()
             pl = QHBoxLayout(pair)
             pl.setContentsMargins(0, 0, 8, 0)
@@ -265,7 +280,8 @@ class CheckPanel(QWidget):
         return CheckOptions(special_tokens=parse_specials(self.specials_edit.text()),
                             pattern=self.pattern_box.currentData(),
                             tie_rule=self.tie_box.currentData(),
-                            vocab_size=size or None, mode=self.mode_box.currentData())
+                            vocab_size=size or None, mode=self.mode_box.currentData(),
+                            lines=self.lines_box.currentData())
 
     def set_result(self, path: str, corpus: str | None = None) -> None:
         """Fill in a result (and a corpus file; None: the corpus in the window)."""

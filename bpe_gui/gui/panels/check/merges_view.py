@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGridLayout, QHBoxLayo
 from ....engine.check import CheckReport
 from ....engine.display import readable
 from ...models.check_steps import CheckStepsModel, PairWordsModel, pair_text
+from ...models.settings_changes import rule_named
 from ...theme import colors, follow_palette
 
 
@@ -253,7 +254,7 @@ class MergesView(QWidget):
         self._show_words()
         self._show_causes(report)
         self.notes.setText("\n".join(["The reference's settings:"] +
-                                     [f"  {s}" for s in report.settings_from] +
+                                     [f"  {rule_named(s)}" for s in report.settings_from] +
                                      ([""] + [f"Note: {n}" for n in report.notes]
                                       if report.notes else []) +
                                      ["", f"Checked in {report.seconds:.1f} s."]))

@@ -24,12 +24,15 @@ from ....engine.text import resolve_pattern
 from ....engine.tokenizers import Tokenizer
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
+from ...controller.corpus_source import same_source
 from ...controller.jobs import JobEnd, Outcome
 from ...models.parity_text import run_words
+from ...models.settings_changes import rule_label
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.visibility import CatchUp
+from ...widgets.whole_lines import WholeLines
 from ...widgets.elided_combo import ElidedComboBox
 from .compare_session import apply_side, side_state
 
@@ -73,6 +76,9 @@ class ComparePane(QFrame):
         self._trained_tok: Tokenizer | None = None
         self._trained_desc = ""
         self._trained_settings: TrainSettings | None = None
+        self._trained_corpus = None   # the corpus value it was trained on
+        self._training_corpus = None   # the one a running training reads
+        self._trained_earlier = False   # the window holds another corpus now
         self._file_tok: Tokenizer | None = None
         self._file_name = ""
         self._file_path: str | None = None   # None: the app's imported tokenizer
@@ -102,9 +108,9 @@ class ComparePane(QFrame):
         bold.setBold(True)
         self.caption.setFont(bold)
         self.view = TokenTextView()
-        # two lines at least (a short dock: the table of counts below needs its rows)
-        self.view.setMinimumHeight(2 * self.view.fontMetrics().lineSpacing()
-                                   + 2 * self.view.frameWidth() + 4)
+        # two whole lines at least, of Han as of Latin (a short dock: the table of counts
+        # below needs its rows), and no line cut at its bottom edge
+        self.whole_lines = WholeLines(self.view, least=2)
 
         self.top = QWidget()   # kind + its controls; CompareView aligns both sides' tops
         head = QHBoxLayout()
@@ -128,6 +134,7 @@ class ComparePane(QFrame):
         controller.stepChanged.connect(self._on_step)
         controller.trainerChanged.connect(self._on_trainer)
         controller.busyChanged.connect(lambda _: self._on_step())
+        controller.corpusChanged.connect(self._on_corpus)
         controller.tokenizerChanged.connect(self._on_imported_maybe)
         # a side still to restore waits for the session's training (a job, or at once)
         for sig in (controller.busyChanged, controller.trainerChanged, controller.stepChanged):
@@ -303,7 +310,9 @@ class ComparePane(QFrame):
         if kind == "step":
             return f"step {self.step_spin.value():,}"
         if kind == "trained":
-            return self._trained_desc or "another configuration (not trained)"
+            earlier = " · an earlier corpus" if self._trained_earlier else ""
+            return self._trained_desc + earlier if self._trained_desc else \
+                "another configuration (not trained)"
         return self._file_name or "imported (none)"
 
     def _update_labels(self) -> None:
@@ -314,7 +323,8 @@ class ComparePane(QFrame):
                                        "trained yet).")
         elif t is not None:
             s = t.settings
-            how = f"{MODE_LABELS[s.mode]}, {_pattern_label(s.pattern)}, tie rule {s.tie_rule}."
+            how = (f"{MODE_LABELS[s.mode]}, {_pattern_label(s.pattern)}, tie rule: "
+                   f"{rule_label(s.tie_rule)}.")
             step = f"Step {c.step_index:,}"
             if t.parity is None:
                 self.current_label.setText(f"{step} of the current run: {how}")
@@ -398,8 +408,12 @@ class ComparePane(QFrame):
     def _form_edited(self, *_) -> None:
         if self._trained_settings is not None and not self.training:
             same = self._trained_settings == self.form_settings()
-            self.train_status.setText(self._trained_status if same else
+            self.train_status.setText(self._trained_line() if same else
                                       "Settings changed: click Train to train them.")
+
+    def _trained_line(self) -> str:
+        return ("Trained on a corpus no longer in the window: click Train to train on this "
+                "one." if self._trained_earlier else self._trained_status)
 
     def train(self) -> bool:
         """Train the form's settings on the corpus: a job of the controller's (the status
@@ -410,6 +424,7 @@ class ComparePane(QFrame):
                 self._train_error("Another job is running: wait for it, or cancel it (Esc).")
             return False
         self.training = True
+        self._training_corpus = self.controller.corpus
         self.train_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
         c = self.controller
@@ -443,14 +458,29 @@ class ComparePane(QFrame):
     def _trained_other(self, result) -> None:
         self._trained_tok = result.tokenizer
         settings = self._trained_settings = result.settings
+        self._trained_corpus, self._trained_earlier = self._training_corpus, False
         self._trained_desc = (f"{MODE_SHORT[settings.mode]} · {_pattern_short(settings.pattern)}"
-                              f" · vocab {result.vocab_size:,} · {settings.tie_rule}")
+                              f" · vocab {result.vocab_size:,} · {rule_label(settings.tie_rule)}")
         self._trained_status = (f"Trained {result.n_steps:,} merges on the corpus "
                                 f"({result.n_chars:,} characters) in {result.seconds:.1f} s.")
         self.train_status.setText(self._trained_status)
         self.train_status.setStyleSheet("")
         if self.kind_key() == "trained":
             self.changed.emit()
+
+    def _on_corpus(self) -> None:
+        """Another corpus in the window: a configuration trained on the one before says
+        so (its tokenizer stays, to compare), until it is trained again."""
+        if self._trained_tok is None or self._trained_corpus is None:
+            return
+        earlier = not same_source(self.controller.corpus, self._trained_corpus)
+        if earlier == self._trained_earlier:
+            return
+        self._trained_earlier = earlier
+        if not self.training:
+            self.train_status.setText(self._trained_line())
+        if self.kind_key() == "trained":
+            self.changed.emit()   # (its captions say it)
 
     def _training_ended(self, end: JobEnd) -> None:
         self._train_done_ui()

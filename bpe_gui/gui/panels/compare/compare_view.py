@@ -11,14 +11,14 @@ each side produces of the other's tokens: compare_overlap.py).
 
 The parts: :class:`ComparePane` (compare_pane.py) is one side, :class:`TokenTextView`
 (token_text.py) its coloured text, :class:`CompareTableModel` (models/compare_table.py)
-the table's model and :class:`FittedCompareTable` (fitted_table.py) its view; this module
-lays them out and runs the comparison.
+the table's model and :class:`FittedCompareTable` (fitted_table.py) its view, and :class:`CompareFit` (compare_fit.py) shares out the
+height; this module lays them out and runs the comparison.
 """
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
@@ -29,6 +29,7 @@ from ....engine.tokenizers import Encoding
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
+from .compare_fit import CompareFit
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
 from .fitted_table import FittedCompareTable
@@ -36,11 +37,6 @@ from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.whole_lines import WholeLines
-
-WIDE_COMPARE = 900   # wider than this: the results go beside the sides
-SHORT_COMPARE = 600   # shorter than this: the text box two lines (the sides show it too)
-SIDES_SHARE = 0.4     # the sides keep this share of the height the results share
-SIDES_SHARE_FOCUS = 0.3   # in Focus: the results are what the comparison is for
 
 # names this module held before it was split, still importable from here
 __all__ = ["SAMPLE_TEXT", "CompareView", "ComparePane", "TokenTextView", "CompareTableModel",
@@ -142,7 +138,6 @@ class CompareView(QWidget):
         self.focus_button.setToolTip("Give the comparison the whole window (Ctrl+Shift+F); "
                                      "again to put it back")
         self.focus_button.clicked.connect(lambda _c: self.focusRequested.emit())
-        self.focus_button.toggled.connect(lambda _on: QTimer.singleShot(0, self, self._fit_heights))
         top = FlowBar(spacing=6)   # wraps in a narrow dock instead of widening it
         for w in (QLabel("Text:"), sample, from_corpus, self.fold, self.show_ws,
                   self.focus_button):
@@ -156,10 +151,6 @@ class CompareView(QWidget):
         lay.addWidget(self.edit, 1)
         lay.addWidget(split, 4)
         self.split = split
-        self._split_dragged = False   # the user's sizes from then on
-        self.compact = False   # the sides' texts hidden for the table (_set_compact)
-        self._full_need = 0   # the view's height the full layout needs (_want_compact)
-        split.splitterMoved.connect(self._dragged)
 
         self.encodings: list[Encoding | None] = [None, None]
         self.tokenizers: list = [None, None]   # each side's tokenizer at the last compare
@@ -173,15 +164,7 @@ class CompareView(QWidget):
         self.show_ws.toggled.connect(self._show_ws)
         for pane in (self.pane_a, self.pane_b):
             pane.changed.connect(self._timer.start)
-            pane.kind.currentIndexChanged.connect(self._align_tops)
-        # a side's row of buttons wraps onto another row in a narrow side (in Focus at
-        # 1024x700, B's "Open file…" went under the fixed top, cut): align again then
-        for bar in (*self.pane_a.top.findChildren(FlowBar), *self.pane_b.top.findChildren(FlowBar)):
-            bar.installEventFilter(self)
-        # the summary's wrapped lines whole (its minimum was one line: the table under it
-        # was cut at 800x600)
-        self.summary.installEventFilter(self)
-        self._align_tops()
+        self.fit = CompareFit(self, self.table)   # the heights: sides, results, compact (compare_fit.py)
         self._sync_scroll()
         self.edit.setPlainText(SAMPLE_TEXT)
         self.compare_now()
@@ -197,31 +180,14 @@ class CompareView(QWidget):
         a.valueChanged.connect(lambda v: b.setValue(v) if b.value() != v else None)
         b.valueChanged.connect(lambda v: a.setValue(v) if a.value() != v else None)
 
-    def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.Type.Resize and isinstance(obj, FlowBar) and \
-                event.size().height() != event.oldSize().height():
-            QTimer.singleShot(0, self, self._align_tops)
-        elif obj is self.summary and event.type() == QEvent.Type.Resize:
-            self._fit_summary()
-        return super().eventFilter(obj, event)
+    @property
+    def compact(self) -> bool:
+        """The sides' coloured texts hidden for the table's rows (compare_fit.py)."""
+        return self.fit.compact
 
-    def _fit_summary(self) -> None:
-        need = self.summary.heightForWidth(self.summary.width())
-        if need > 0 and self.summary.minimumHeight() != need:
-            self.summary.setMinimumHeight(need)
-
-    def _align_tops(self, *_) -> None:
-        """Give both sides' controls one height, so the two texts' lines line up."""
-        tops = [self.pane_a.top, self.pane_b.top]
-        layouts = [lay for t in tops if (lay := t.layout()) is not None]
-        for t in tops:
-            t.setMinimumHeight(0)
-            t.setMaximumHeight(16777215)
-        for lay in layouts:
-            lay.invalidate()   # its shown page may have changed
-        h = max(lay.sizeHint().height() for lay in layouts)
-        for t in tops:   # fixed: the coloured texts below get the height to spare
-            t.setFixedHeight(h)
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit.resized(event)
 
     def _show_ws(self, on: bool) -> None:
         for pane in (self.pane_a, self.pane_b):
@@ -242,96 +208,6 @@ class CompareView(QWidget):
             self.summary.setText(NO_TEXT + " Type or paste a text to compare instead.")
             return
         self.set_text(self.controller.corpus_text[:2000])
-
-    def resizeEvent(self, event) -> None:
-        """Wide and short (a bottom dock of a big window): the results beside the two
-        sides, not under them, where they were below the fold even at 1920x1080."""
-        super().resizeEvent(event)
-        want = Qt.Orientation.Horizontal if self.width() >= WIDE_COMPARE \
-            else Qt.Orientation.Vertical
-        if self.split.orientation() != want:
-            self.split.setOrientation(want)
-            if want == Qt.Orientation.Horizontal:   # the results (four columns of them) get more
-                self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
-        self._fit_heights()
-
-    def _fit_heights(self) -> None:
-        """A short view: the text box two lines. The results under the sides as tall as
-        the table's rows need, the sides keeping SIDES_SHARE of the height (less in
-        Focus) and their minimum; until the user drags the handle. Where that leaves the
-        table under half its rows, the layout turns compact (_set_compact)."""
-        line = self.edit.fontMetrics().lineSpacing()
-        lines = 2 if self.height() < SHORT_COMPARE else 6
-        self.edit.setMaximumHeight(lines * line + 14)
-        split = self.split
-        total = sum(split.sizes())
-        sides = split.widget(0)
-        if split.orientation() != Qt.Orientation.Vertical or self._split_dragged \
-                or total <= 0 or sides is None:
-            self._set_compact(False)
-            return
-        share = SIDES_SHARE_FOCUS if self.focus_button.isChecked() else SIDES_SHARE
-        self._set_compact(self._want_compact(total, share))
-        floor = sides.minimumSizeHint().height()
-        if not self.compact:
-            floor = max(floor, int(total * share))
-        lower = max(min(self._results_height(), total - floor),
-                    self.lower_tabs.minimumSizeHint().height())
-        if split.sizes()[1] != lower:
-            split.setSizes([total - lower, lower])
-
-    def _dragged(self, *_) -> None:
-        """The user's sizes from now on, and the sides' texts in whatever they give."""
-        self._split_dragged = True
-        self._set_compact(False)
-
-    def _want_compact(self, total: int, share: float) -> bool:
-        """Outside Focus, would the sides with their texts leave the table less than half
-        its rows? (At 800x600 they left it one row of eight, cut sideways.) What the full
-        layout needs is measured while it is shown and kept, so that the answer does not
-        flip once the compact one needs less."""
-        if self.focus_button.isChecked():
-            return False
-        if not self.compact:
-            sides = self.split.widget(0)
-            assert sides is not None   # (the splitter's first widget is the sides, always)
-            floor = max(sides.minimumSizeHint().height(), int(total * share))
-            rows = sum(self.table.rowHeight(r) for r in range(self.model.rowCount()))
-            # (the view's height, not the splitter's: compact, the controls above it
-            # take less)
-            self._full_need = self.height() - total + floor + self._results_height() \
-                - rows // 2
-        return self.height() < self._full_need
-
-    def _set_compact(self, on: bool) -> None:
-        """Compact: the sides' coloured texts give way to the table (their headers still
-        say each side's tokens and bytes per token) and so does Show whitespace; the
-        table's names, header, rows and the summary take less room."""
-        if on == self.compact:
-            return
-        self.compact = on
-        self.show_ws.setVisible(not on)
-        for pane in (self.pane_a, self.pane_b):
-            pane.view.setVisible(not on)
-            if (lay := pane.layout()) is not None:
-                lay.activate()
-        pad = 4 if on else 6
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + pad)
-        self.model.set_compact(on)
-        self._summarize()
-
-    def _results_height(self) -> int:
-        """The height of the results tab with every row of the table in sight."""
-        t = self.table
-        bar = t.horizontalScrollBar()
-        table = t.horizontalHeader().sizeHint().height() + 2 * t.frameWidth() + sum(
-            t.rowHeight(r) for r in range(self.model.rowCount())) + \
-            (bar.sizeHint().height() if bar.isVisible() else 0)
-        summary = self.summary.heightForWidth(max(self.summary.width(), 1))
-        parent = self.table.parentWidget()
-        lay = parent.layout() if parent is not None else None
-        gap = lay.spacing() if lay is not None else 0
-        return self.lower_tabs.tabBar().sizeHint().height() + summary + gap + table + 2
 
     def set_text(self, text: str) -> None:
         """Compare ``text``: a long one a page at a time (pages.py)."""
@@ -384,8 +260,8 @@ class CompareView(QWidget):
                     f"{pane.name}: {len(enc):,} tokens, {ratio} B/token"])
         names = [f"{p.name}: {p.description()}" for p in panes]
         self.model.set_stats(self.stats[0], self.stats[1], names)
-        self._summarize()
-        QTimer.singleShot(0, self, self._fit_heights)   # (the table's rows may be new)
+        self.summarize()
+        QTimer.singleShot(0, self, self.fit.fit_heights)   # (the table's rows may be new)
         self._want_overlap()
         self.last_ms = (time.perf_counter() - t0) * 1000
         self.compared.emit()
@@ -412,7 +288,9 @@ class CompareView(QWidget):
                     len(tok.vocab))
         return (pane.kind_key(), id(tok), len(tok.vocab))
 
-    def _summarize(self) -> None:
+    def summarize(self) -> None:
+        """The line over the table: how many cuts only one side makes (shorter when
+        compact)."""
         a, b = self.diff
         if self.encodings[0] is None or self.encodings[1] is None:
             self.summary.setText("Pick a tokenizer on both sides to compare them.")
@@ -426,5 +304,5 @@ class CompareView(QWidget):
         else:
             self.summary.setText(f"{bar} cuts only one side makes{ws}: "
                                  f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B.")
-        self._fit_summary()
+        self.fit.fit_summary()
 

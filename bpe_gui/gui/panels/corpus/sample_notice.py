@@ -58,7 +58,10 @@ class SampleNotice(QFrame):
         row.addWidget(self.keep_btn)
         row.addWidget(self.ok_btn)
         lay.addLayout(row)
+        self.installed: TrainSettings | None = None   # the settings the notice is about
         controller.corpusChanged.connect(self._on_corpus_changed)
+        controller.settingsChanged.connect(self._on_settings_changed)
+        controller.parityChanged.connect(self._on_parity_changed)
         follow_palette(self, self._restyle)
         self.hide()
 
@@ -73,11 +76,15 @@ class SampleNotice(QFrame):
 
     def show_change(self, sample_id: str | None, title: str, changes: list[str],
                     previous: TrainSettings, text: str | None = None,
-                    keep: str = "Keep my settings") -> None:
-        """Say that ``previous`` settings were replaced; ``text`` (rich text) instead of
-        the sample sentence, ``keep``: the button that puts them back. The notice goes
-        when the corpus is no longer ``sample_id`` (None: a corpus that is no sample)."""
+                    keep: str = "Keep my settings",
+                    installed: TrainSettings | None = None) -> None:
+        """Say that ``previous`` settings were replaced by ``installed`` (None: those
+        in use now); ``text`` (rich text) instead of the sample sentence, ``keep``: the
+        button that puts them back. The notice goes when the corpus is no longer
+        ``sample_id`` (None: a corpus that is no sample), when other settings are
+        applied, and when parity-aware training (which reads its own files) is on."""
         self.sample_id, self.previous = sample_id, previous
+        self.installed = installed or self.controller.settings
         self.label.setText(text or f"<b>{_esc(title)}</b> comes with its own training "
                            f"settings: {_esc(', '.join(changes))}.")
         self.keep_btn.setText(keep)
@@ -92,6 +99,14 @@ class SampleNotice(QFrame):
         if not c.busy:
             c.training.retrain(quiet=True)
         return True
+
+    def _on_settings_changed(self, settings: TrainSettings) -> None:
+        if self.isVisible() and settings != self.installed:
+            self.hide()   # the user's own settings now: nothing to offer back
+
+    def _on_parity_changed(self, setup) -> None:
+        if self.isVisible() and setup.active:
+            self.hide()   # the corpus is not what is trained
 
     def _on_corpus_changed(self) -> None:
         if self.isVisible() and self.controller.corpus_sample != self.sample_id:

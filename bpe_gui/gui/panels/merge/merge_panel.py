@@ -15,12 +15,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
                                QStyle, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.train import TIE_RULE_LABELS, MergeStep
+from ....engine.train import MergeStep
 from ...models.affected import AffectedModel, affected_rows
 from ...controller.trainer_view import PairSnapshot
 from ...models.pair_table import PairTableModel
 from ...models.parity_text import turn_counts, turn_line, turn_name
 from ...models.roles import ReadableCache, TokenColors
+from ...models.settings_changes import rule_label
 from ...models.timeline import TimelineModel
 from ...widgets.table_cells import TEXT_MARGIN, CellTableView
 from ...widgets.flow_layout import FlowBar
@@ -701,7 +702,7 @@ class MergePanel(QWidget):
             vocab += f" / {t.settings.vocab_size:,}"
         if t.settings.prune:
             vocab += " live tokens (pruning on)"
-        rule = TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)
+        rule = rule_label(t.settings.tie_rule)
         if t.transition is not None:   # SuperBPE: which stage this step is in
             T = t.transition
             rule += (f" · SuperBPE stage 2 (from step {T:,})" if t.n_steps > T else

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QDoub
 
 from ...controller.parity_setup import (DEV, RATIO, Language, ParitySetup, dev_beside,
                                         language_name)
+from ...models.settings_changes import LINES_LABEL
 from ...widgets.elided_combo import ElidedComboBox
 from ...widgets.flow_layout import FlowBar
 from ...widgets.last_folder import last_folder, remember
@@ -103,7 +104,7 @@ class ParityBox(QGroupBox):
                                    "(number of languages) of the window's turns")
         for w in (self.global_spin, self.window_spin, self.alpha_spin):
             w.setMinimumWidth(60)
-        self.lines_check = QCheckBox("One text per line, as Hugging Face reads files")
+        self.lines_check = QCheckBox(LINES_LABEL)
         self.lines_check.setChecked(True)
         self.hint = TextPane(lines=3)
         self.error = QLabel(wordWrap=True)

@@ -21,7 +21,7 @@ from ....engine.text import (
     validate_special_tokens)
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.glyphs import shown
-from ...models.settings_changes import describe_changes
+from ...models.settings_changes import LINES_HELP, LINES_LABEL, describe_changes, rule_label
 from ...theme import colors, follow_palette
 from ...widgets.number_box import INT_MAX, NumberBox
 from ...widgets.elided_combo import ElidedComboBox
@@ -203,12 +203,9 @@ class SettingsPanel(QWidget):
         self.preview_label = QLabel(wordWrap=True)
         self.preview_label.setTextFormat(Qt.TextFormat.PlainText)
         self.preview_label.setToolTip("How the pattern cuts the start of the corpus into words")
-        self.lines_check = QCheckBox("One text per line, as Hugging Face reads files")
+        self.lines_check = QCheckBox(LINES_LABEL)
         self.lines_check.setToolTip(
-            "Each line of the corpus (with its line break) is a text of its own, as "
-            "tokenizers' train(files) reads it: no word spans a line break. Off: each file "
-            "is one text, so a word such as a line break and the next line's spaces can "
-            "form. With the tie rule “Lowest ids, numbered as Hugging Face does”: exactly "
+            f"{LINES_HELP} With the tie rule “{rule_label('lowest-ids-hf')}”: exactly "
             "Hugging Face's merges.")
         pl.addWidget(self.preset_combo)
         pl.addWidget(self.pattern_edit)

@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox,
                                QFileDialog, QHeaderView, QLabel, QLineEdit, QPushButton,
-                               QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QSplitter, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ....engine.analysis import THRESHOLD
 from ....engine.display import hex_bytes
@@ -33,6 +33,7 @@ from ...widgets.fit_columns import FittedTableView
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.visibility import CatchUp
+from ...widgets.whole_rows import WholeRowsTree
 from ...widgets.elided_combo import ElidedComboBox
 from ...widgets.last_folder import last_folder, remember
 
@@ -166,9 +167,8 @@ class VocabBrowser(QWidget):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setTextFormat(Qt.TextFormat.RichText)
-        self.tree = QTreeWidget()
+        self.tree = WholeRowsTree()   # no row cut at its bottom edge
         self.tree.setHeaderLabels(["Token", "Id", "Made at", "Count"])
-        self.tree.setUniformRowHeights(True)
         # the numbers as wide as they are (_fit_tree), the token gets the rest, cut with
         # "…" and whole in its tooltip: fixed widths made the tree scroll sideways
         head = self.tree.header()
