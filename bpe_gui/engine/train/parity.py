@@ -53,14 +53,17 @@ import math
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, \
+    Union
 
 from ..corpus import PretokenTable, count_corpus
 from ..display import bytes_to_unicode, readable
 from ..errors import Cancelled, CancelFn, CorpusError, EmptyCorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
-from ..tokenizers.trained import Tokenizer
 from .parity_cores import ParityCores
+
+if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
+    from ..tokenizers.trained import Tokenizer
 
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
@@ -530,7 +533,6 @@ class ParityTrainer:
         self._undo: list[_Turn] = []
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
-        self._tok: Tokenizer | None = None
 
     @classmethod
     def from_texts(cls, train: Named, dev: Named | None = None,
@@ -849,6 +851,7 @@ class ParityTrainer:
     def tokenizer(self, at_step: int | None = None) -> Tokenizer:
         """The tokenizer as of step ``at_step`` (default: now): GPT-2's pattern, byte
         level, the first k merges."""
+        from ..tokenizers.trained import Tokenizer
         k = self.n_steps if at_step is None else max(0, min(at_step, self.n_steps))
         recs = self.steps[:k]
         n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow
