@@ -173,6 +173,8 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
             warn_unparallel(devs, encoding)
             t_read = time.perf_counter() - t0
             trainer = ParityTrainer(data, settings, undo=False)
+            trainer.release_tables()   # (the core holds their words)
+            del data
             trainer.run(progress=lambda done, total: progress("merge", done, total))
             trainer.release_core()   # (the export's memory does not come on top of it)
         finally:

@@ -519,6 +519,7 @@ class ParityTrainer:
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
         self._cores = ParityCores(data.tables, data.dev_tables, s.global_merges > 0, undo)
+        self._tables_released = False
         # each language's (tokens, training tokens) now: read from the core once per
         # merge or undo (a step reads them before and after its merge)
         self._now = self._cores.counts()
@@ -794,6 +795,14 @@ class ParityTrainer:
         top of the core's."""
         self._cores = _Released()   # type: ignore[assignment]
 
+    def release_tables(self) -> None:
+        """Free the count tables once the core holds their words (most of the memory that
+        counting left): training goes on as before; :meth:`plain_trainer` and
+        :meth:`plain_curve`, which count from the tables, raise SettingsError afterwards.
+        The command line does it before training, as plain training frees its table."""
+        self.data = replace(self.data, tables=[], dev_tables=None)
+        self._tables_released = True
+
     def goto(self, k: int) -> None:
         """To step k: undo back, or run forward."""
         while self.n_steps > k and self.undo():
@@ -831,6 +840,10 @@ class ParityTrainer:
         """Plain BPE on the same data (every merge global: all languages together, the
         same tie rule) to ``n_merges`` merges, not run yet; :meth:`plain_curve` runs
         one, :meth:`extend_plain` lets one go further."""
+        if self._tables_released:
+            raise SettingsError("This parity trainer's count tables were released "
+                                "(ParityTrainer.release_tables), so plain BPE cannot be "
+                                "trained on the same data from it: count the data again.")
         return ParityTrainer(self.data, replace(self.settings, global_merges=n_merges,
                                                 num_merges=n_merges, total_symbols=False),
                              undo=False)
