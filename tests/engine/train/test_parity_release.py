@@ -26,3 +26,18 @@ def test_a_released_core_keeps_the_run_and_says_why_the_rest_fails():
     with pytest.raises(SettingsError, match="released after training"):
         t.undo()
     assert t.merges == kept.merges and t.n_steps == 6
+
+
+def test_released_tables_train_the_same_and_plain_bpe_says_why_it_fails():
+    """The count tables freed before training (the command line does it): the core holds
+    the words, so the run is the same; plain BPE on the same data needs the tables."""
+    kept = ParityTrainer.from_texts(TRAIN, DEV, ParitySettings(num_merges=6))
+    kept.run()
+    t = ParityTrainer.from_texts(TRAIN, DEV, ParitySettings(num_merges=6))
+    t.release_tables()
+    assert t.data.tables == []
+    t.run()
+    assert t.merges == kept.merges and t.curve() == kept.curve()
+    assert [s.language for s in t.steps] == [s.language for s in kept.steps]
+    with pytest.raises(SettingsError, match="count tables were released"):
+        t.plain_curve()
