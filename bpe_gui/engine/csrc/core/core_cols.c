@@ -108,10 +108,19 @@ static int col_count(BpeCore *c)
             c->tsym[c->sym[i]] += tf;
             if (i + 1 == x0 + len)
                 break;
-            int64_t p = pair_find(c, c->sym[i], c->sym[i + 1]);
+            int32_t a = c->sym[i], b = c->sym[i + 1];
+            int32_t p = a < c->dense_n && b < c->dense_n ? c->dense[(int64_t)a * c->dense_n + b]
+                                                         : pair_find(c, a, b);
             for (int64_t e = c->wc_start[w]; e < c->wc_start[w + 1]; e++)
-                if (c->wc[e].col < H)
-                    c->pcnt[p * H + c->wc[e].col] += c->wc[e].cnt;
+                if (c->wc[e].col < H) {
+                    PCol *pc = pc_find(c, p, c->wc[e].col);
+                    if (!pc) {   /* (a PCol made: it may take a row) */
+                        if (col_reserve_rows(c, 1) < 0)
+                            return -1;
+                        pc = pc_slot(c, p, c->wc[e].col);
+                    }
+                    pc->cnt += c->wc[e].cnt;
+                }
         }
     }
     for (int32_t h = 0; h < H; h++) {
@@ -121,11 +130,13 @@ static int col_count(BpeCore *c)
         if (!hp->h)
             return -1;
         hp->n = 0;
-        for (int32_t p = 0; p < c->n_pairs; p++)
-            if (c->pcnt[(int64_t)p * H + h] > 0) {
-                *hpos_of(c, p, h) = hp->n;
+        for (int32_t p = 0; p < c->n_pairs; p++) {
+            PCol *e = pc_find(c, p, h);
+            if (e && e->cnt > 0) {
+                e->hpos = hp->n;
                 cset(c, h, &hp->h[hp->n++], p);
             }
+        }
         for (int32_t i = hp->n / 2 - 1; i >= 0; i--)
             csift_down(c, h, i);
     }
