@@ -91,7 +91,7 @@ static int word_entries(BpeCore *c, const RowEnt *re, int64_t n_ent, int32_t n_w
     return 0;
 }
 
-/* The heaped columns' pair counts, every column's symbols, tsym; then their heaps. */
+/* The heaped columns' pair counts, every column's symbols, tsym. */
 static int col_count(BpeCore *c)
 {
     int32_t H = c->n_heaped;
@@ -123,23 +123,10 @@ static int col_count(BpeCore *c)
                 }
         }
     }
-    for (int32_t h = 0; h < H; h++) {
-        ColHeap *hp = &c->cheap[h];
-        hp->cap = (size_t)c->n_pairs + 64;
-        hp->h = (HEnt *)malloc(hp->cap * sizeof(HEnt));
-        if (!hp->h)
-            return -1;
-        hp->n = 0;
-        for (int32_t p = 0; p < c->n_pairs; p++) {
-            PCol *e = pc_find(c, p, h);
-            if (e && e->cnt > 0) {
-                e->hpos = hp->n;
-                cset(c, h, &hp->h[hp->n++], p);
-            }
-        }
-        for (int32_t i = hp->n / 2 - 1; i >= 0; i--)
-            csift_down(c, h, i);
-    }
+    /* a column's heap is built when the column is first read (col_sync): one whose
+     * language never has a turn costs none */
+    for (int32_t h = 0; h < H; h++)
+        c->cheap[h].stale = 1;
     return 0;
 }
 
