@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Seque
     Union
 
 from ..corpus import PretokenTable, count_corpus
+from ..corpus.count_each import count_each
 from ..display import bytes_to_unicode, readable
 from ..errors import Cancelled, CancelFn, CorpusError, EmptyCorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
@@ -226,30 +227,27 @@ class ParityData:
         """From files (optionally .gz/.xz) in ``encoding``: ``train`` maps each language
         name to its file, ``dev`` likewise. ``lines``: each line is its own text, as HF
         reads files (else the whole file is one text)."""
-        pre = Pretokenizer(PATTERN)
-
-        def count(items: list[tuple[str, object]], what: str) -> list[PretokenTable]:
-            out = []
-            for n, p in items:
-                if not isinstance(p, (str, Path)) or not str(p):
-                    raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
-                try:
-                    table = count_corpus(p, pre, lines=lines, encoding=encoding)
-                except EmptyCorpusError:
-                    table = None
-                if table is None or not len(table):
-                    raise CorpusError(f"the {what} file of language {n!r} is empty (no "
-                                      f"text): give a {what} file with {n!r} text in it.", p)
-                out.append(table)
-            return out
         items = _pairs(train, "training files")
         dev_items = _pairs(dev, "dev files")
         names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
                              dev is not None)
-        tables = count(items, "training")
+        named = [(n, p, "training") for n, p in items] + [(n, p, "dev") for n, p in dev_items]
+        for n, p, what in named:
+            if not isinstance(p, (str, Path)) or not str(p):
+                raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
+        # every file in one go, the threads shared among them (a table each)
+        counted: list[PretokenTable] = []
+        for (n, p, what), table in zip(named, count_each(
+                [p for _, p, _ in named], Pretokenizer(PATTERN),  # type: ignore[misc]
+                lines=lines, encoding=encoding)):
+            if table is None or not len(table):
+                raise CorpusError(f"the {what} file of language {n!r} is empty (no "
+                                  f"text): give a {what} file with {n!r} text in it.", p)
+            counted.append(table)
+        tables = counted[:len(items)]
         dev_tables: list[PretokenTable] | None = None
         if dev is not None:
-            by_name = dict(zip([n for n, _ in dev_items], count(dev_items, "dev")))
+            by_name = dict(zip([n for n, _ in dev_items], counted[len(items):]))
             dev_tables = [by_name[n] for n in names]
         return cls(tuple(names), tables, dev_tables, tuple(str(p) for _, p in items))
 
