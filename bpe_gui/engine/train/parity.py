@@ -314,7 +314,7 @@ def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
 
 
 # ----- records --------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParityStep:
     """One parity merge. ``index`` k is 1-based: the state after it is step k.
 
@@ -530,6 +530,7 @@ class ParityTrainer:
         self.stalled: set[int] = set()
         self.steps: list[ParityStep] = []
         self._undo: list[_Turn] = []
+        self._keep_undo = undo
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
 
@@ -765,7 +766,11 @@ class ParityTrainer:
             language=lang, kind="global" if lang is None else self.kind, measure=measure,
             tokens=self._now[0], passed=tuple(passed), exhausted=tuple(found_exhausted))
         self.steps.append(rec)
-        self._undo.append(_Turn(window, exhausted, tokens, train, made < 0))
+        turn = _Turn(window, exhausted, tokens, train, made < 0)
+        if self._keep_undo or len(self._undo) < 2:
+            self._undo.append(turn)
+        else:   # (no undo: the turn before step 1 and the last one are all that is read)
+            self._undo[-1] = turn
         return rec
 
     def undo(self) -> ParityStep | None:
