@@ -81,6 +81,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/portable.h"
 
 #define TIE_GREATEST 0
 #define TIE_FIRST_SEEN 1
@@ -414,8 +415,9 @@ static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
         p->in_batch = 1;
         if (c->n_heaped) {   /* (a core with columns keeps no main heap: hpos is free) */
             p->hpos = (int32_t)c->n_touched;
-            memset(c->cdelta + c->n_touched * c->n_heaped, 0,
-                   (size_t)c->n_heaped * sizeof(int64_t));
+            int64_t *d = c->cdelta + c->n_touched * c->n_heaped;
+            for (int32_t h = 0; h < c->n_heaped; h++)   /* (a few: no memset call) */
+                d[h] = 0;
         }
         Touch *t = &c->touched[c->n_touched++];
         t->p = pidx;
@@ -518,8 +520,8 @@ static inline void col_new_pair(BpeCore *c, int32_t idx)
  * pair_add calls beside it -- (a, b) at pab, (s, a) at lo and (s, new) at ln for a left
  * neighbour s, (b, s) at ro and (new, s) at rn for a right one (-1: no neighbour) -- and
  * of the symbols each column counts. Returns the word's count over the n_train columns. */
-static inline int64_t col_occ(BpeCore *c, int32_t w, int32_t pab, int32_t lo, int32_t ln,
-                              int32_t ro, int32_t rn, int64_t sign)
+BPE_FORCE_INLINE int64_t col_occ(BpeCore *c, int32_t w, int32_t pab, int32_t lo, int32_t ln,
+                                 int32_t ro, int32_t rn, int64_t sign)
 {
     const ColEnt *e = c->wc + c->wc_start[w], *end = c->wc + c->wc_start[w + 1];
     int32_t H = c->n_heaped;
