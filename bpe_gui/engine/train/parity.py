@@ -647,7 +647,7 @@ class ParityTrainer:
             assert ratios is not None
             return tuple((float(a) / float(t)) / r for a, t, r in zip(self._train0, train,
                                                                        ratios))
-        return tuple(map(float, tokens))
+        return tokens   # (the token counts themselves: exact, and the step's tuple shared)
 
     def is_done(self) -> bool:
         return self.n_steps >= self.target or self._over \
@@ -708,7 +708,7 @@ class ParityTrainer:
                 return best, []
             values = [-math.inf if i in ex else -v for i, v in enumerate(adjusted)]
         else:
-            lengths = measure   # (token counts, exact as floats)
+            lengths = measure   # (token counts)
             if s.variant == "base":
                 best, best_n = 0, None
                 for i in range(n):
