@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Seque
 from ..corpus import PretokenTable, count_corpus
 from ..corpus.count_each import count_each
 from ..display import bytes_to_unicode, readable
-from ..errors import Cancelled, CancelFn, CorpusError, EmptyCorpusError, SettingsError
+from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 
