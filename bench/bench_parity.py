@@ -11,6 +11,10 @@ and the next 100 KB (less where the corpus is shorter) as dev text; they are wri
 into ``--data``/parity-MB/.
 
     python bench/bench_parity.py [--mb 1] [--merges 2000] [--runs 3] [--variant base]
+                                 [--baseline DIR]
+
+``--baseline DIR``: also the parity command of another checkout (its repository root,
+extensions built), alternating with the rest: a change against its base, same session.
 
 Prints CPU seconds (user + system of the whole process, all its threads: HF trains on
 both cores), wall seconds and peak memory of the process tree, our parity CPU time over
@@ -88,9 +92,9 @@ def merges(path: Path) -> list[str]:
             for m in json.loads(path.read_text("utf-8"))["model"]["merges"]]
 
 
-def measured(cmd: list[str]) -> dict:
+def measured(cmd: list[str], cwd: Path | None = None) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    res = run_measured(cmd)
+    res = run_measured(cmd, cwd=cwd)   # (python -m finds bpe_gui in cwd first)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     res["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if res["returncode"] != 0:
@@ -105,7 +109,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--variant", choices=("base", "window"), default="base")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--baseline", type=Path, metavar="DIR",
+                    help="another checkout whose parity command runs too (alternating)")
     args = ap.parse_args()
+    if args.baseline is not None and not (args.baseline / "bpe_gui").is_dir():
+        sys.exit(f"bench: --baseline {args.baseline}: no bpe_gui package there; give the "
+                 "root of a checkout with its extensions built")
     langs = build(args.data, args.mb)
     tmp = Path(tempfile.mkdtemp(prefix="bench-parity-"))
     ours_cmd = [sys.executable, "-m", "bpe_gui.cli", "train", "--parity", args.variant,
@@ -124,15 +133,19 @@ def main() -> None:
                       for n, (t, d) in langs.items())
     print(f"parity {args.variant}, {args.merges} merges, six languages, training + dev "
           f"bytes: {sizes}")
-    cmds = {"bpe-gui": ours_cmd, "plain": plain_cmd, "tokenizers": hf_cmd}
+    cmds = {"bpe-gui": (ours_cmd, ROOT), "plain": (plain_cmd, ROOT),
+            "tokenizers": (hf_cmd, None)}
+    if args.baseline is not None:
+        cmds["baseline"] = ([*ours_cmd[:-1], str(tmp / "baseline")], args.baseline.resolve())
     results: dict[str, list[dict]] = {k: [] for k in cmds}
     for _ in range(args.runs):
-        for name, cmd in cmds.items():
-            results[name].append(measured(cmd))
+        for name, (cmd, cwd) in cmds.items():
+            results[name].append(measured(cmd, cwd))
     same = merges(tmp / "ours" / "tokenizer.json") == merges(tmp / "hf.json")
     best = {k: min(v, key=lambda r: r["cpu"]) for k, v in results.items()}
     print("(plain: our plain BPE on the six training files together; bpe-gui and "
-          "tokenizers: parity)")
+          "tokenizers: parity" + (f"; baseline: parity in {args.baseline}" if args.baseline
+                                  else "") + ")")
     print(f"{'':12} {'CPU s':>8} {'wall s':>8} {'peak MB':>8}   (best of {args.runs} "
           "alternating runs, by CPU)")
     for name, r in best.items():
@@ -144,6 +157,11 @@ def main() -> None:
     print(f"parity / plain (bpe-gui, same training files): CPU "
           f"{best['bpe-gui']['cpu'] / best['plain']['cpu']:.2f}x, peak "
           f"{best['bpe-gui']['peak_mb'] / best['plain']['peak_mb']:.2f}x (target <= 1)")
+    if args.baseline is not None:
+        again = merges(tmp / "baseline" / "tokenizer.json") == merges(tmp / "hf.json")
+        print(f"parity / baseline parity: CPU {best['bpe-gui']['cpu'] / best['baseline']['cpu']:.2f}x, "
+              f"peak {best['bpe-gui']['peak_mb'] / best['baseline']['peak_mb']:.2f}x; baseline "
+              f"merges {'identical' if again else 'DIFFER'}")
 
 
 if __name__ == "__main__":

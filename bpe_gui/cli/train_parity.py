@@ -125,7 +125,8 @@ def _named(values: list[str], option: str, what: str) -> list[tuple[str, str]]:
 
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
-    from ..engine.formats import FORMATS, output_files, render_files
+    from ..engine.formats import FORMATS, output_files, render_files, trainer_snapshot
+    from .train import no_collections
     from ..engine.io import check_name
     from ..engine.train import ParityData, ParitySettings, ParityTrainer, ratios_for
     refuse_plain_options(args)
@@ -169,25 +170,27 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
 
     progress = Progress(sys.stderr, enabled=not args.quiet)
     t0 = time.perf_counter()
-    try:
-        data = ParityData.from_files(langs, devs or None, lines=bool(args.lines),
-                                     encoding=encoding)
-        if data.dev_tables is not None:
-            warn_unparallel(devs, encoding, dict(zip(data.names, data.dev_tables)))
-        t_read = time.perf_counter() - t0
-        trainer = ParityTrainer(data, settings, undo=False)
-        trainer.run(progress=lambda done, total: progress("merge", done, total))
-        trainer.release_core()   # (the export's memory does not come on top of it)
-    finally:
-        progress.end_line()
-    elapsed = time.perf_counter() - t0
-    tok = trainer.tokenizer()
-    try:
-        files, skipped = render_files(tok, wanted or list(FORMATS), args.name,
-                                      skip_unsupported=not wanted)
-    except ExportError as e:
-        raise ExportError(f"--format: {e}") from None
-    written = write_run_export(out, files, args.name)
+    with no_collections():
+        try:
+            data = ParityData.from_files(langs, devs or None, lines=bool(args.lines),
+                                         encoding=encoding)
+            if data.dev_tables is not None:
+                warn_unparallel(devs, encoding, dict(zip(data.names, data.dev_tables)))
+            t_read = time.perf_counter() - t0
+            trainer = ParityTrainer(data, settings, undo=False)
+            trainer.release_tables()   # (the core holds their words)
+            del data
+            trainer.run(progress=lambda done, total: progress("merge", done, total))
+            trainer.release_core()   # (the export's memory does not come on top of it)
+        finally:
+            progress.end_line()
+        elapsed = time.perf_counter() - t0
+        try:   # (the snapshot is the tokenizer's, made from the merges without it)
+            files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
+                                          args.name, skip_unsupported=not wanted)
+        except ExportError as e:
+            raise ExportError(f"--format: {e}") from None
+        written = write_run_export(out, files, args.name)
     print_summary(trainer, elapsed, t_read, written, skipped)
     return 0
 

@@ -200,6 +200,7 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+@lru_cache(maxsize=1)   # (it reads every sys.path folder, and a process's install stays)
 def bpe_gui_version() -> str | None:
     """The installed bpe-gui's release, or None when running from a source tree that was
     never installed (callers say so in their own words)."""

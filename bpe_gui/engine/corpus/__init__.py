@@ -9,6 +9,8 @@ files and their sums, byte ranges, and counting on a Dask cluster.
 - :mod:`.counting`: blocks -> a table, on worker threads (``count_corpus``).
 - :mod:`.range_threads`: plain text files counted by threads that each read their own
   byte ranges.
+- :mod:`.count_each`: several files counted at once, a table each (``count_each``:
+  parity training's languages).
 - :mod:`.table_file`, :mod:`.table_sums`: tables as files; several summed and checked.
 - :mod:`.ranges`, :mod:`.range_count`, :mod:`.distributed`: byte ranges, one range
   counted, ranges counted on Dask (Dask is imported only when used).

@@ -128,7 +128,8 @@ def snapshot(tok: Tokenizer) -> Snapshot:
 def trainer_snapshot(trainer) -> Snapshot:
     """``snapshot(trainer.tokenizer())`` at the trainer's last step, made from its merges
     without building the tokenizer (the command line exports this way). A plain
-    :class:`~..train.trainer.Trainer` only; any other kind of trainer goes through its
+    :class:`~..train.trainer.Trainer` or a parity trainer
+    (:class:`~..train.parity.ParityTrainer`); any other kind of trainer goes through its
     tokenizer. The tokenizer's rules, as they apply here: token bytes map to their
     first id, so a special token spelled like a base symbol is that symbol's id, and a
     merge that makes bytes an earlier token has yields that token (its new id is left
@@ -136,6 +137,8 @@ def trainer_snapshot(trainer) -> Snapshot:
     against each other."""
     from ..train.trainer import Trainer
     if type(trainer) is not Trainer:
+        if _is_parity(trainer):
+            return _parity_snapshot(trainer)
         return snapshot(trainer.tokenizer())
     s = trainer.settings
     vocab = dict(enumerate(trainer.vocab_bytes[:trainer.n_initial]))
@@ -159,6 +162,29 @@ def trainer_snapshot(trainer) -> Snapshot:
     return Snapshot(vocab=vocab, merges=merges, merge_ids=merge_ids,
                     special_tokens=list(s.special_tokens), special_ids=special_ids,
                     mode=s.mode, end_of_word=s.end_of_word, pattern=pattern,
+                    pattern_setting=preset or pattern, counts=list(meta["merge_counts"]),
+                    meta=meta)
+
+
+def _is_parity(trainer) -> bool:
+    """Whether ``trainer`` is a ParityTrainer, without importing parity training for a
+    plain one."""
+    import sys
+    mod = sys.modules.get("bpe_gui.engine.train.parity")
+    return mod is not None and type(trainer) is mod.ParityTrainer
+
+
+def _parity_snapshot(trainer) -> Snapshot:
+    """A ParityTrainer's snapshot at its last step: its ids are its own (a merge whose
+    token an earlier one made keeps that token's id, and no two ids share bytes), GPT-2's
+    pattern at byte level, no special tokens."""
+    steps = trainer.steps
+    meta = trainer.metadata()
+    pattern, preset = resolve_pattern(meta["pattern"])
+    return Snapshot(vocab=dict(enumerate(trainer.vocab_bytes)),
+                    merges=[(st.left, st.right) for st in steps],
+                    merge_ids=[st.new_id for st in steps], special_tokens=[], special_ids={},
+                    mode=meta["mode"], end_of_word=meta["end_of_word"], pattern=pattern,
                     pattern_setting=preset or pattern, counts=list(meta["merge_counts"]),
                     meta=meta)
 

@@ -53,14 +53,18 @@ import math
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, \
+    Union
 
 from ..corpus import PretokenTable, count_corpus
+from ..corpus.count_each import count_each
 from ..display import bytes_to_unicode, readable
-from ..errors import Cancelled, CancelFn, CorpusError, EmptyCorpusError, SettingsError
+from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
-from ..tokenizers.trained import Tokenizer
 from .parity_cores import ParityCores
+
+if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
+    from ..tokenizers.trained import Tokenizer
 
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
@@ -223,30 +227,27 @@ class ParityData:
         """From files (optionally .gz/.xz) in ``encoding``: ``train`` maps each language
         name to its file, ``dev`` likewise. ``lines``: each line is its own text, as HF
         reads files (else the whole file is one text)."""
-        pre = Pretokenizer(PATTERN)
-
-        def count(items: list[tuple[str, object]], what: str) -> list[PretokenTable]:
-            out = []
-            for n, p in items:
-                if not isinstance(p, (str, Path)) or not str(p):
-                    raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
-                try:
-                    table = count_corpus(p, pre, lines=lines, encoding=encoding)
-                except EmptyCorpusError:
-                    table = None
-                if table is None or not len(table):
-                    raise CorpusError(f"the {what} file of language {n!r} is empty (no "
-                                      f"text): give a {what} file with {n!r} text in it.", p)
-                out.append(table)
-            return out
         items = _pairs(train, "training files")
         dev_items = _pairs(dev, "dev files")
         names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
                              dev is not None)
-        tables = count(items, "training")
+        named = [(n, p, "training") for n, p in items] + [(n, p, "dev") for n, p in dev_items]
+        for n, p, what in named:
+            if not isinstance(p, (str, Path)) or not str(p):
+                raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
+        # every file in one go, the threads shared among them (a table each)
+        counted: list[PretokenTable] = []
+        for (n, p, what), table in zip(named, count_each(
+                [p for _, p, _ in named], Pretokenizer(PATTERN),  # type: ignore[misc]
+                lines=lines, encoding=encoding)):
+            if table is None or not len(table):
+                raise CorpusError(f"the {what} file of language {n!r} is empty (no "
+                                  f"text): give a {what} file with {n!r} text in it.", p)
+            counted.append(table)
+        tables = counted[:len(items)]
         dev_tables: list[PretokenTable] | None = None
         if dev is not None:
-            by_name = dict(zip([n for n, _ in dev_items], count(dev_items, "dev")))
+            by_name = dict(zip([n for n, _ in dev_items], counted[len(items):]))
             dev_tables = [by_name[n] for n in names]
         return cls(tuple(names), tables, dev_tables, tuple(str(p) for _, p in items))
 
@@ -313,7 +314,7 @@ def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
 
 
 # ----- records --------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParityStep:
     """One parity merge. ``index`` k is 1-based: the state after it is step k.
 
@@ -516,6 +517,7 @@ class ParityTrainer:
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
         self._cores = ParityCores(data.tables, data.dev_tables, s.global_merges > 0, undo)
+        self._tables_released = False
         # each language's (tokens, training tokens) now: read from the core once per
         # merge or undo (a step reads them before and after its merge)
         self._now = self._cores.counts()
@@ -528,9 +530,9 @@ class ParityTrainer:
         self.stalled: set[int] = set()
         self.steps: list[ParityStep] = []
         self._undo: list[_Turn] = []
+        self._keep_undo = undo
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
-        self._tok: Tokenizer | None = None
 
     @classmethod
     def from_texts(cls, train: Named, dev: Named | None = None,
@@ -645,7 +647,7 @@ class ParityTrainer:
             assert ratios is not None
             return tuple((float(a) / float(t)) / r for a, t, r in zip(self._train0, train,
                                                                        ratios))
-        return tuple(map(float, tokens))
+        return tokens   # (the token counts themselves: exact, and the step's tuple shared)
 
     def is_done(self) -> bool:
         return self.n_steps >= self.target or self._over \
@@ -706,7 +708,7 @@ class ParityTrainer:
                 return best, []
             values = [-math.inf if i in ex else -v for i, v in enumerate(adjusted)]
         else:
-            lengths = measure   # (token counts, exact as floats)
+            lengths = measure   # (token counts)
             if s.variant == "base":
                 best, best_n = 0, None
                 for i in range(n):
@@ -764,7 +766,11 @@ class ParityTrainer:
             language=lang, kind="global" if lang is None else self.kind, measure=measure,
             tokens=self._now[0], passed=tuple(passed), exhausted=tuple(found_exhausted))
         self.steps.append(rec)
-        self._undo.append(_Turn(window, exhausted, tokens, train, made < 0))
+        turn = _Turn(window, exhausted, tokens, train, made < 0)
+        if self._keep_undo or len(self._undo) < 2:
+            self._undo.append(turn)
+        else:   # (no undo: the turn before step 1 and the last one are all that is read)
+            self._undo[-1] = turn
         return rec
 
     def undo(self) -> ParityStep | None:
@@ -791,6 +797,14 @@ class ParityTrainer:
         command line does it before exporting, so the export's memory does not come on
         top of the core's."""
         self._cores = _Released()   # type: ignore[assignment]
+
+    def release_tables(self) -> None:
+        """Free the count tables once the core holds their words (most of the memory that
+        counting left): training goes on as before; :meth:`plain_trainer` and
+        :meth:`plain_curve`, which count from the tables, raise SettingsError afterwards.
+        The command line does it before training, as plain training frees its table."""
+        self.data = replace(self.data, tables=[], dev_tables=None)
+        self._tables_released = True
 
     def goto(self, k: int) -> None:
         """To step k: undo back, or run forward."""
@@ -829,6 +843,10 @@ class ParityTrainer:
         """Plain BPE on the same data (every merge global: all languages together, the
         same tie rule) to ``n_merges`` merges, not run yet; :meth:`plain_curve` runs
         one, :meth:`extend_plain` lets one go further."""
+        if self._tables_released:
+            raise SettingsError("This parity trainer's count tables were released "
+                                "(ParityTrainer.release_tables), so plain BPE cannot be "
+                                "trained on the same data from it: count the data again.")
         return ParityTrainer(self.data, replace(self.settings, global_merges=n_merges,
                                                 num_merges=n_merges, total_symbols=False),
                              undo=False)
@@ -849,6 +867,7 @@ class ParityTrainer:
     def tokenizer(self, at_step: int | None = None) -> Tokenizer:
         """The tokenizer as of step ``at_step`` (default: now): GPT-2's pattern, byte
         level, the first k merges."""
+        from ..tokenizers.trained import Tokenizer
         k = self.n_steps if at_step is None else max(0, min(at_step, self.n_steps))
         recs = self.steps[:k]
         n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow

@@ -46,24 +46,27 @@ def describe_progress(label: str, done: int, total: int, unit: str = "") -> str:
 class _Runner(QObject):
     # Python ints, not C ints: a corpus over 2 GiB counts bytes past 2**31 (a 32-bit
     # signal raised OverflowError at every report and showed no progress)
-    progress = Signal(object, object)
+    progress = Signal(str, object, object)   # the phase's label when reported, done, total
     finished = Signal(object)
     failed = Signal(str, bool)      # message, is_user_error
     cancelled = Signal()
 
-    def __init__(self, job: Job, cancel_flag: threading.Event):
+    def __init__(self, job: Job, cancel_flag: threading.Event, label: Callable[[], str]):
         super().__init__()
         self._job = job
         self._cancel = cancel_flag
-        self._last = (-1, 0.0)
+        self._label = label
+        self._last = (-1, 0.0, "")
 
     def _progress(self, done: int, total: int) -> None:
+        # the label read here, not when the GUI thread takes the report: a phase that
+        # ends before then is still reported under its own name (and a new phase always)
         done, total = int(done), int(total)
         pct = 100 * done // total if total > 0 else 0
-        now = time.monotonic()
-        if pct != self._last[0] or now - self._last[1] > 0.1:
-            self._last = (pct, now)
-            self.progress.emit(done, total)
+        now, label = time.monotonic(), self._label()
+        if pct != self._last[0] or now - self._last[1] > 0.1 or label != self._last[2]:
+            self._last = (pct, now, label)
+            self.progress.emit(label, done, total)
 
     @Slot()
     def run(self) -> None:
@@ -120,7 +123,7 @@ class JobRunner(QObject):
         self._abandonable = abandon
         self._cancel = threading.Event()
         thread = QThread()
-        runner = _Runner(job, self._cancel)
+        runner = _Runner(job, self._cancel, lambda: self.label)
         runner.moveToThread(thread)
         thread.started.connect(runner.run)
         # Bound slots of this GUI-thread object: Qt queues them to the GUI thread
@@ -140,10 +143,10 @@ class JobRunner(QObject):
         progress report carries it. (Two plain attribute writes: safe from any thread.)"""
         self.label, self.unit = label, unit
 
-    @Slot(object, object)
-    def _on_progress(self, done: int, total: int) -> None:
+    @Slot(str, object, object)
+    def _on_progress(self, label: str, done: int, total: int) -> None:
         if self._thread is not None and self.sender() is self._runner:
-            self.progress.emit(self.label, done, total)
+            self.progress.emit(label, done, total)
 
     @Slot(object)
     def _on_finished(self, result: object) -> None:

@@ -8,6 +8,7 @@ import dataclasses
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe_gui.engine import TrainSettings, Trainer, train_bpe
+from bpe_gui.engine.train import ParitySettings, ParityTrainer
 from bpe_gui.engine.errors import ExportError
 from bpe_gui.engine.formats import FORMATS, render_files, trainer_snapshot
 from bpe_gui.engine.formats.snapshot import snapshot
@@ -18,7 +19,7 @@ FRAGMENTS = ["a", "b", "c", "ab", "bc", "abc", "cab", " ", "  ", "\n", "你", "�
              "😀", "'s", " low", " lower", "est", "1", "23", "!", "<|endoftext|>", "\u2028"]
 
 
-def _same(trainer: Trainer) -> None:
+def _same(trainer: Trainer | ParityTrainer) -> None:
     fast, full = trainer_snapshot(trainer), snapshot(trainer.tokenizer())
     for f in dataclasses.fields(fast):
         assert getattr(fast, f.name) == getattr(full, f.name), f.name
@@ -71,4 +72,21 @@ def test_trainer_snapshot_of_train_bpe_and_after_an_undo(tmp_path):
     t.run(detail=False)
     t.undo()
     t.undo()
+    _same(t)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=40)
+                      .map("".join), min_size=2, max_size=3),
+       variant=st.sampled_from(["base", "window"]), merges=st.integers(0, 60),
+       dev=st.booleans(), released=st.booleans())
+def test_parity_trainer_snapshot_is_the_tokenizers(texts, variant, merges, dev, released):
+    """A parity run (whose merges may make a token again: it keeps its first id), as
+    `bpe-gui train --parity` exports it: after the core is released too."""
+    train = {f"l{i}": t for i, t in enumerate(texts)}
+    t = ParityTrainer.from_texts(train, {k: v[::-1] for k, v in train.items()} if dev else None,
+                                 ParitySettings(num_merges=merges, variant=variant))
+    t.run()
+    if released:
+        t.release_core()
     _same(t)

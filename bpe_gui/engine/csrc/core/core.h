@@ -60,8 +60,12 @@
  * sparse: word w's entries wc[wc_start[w] .. wc_start[w + 1]), by column, only those
  * whose count is > 0; freq[w] is their sum over the columns that are texts (not the
  * sum column), so a pair's count is > 0 exactly while it occurs, as in a plain core.
- * The first n_heaped columns have a count per pair (pcnt[p * n_heaped + col]) and a
- * heap of their own (cheap[col], ordered as the main heap: count, then the tie rule).
+ * The first n_heaped columns have a count per pair and a heap of their own (cheap[col],
+ * ordered as the main heap: count, then the tie rule). A pair's count and heap place in
+ * a column (a PCol) are kept sparse, as most pairs occur in one language only: pcol[p]
+ * holds them for the one column the pair is counted in, or points to a row of n_heaped
+ * PCols in prows once a second column counts it (rows are reused after the pair is
+ * gone); a column with no PCol for the pair counts 0 and has it in no heap.
  * A step adds its changes per touched pair (cdelta) and the batch's end puts them into
  * the counts and notes them for each column's heap, which takes them in when that
  * column is next read (a language whose turn does not come costs no heap work); the
@@ -77,6 +81,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/portable.h"
 
 #define TIE_GREATEST 0
 #define TIE_FIRST_SEEN 1
@@ -139,8 +144,17 @@ typedef struct {
     int64_t cnt;
 } ColEnt;
 
+/* pair p's count and heap place (-1: none) in a heaped column; in pcol[p], `col` is
+ * which column (-1: none yet), or -2 - r when the pair's PCols are row r of prows
+ * (entry col of the row: column col) */
+typedef struct {
+    int64_t cnt;
+    int32_t hpos;
+    int32_t col;
+} PCol;
+
 /* a heaped column's heap: entries as the main heap's (a snapshot of each count), places
- * in BpeCore.phpos. Kept lazily: a batch only notes the pairs whose count in the column
+ * in the pairs' PCols. Kept lazily: a batch only notes the pairs whose count in the column
  * changed (pend; a pair may be there twice), and the heap takes them in when the column
  * is next read (col_sync); past `stale` notes it is built again instead. */
 typedef struct {
@@ -237,12 +251,18 @@ typedef struct BpeCore {
     ColEnt *wc;
     int64_t *col_syms;         /* per column: its count-weighted symbols now */
     int64_t *tsym;             /* per token: occurrences weighted by the n_train columns */
-    int64_t *pcnt;             /* per pair record and heaped column: its count there */
+    PCol *pcol;                /* per pair record: its count and heap place in the one
+                                * heaped column that counts it, or its row of prows */
+    size_t pcol_cap;           /* records pcol has room for */
+    PCol *prows;               /* rows of n_heaped PCols (pairs in several columns) */
+    int32_t n_prows;           /* rows in use or free */
+    size_t prows_cap;          /* PCols prows has room for */
+    int32_t *free_rows;        /* rows of pairs gone, for the next to take */
+    int32_t n_free_rows;
+    size_t free_rows_cap;
     int64_t *cdelta;           /* per pair the batch touched (its Touch's index, held in
                                 * Pair.hpos meanwhile) and heaped column: the change */
     size_t cdelta_cap;
-    int32_t *phpos;            /* ... and its place in that column's heap (-1: none) */
-    size_t pcol_cap;           /* records pcnt and phpos have room for */
     ColHeap *cheap;            /* n_heaped heaps */
 } BpeCore;
 
@@ -395,8 +415,9 @@ static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
         p->in_batch = 1;
         if (c->n_heaped) {   /* (a core with columns keeps no main heap: hpos is free) */
             p->hpos = (int32_t)c->n_touched;
-            memset(c->cdelta + c->n_touched * c->n_heaped, 0,
-                   (size_t)c->n_heaped * sizeof(int64_t));
+            int64_t *d = c->cdelta + c->n_touched * c->n_heaped;
+            for (int32_t h = 0; h < c->n_heaped; h++)   /* (a few: no memset call) */
+                d[h] = 0;
         }
         Touch *t = &c->touched[c->n_touched++];
         t->p = pidx;
@@ -442,7 +463,10 @@ const char *core_build_any(BpeCore *c, const int32_t *symbols, const unsigned ch
                            int32_t n_words, int *is_mem);
 
 /* ---- columns: core_tables.c, core_heap.c ---- */
-int col_grow_pairs(BpeCore *c);                       /* pcnt, phpos to pairs_cap */
+int col_grow_pairs(BpeCore *c);                       /* pcol to pairs_cap */
+int col_reserve_rows(BpeCore *c, int64_t n);          /* room for n more rows of prows */
+PCol *pc_slot(BpeCore *c, int32_t p, int32_t col);    /* made if none (room reserved) */
+void pc_release(BpeCore *c, int32_t p);               /* a pair gone: no PCol left */
 int col_reserve(BpeCore *c, int64_t nt);              /* room for a batch of nt pairs */
 int col_sync(BpeCore *c, int32_t col);                /* the heap up to date: 0, -1 nomem */
 void col_batch_end(BpeCore *c);                       /* batch_end of a core with columns */
@@ -450,38 +474,54 @@ void csift_down(BpeCore *c, int32_t col, int32_t i);
 void cinsert(BpeCore *c, int32_t col, int32_t p);     /* room reserved */
 void cremove(BpeCore *c, int32_t col, int32_t p);
 
-/* pair p's place in column col's heap */
+/* Pair p's PCol for heaped column col, or NULL when it has none (count 0 there, in no
+ * heap of it). */
+static inline PCol *pc_find(const BpeCore *c, int32_t p, int32_t col)
+{
+    PCol *e = &c->pcol[p];
+    if (e->col == col)
+        return e;
+    if (e->col <= -2)
+        return &c->prows[(int64_t)(-2 - e->col) * c->n_heaped + col];
+    return NULL;
+}
+
+/* pair p's count in heaped column col */
+static inline int64_t pc_count(const BpeCore *c, int32_t p, int32_t col)
+{
+    const PCol *e = pc_find(c, p, col);
+    return e ? e->cnt : 0;
+}
+
+/* pair p's place in column col's heap (p is in it, so it has a PCol there) */
 static inline int32_t *hpos_of(BpeCore *c, int32_t p, int32_t col)
 {
-    return &c->phpos[(int64_t)p * c->n_heaped + col];
+    return &pc_find(c, p, col)->hpos;
 }
 
 /* a column heap entry for pair p, its key read now */
 static inline void cset(BpeCore *c, int32_t col, HEnt *e, int32_t p)
 {
     e->p = p;
-    e->count = c->pcnt[(int64_t)p * c->n_heaped + col];
+    e->count = pc_count(c, p, col);
     e->first = 0;
 }
 
 /* A new pair record's columns: no count, in no heap. */
 static inline void col_new_pair(BpeCore *c, int32_t idx)
 {
-    int32_t H = c->n_heaped;
-    int64_t *pc = c->pcnt + (int64_t)idx * H;
-    int32_t *ph = c->phpos + (int64_t)idx * H;
-    for (int32_t h = 0; h < H; h++) {
-        pc[h] = 0;
-        ph[h] = -1;
-    }
+    PCol *e = &c->pcol[idx];
+    e->cnt = 0;
+    e->hpos = -1;
+    e->col = -1;
 }
 
 /* One occurrence in word w merged (sign -1) or unmerged (+1): the columns' share of the
  * pair_add calls beside it -- (a, b) at pab, (s, a) at lo and (s, new) at ln for a left
  * neighbour s, (b, s) at ro and (new, s) at rn for a right one (-1: no neighbour) -- and
  * of the symbols each column counts. Returns the word's count over the n_train columns. */
-static inline int64_t col_occ(BpeCore *c, int32_t w, int32_t pab, int32_t lo, int32_t ln,
-                              int32_t ro, int32_t rn, int64_t sign)
+BPE_FORCE_INLINE int64_t col_occ(BpeCore *c, int32_t w, int32_t pab, int32_t lo, int32_t ln,
+                                 int32_t ro, int32_t rn, int64_t sign)
 {
     const ColEnt *e = c->wc + c->wc_start[w], *end = c->wc + c->wc_start[w + 1];
     int32_t H = c->n_heaped;

@@ -271,9 +271,10 @@ void bpe_core_free(BpeCore *c)
     free(c->wc);
     free(c->col_syms);
     free(c->tsym);
-    big_free(c->pcnt, c->pcol_cap * (size_t)c->n_heaped * sizeof(int64_t));
+    big_free(c->pcol, c->pcol_cap * sizeof(PCol));
+    free(c->prows);
+    free(c->free_rows);
     free(c->cdelta);
-    big_free(c->phpos, c->pcol_cap * (size_t)c->n_heaped * sizeof(int32_t));
     if (c->cheap)
         for (int32_t h = 0; h < c->n_heaped; h++) {
             free(c->cheap[h].h);

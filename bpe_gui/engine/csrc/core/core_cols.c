@@ -91,7 +91,12 @@ static int word_entries(BpeCore *c, const RowEnt *re, int64_t n_ent, int32_t n_w
     return 0;
 }
 
-/* The heaped columns' pair counts, every column's symbols, tsym; then their heaps. */
+/* The pair counts are summed in a table of the pairs by a group of heaped columns (at
+ * most this many entries: at the start the pairs are the bytes', at most 65536), then
+ * made PCols once each, a group of columns at a time. */
+#define DENSE_COUNTS ((int64_t)1 << 20)
+
+/* The heaped columns' pair counts, every column's symbols, tsym. */
 static int col_count(BpeCore *c)
 {
     int32_t H = c->n_heaped;
@@ -104,31 +109,48 @@ static int col_count(BpeCore *c)
             if (ce->col < c->n_train)
                 tf += ce->cnt;
         }
-        for (int32_t i = x0; i < x0 + len; i++) {
+        for (int32_t i = x0; i < x0 + len; i++)
             c->tsym[c->sym[i]] += tf;
-            if (i + 1 == x0 + len)
-                break;
-            int64_t p = pair_find(c, c->sym[i], c->sym[i + 1]);
-            for (int64_t e = c->wc_start[w]; e < c->wc_start[w + 1]; e++)
-                if (c->wc[e].col < H)
-                    c->pcnt[p * H + c->wc[e].col] += c->wc[e].cnt;
-        }
     }
-    for (int32_t h = 0; h < H; h++) {
-        ColHeap *hp = &c->cheap[h];
-        hp->cap = (size_t)c->n_pairs + 64;
-        hp->h = (HEnt *)malloc(hp->cap * sizeof(HEnt));
-        if (!hp->h)
-            return -1;
-        hp->n = 0;
-        for (int32_t p = 0; p < c->n_pairs; p++)
-            if (c->pcnt[(int64_t)p * H + h] > 0) {
-                *hpos_of(c, p, h) = hp->n;
-                cset(c, h, &hp->h[hp->n++], p);
+    int64_t np = c->n_pairs > 0 ? c->n_pairs : 1;
+    int32_t G = DENSE_COUNTS / np < H ? (int32_t)(DENSE_COUNTS / np) : H;
+    if (G < 1)
+        G = 1;
+    int64_t *sums = (int64_t *)malloc((size_t)np * (size_t)G * sizeof(int64_t));
+    if (!sums)
+        return -1;
+    for (int32_t g0 = 0; g0 < H; g0 += G) {
+        int32_t g1 = g0 + G < H ? g0 + G : H;
+        memset(sums, 0, (size_t)np * (size_t)G * sizeof(int64_t));
+        for (int32_t w = 0; w < c->n_words; w++) {
+            const ColEnt *e0 = c->wc + c->wc_start[w], *e1 = c->wc + c->wc_start[w + 1];
+            int32_t x0 = word_cell(c, w), x1 = x0 + (int32_t)(c->starts[w + 1] - c->starts[w]);
+            for (int32_t i = x0; i + 1 < x1; i++) {
+                int32_t a = c->sym[i], b = c->sym[i + 1];
+                int32_t p = a < c->dense_n && b < c->dense_n
+                    ? c->dense[(int64_t)a * c->dense_n + b] : pair_find(c, a, b);
+                for (const ColEnt *ce = e0; ce < e1; ce++)
+                    if (ce->col >= g0 && ce->col < g1)
+                        sums[(int64_t)p * G + (ce->col - g0)] += ce->cnt;
             }
-        for (int32_t i = hp->n / 2 - 1; i >= 0; i--)
-            csift_down(c, h, i);
+        }
+        for (int32_t p = 0; p < c->n_pairs; p++)
+            for (int32_t h = g0; h < g1; h++) {
+                int64_t n = sums[(int64_t)p * G + (h - g0)];
+                if (!n)
+                    continue;
+                if (col_reserve_rows(c, 1) < 0) {
+                    free(sums);
+                    return -1;
+                }
+                pc_slot(c, p, h)->cnt = n;
+            }
     }
+    free(sums);
+    /* a column's heap is built when the column is first read (col_sync): one whose
+     * language never has a turn costs none */
+    for (int32_t h = 0; h < H; h++)
+        c->cheap[h].stale = 1;
     return 0;
 }
 

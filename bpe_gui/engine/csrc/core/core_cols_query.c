@@ -68,7 +68,7 @@ int64_t bpe_core_col_pair_count(const BpeCore *c, int32_t col, int64_t a, int64_
     if (a < 0 || b < 0 || a >= c->n_tokens || b >= c->n_tokens)
         return 0;
     int32_t p = pair_find(c, (int32_t)a, (int32_t)b);
-    return p >= 0 ? c->pcnt[(int64_t)p * c->n_heaped + col] : 0;
+    return p >= 0 ? pc_count(c, p, col) : 0;
 }
 
 typedef struct {
@@ -137,8 +137,11 @@ static const char *col_heaps_ok(const BpeCore *c)
         const ColHeap *hp = &c->cheap[h];
         int64_t live = 0;
         for (int32_t p = 0; p < c->n_pairs; p++) {
-            int64_t cnt = c->pcnt[(int64_t)p * H + h];
-            int32_t at = c->phpos[(int64_t)p * H + h];
+            const PCol *e = pc_find(c, p, h);
+            int64_t cnt = e ? e->cnt : 0;
+            int32_t at = e ? e->hpos : -1;
+            if (e && e->col != (c->pcol[p].col <= -2 ? h : c->pcol[p].col))
+                return "a pair's column entry names another column";
             if (cnt < 0)
                 return "negative column count";
             if (c->pairs[p].count == 0 && cnt != 0)
@@ -199,7 +202,7 @@ const char *bpe_core_col_check(const BpeCore *c, int *is_mem)
         }
     }
     for (int64_t i = 0; i < (int64_t)c->n_pairs * H && !err; i++)
-        if (c->pairs[i / H].count > 0 && pc[i] != c->pcnt[i])
+        if (c->pairs[i / H].count > 0 && pc[i] != pc_count(c, (int32_t)(i / H), (int32_t)(i % H)))
             err = "a column's pair count differs from a recount";
     for (int32_t k = 0; k < c->n_cols && !err; k++)
         if (cs[k] != c->col_syms[k])

@@ -218,6 +218,9 @@ int col_reserve(BpeCore *c, int64_t nt)
                                    hp->n_pend + (size_t)nt, sizeof(int32_t), 64) < 0)
             return -1;
     }
+    /* (a batch gives each pair it touches at most one row: its second column) */
+    if (col_reserve_rows(c, nt) < 0)
+        return -1;
     return bpe_grow((void **)&c->cdelta, &c->cdelta_cap, (size_t)nt * (size_t)c->n_heaped + 1,
                     sizeof(int64_t), 64);
 }
@@ -228,12 +231,14 @@ static int col_rebuild(BpeCore *c, int32_t col)
     ColHeap *hp = &c->cheap[col];
     if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)c->n_pairs + 1, sizeof(HEnt), 64) < 0)
         return -1;
-    int32_t H = c->n_heaped;
     hp->n = 0;
     for (int32_t p = 0; p < c->n_pairs; p++) {
-        c->phpos[(int64_t)p * H + col] = -1;
-        if (c->pairs[p].count > 0 && c->pcnt[(int64_t)p * H + col] > 0) {
-            c->phpos[(int64_t)p * H + col] = hp->n;
+        PCol *e = pc_find(c, p, col);
+        if (!e)
+            continue;
+        e->hpos = -1;
+        if (c->pairs[p].count > 0 && e->cnt > 0) {
+            e->hpos = hp->n;
             cset(c, col, &hp->h[hp->n++], p);
         }
     }
@@ -253,11 +258,11 @@ int col_sync(BpeCore *c, int32_t col)
         return 0;
     if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)hp->n + hp->n_pend, sizeof(HEnt), 64) < 0)
         return -1;
-    int32_t H = c->n_heaped;
     for (size_t i = 0; i < hp->n_pend; i++) {
         int32_t p = hp->pend[i];
-        int64_t cnt = c->pcnt[(int64_t)p * H + col];
-        int32_t at = c->phpos[(int64_t)p * H + col];
+        const PCol *e = pc_find(c, p, col);
+        int64_t cnt = e ? e->cnt : 0;
+        int32_t at = e ? e->hpos : -1;
         if (cnt > 0 && at < 0)
             cinsert(c, col, p);
         else if (cnt == 0 && at >= 0)
@@ -282,12 +287,10 @@ void col_batch_end(BpeCore *c)
         p->in_batch = 0;
         p->hpos = -1;
         const int64_t *d = c->cdelta + i * H;
-        int64_t *pc = c->pcnt + (int64_t)pidx * H;
-        int32_t *ph = c->phpos + (int64_t)pidx * H;
         for (int32_t h = 0; h < H; h++) {
             if (!d[h])
                 continue;
-            pc[h] += d[h];
+            pc_slot(c, pidx, h)->cnt += d[h];
             ColHeap *hp = &c->cheap[h];
             if (hp->stale || p->count == 0)
                 continue;
@@ -299,10 +302,13 @@ void col_batch_end(BpeCore *c)
             }
         }
         if (p->count == 0) {   /* it no longer occurs (no column counts it either) */
-            for (int32_t h = 0; h < H; h++)   /* (an earlier batch's note may have left
-                                               * it in a heap its count there left) */
-                if (!c->cheap[h].stale && ph[h] >= 0)
+            for (int32_t h = 0; h < H; h++) {   /* (an earlier batch's note may have left
+                                                 * it in a heap its count there left) */
+                const PCol *e = pc_find(c, pidx, h);
+                if (e && !c->cheap[h].stale && e->hpos >= 0)
                     cremove(c, h, pidx);
+            }
+            pc_release(c, pidx);
             if (p->cap > INLINE_CAP)
                 c->freed_bytes += (int64_t)p->cap * 4;
             pos_free(p);

@@ -261,13 +261,58 @@ int ensure_pairs(BpeCore *c, int64_t extra)
 
 int col_grow_pairs(BpeCore *c)
 {
-    size_t n = (size_t)c->pairs_cap, H = (size_t)c->n_heaped;
-    if (big_grow((void **)&c->pcnt, c->pcol_cap * H * sizeof(int64_t), n * H * sizeof(int64_t)) < 0)
+    size_t n = (size_t)c->pairs_cap;
+    if (big_grow((void **)&c->pcol, c->pcol_cap * sizeof(PCol), n * sizeof(PCol)) < 0)
         return -1;
-    if (big_grow((void **)&c->phpos, c->pcol_cap * H * sizeof(int32_t), n * H * sizeof(int32_t)) < 0)
-        return -1;   /* (pcnt is larger, pcol_cap unchanged: the next try grows both) */
     c->pcol_cap = n;
     return 0;
+}
+
+int col_reserve_rows(BpeCore *c, int64_t n)
+{
+    size_t rows = (size_t)c->n_prows + (size_t)n, H = (size_t)c->n_heaped;
+    if (bpe_grow((void **)&c->prows, &c->prows_cap, rows * H, sizeof(PCol), 64 * H) < 0)
+        return -1;
+    /* (every row may be freed at once) */
+    return bpe_grow((void **)&c->free_rows, &c->free_rows_cap, rows, sizeof(int32_t), 64);
+}
+
+PCol *pc_slot(BpeCore *c, int32_t p, int32_t col)
+{
+    PCol *e = pc_find(c, p, col);
+    if (e)
+        return e;
+    e = &c->pcol[p];
+    /* its one column free (no count, in no heap of a column kept up to date): taken */
+    if (e->col == -1 || (e->cnt == 0 && e->hpos < 0)) {
+        e->col = col;
+        e->cnt = 0;
+        e->hpos = -1;
+        return e;
+    }
+    int32_t H = c->n_heaped;
+    int32_t r = c->n_free_rows ? c->free_rows[--c->n_free_rows] : c->n_prows++;
+    PCol *row = &c->prows[(int64_t)r * H];
+    for (int32_t h = 0; h < H; h++) {
+        row[h].cnt = 0;
+        row[h].hpos = -1;
+        row[h].col = h;
+    }
+    row[e->col] = *e;
+    e->col = -2 - r;
+    e->cnt = 0;
+    e->hpos = -1;
+    return &row[col];
+}
+
+void pc_release(BpeCore *c, int32_t p)
+{
+    PCol *e = &c->pcol[p];
+    if (e->col <= -2)
+        c->free_rows[c->n_free_rows++] = -2 - e->col;
+    e->col = -1;
+    e->cnt = 0;
+    e->hpos = -1;
 }
 
 /* find or create; the caller must have reserved room with ensure_pairs */

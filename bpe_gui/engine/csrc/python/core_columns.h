@@ -403,14 +403,21 @@ static PyObject *Col_stats(ColObject *self, PyObject *Py_UNUSED(ignored))
     const BpeCore *c = self->core;
     BpeCoreStats s;
     bpe_core_stats(c, &s);
-    int64_t heaped = 0;
-    for (int32_t h = 0; h < c->n_heaped; h++)
+    int64_t heaped = 0, heap_cap = 0, pend_cap = 0;
+    for (int32_t h = 0; h < c->n_heaped; h++) {
         heaped += c->cheap[h].n;
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", (long long)s.pairs,
-                         "pairs_cap", (long long)s.pairs_cap, "pos_entries",
-                         (long long)s.pos_entries, "pos_cap", (long long)s.pos_cap,
-                         "column_heap_entries", (long long)heaped, "column_entries",
-                         (long long)c->wc_start[c->n_words], "cells", (long long)c->n_cells);
+        heap_cap += (int64_t)c->cheap[h].cap;
+        pend_cap += (int64_t)c->cheap[h].pend_cap;
+    }
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs",
+                         (long long)s.pairs, "pairs_cap", (long long)s.pairs_cap,
+                         "pos_entries", (long long)s.pos_entries, "pos_cap",
+                         (long long)s.pos_cap, "column_heap_entries", (long long)heaped,
+                         "column_heap_cap", (long long)heap_cap, "column_notes_cap",
+                         (long long)pend_cap, "column_rows", (long long)c->n_prows,
+                         "column_rows_free", (long long)c->n_free_rows, "column_entries",
+                         (long long)c->wc_start[c->n_words], "cells", (long long)c->n_cells,
+                         "hash_cap", (long long)s.hash_cap);
 }
 
 static PyObject *Col_get(ColObject *self, void *closure)
