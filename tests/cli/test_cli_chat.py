@@ -85,6 +85,30 @@ def test_mistral_common_renderer_equals_the_library(tmp_path):
     assert json.loads(out(p))["ids"] == want
 
 
+def test_mistral_common_v13_from_a_tekken_of_that_version(tmp_path):
+    """A v13 file (built as mistral_files.py says): thinking and tool calls rendered as
+    mistral-common renders them, results in the calls' order."""
+    pytest.importorskip("mistral_common")
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+    from mistral_files import tekken_of_version
+    tekken = tekken_of_version("v13", tmp_path)
+    calls = [{"id": f"call{k}", "function": {"name": "f", "arguments": {"k": k}}}
+             for k in (1, 2)]
+    body = {"messages": [{"role": "user", "content": "Hi [THINK] 東京"},
+                         {"role": "assistant", "tool_calls": calls, "content": [
+                             {"type": "thinking", "thinking": "call f twice"}]},
+                         {"role": "tool", "tool_call_id": "call2", "content": "two"},
+                         {"role": "tool", "tool_call_id": "call1", "content": "one"}]}
+    (tmp_path / "conv.json").write_text(json.dumps(body), encoding="utf-8")
+    p = run("chat", "--tokenizer", str(tekken), "--template", "mistral-common",
+            "--messages", str(tmp_path / "conv.json"), "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
+        ChatCompletionRequest(**body)).tokens
+    assert json.loads(out(p))["ids"] == want
+
+
 def test_llama3_meta_renderer_equals_chat_format(tmp_path):
     lm = pytest.importorskip("llama_models")
     from llama_models.datatypes import RawMessage

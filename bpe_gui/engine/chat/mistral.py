@@ -1,17 +1,20 @@
 """mistral-common's instruct formats, written from its rules (``encode_chat_completion``):
-v1, v2, v3, v7 on SentencePiece files and tekken.
+v1, v2, v3, v7 on SentencePiece files and tekken, v11 and v13 on tekken.
 
 The request is normalized as mistral-common normalizes it: runs of messages of one role
 are joined (text by a blank line, tool calls one after another), tool-call arguments and
 tool results re-serialized as JSON; below v7 the system messages become one system
 prompt, put before the first user message (v1) or the last one (v2, v3), and a
 conversation not opening with a user message gets an empty one; from v7 each system
-message stays where it is, between ``[SYSTEM_PROMPT]`` and ``[/SYSTEM_PROMPT]``. Text is
-encoded with no control tokens recognised (typed ``[INST]`` stays text), as
-mistral-common encodes it. The version comes from the file: a SentencePiece file's name
-(``tokenizer.model.v3``), a tekken.json's ``config.version``. Versions from v11 (tool
-results sorted by call, ``[THINK]``, ``[ARGS]``) are refused by name: mistral-common's
-wheel ships no such tokenizer file to hold them against.
+message stays where it is, between ``[SYSTEM_PROMPT]`` and ``[/SYSTEM_PROMPT]``, and a
+tool result's text is sent as it is. From v11 each tool call is ``[TOOL_CALLS]`` name
+``[ARGS]`` arguments (v11 with ``[CALL_ID]`` id between) and a run of tool results is
+put in the order of the calls (mistral_tools.py); v13 leaves the ids out, puts the tools
+before the first user message and renders thinking chunks between ``[THINK]`` and
+``[/THINK]``. Text is encoded with no control tokens recognised (typed ``[INST]`` stays
+text), as mistral-common encodes it. The version comes from the file: a SentencePiece
+file's name (``tokenizer.model.v3``), a tekken.json's ``config.version``; v15 and later
+(model settings) are refused by name.
 """
 from __future__ import annotations
 
@@ -22,10 +25,13 @@ from typing import Any
 
 from .conversation import ChatError
 from .mistral_checks import one_result_per_turn, validate
+from .mistral_tools import NEW, add_chunks, check_call_ids, chunk_pieces, sort_results, tool_calls
+from .mistral_tools import tool_result
 from .pieces import ordinary, Piece, joined, special
 from .tokens import TEMPLATE
 
-VERSIONS = ("v1", "v2", "v3", "v7")
+VERSIONS = ("v1", "v2", "v3", "v7", "v11", "v13")
+OLD = ("v1", "v2", "v3")   # one system prompt, put into a user message
 
 
 def version_of(path: str | Path) -> str:
@@ -49,7 +55,7 @@ def version_of(path: str | Path) -> str:
 def _known(v: str, p: Path) -> str:
     if v in VERSIONS:
         return v
-    if re.fullmatch(r"v\d+", v) and int(v[1:]) > 7:
+    if re.fullmatch(r"v\d+", v) and int(v[1:]) > 13:
         raise ChatError(f"{p}: instruct version {v}, which this app does not render yet "
                         f"(it renders {', '.join(VERSIONS)}).")
     older = max((x for x in VERSIONS if int(x[1:]) <= int(v[1:])), key=lambda x: int(x[1:]))
@@ -59,28 +65,37 @@ def _known(v: str, p: Path) -> str:
 _MEDIA = ("image", "image_url", "input_audio", "audio", "audio_url")
 
 
-def _text(content: Any) -> str:
-    """A message's text: a string, or its non-empty text parts joined by blank lines.
-    Thinking, image and audio chunks are refused: v1-v7 have no [THINK] tokens, and
-    media go through the model's own image or audio encoder, which is not here."""
+def _chunks(content: Any, version: str, role: str) -> list:
+    """A message's text parts (strings) and, from v13 in assistant and system messages,
+    its thinking chunks ((thinking, closed)). Image and audio chunks are refused: media
+    go through the model's own image or audio encoder, which is not here."""
     if content is None:
-        return ""
+        return []
     if isinstance(content, str):
-        return content
+        return [content]
     if not isinstance(content, list):
         raise ChatError("a message's content must be text or a list of text parts.")
+    out: list = []
     for c in content:
         kind = c.get("type", "text") if isinstance(c, dict) else None
         if kind == "thinking":
-            raise ChatError("a thinking chunk needs a tokenizer with [THINK] tokens "
-                            "(mistral-common v13 on); v1-v7 have none: send the thinking as "
-                            "text or drop it.")
+            if version != "v13":
+                raise ChatError("a thinking chunk needs a tokenizer with [THINK] tokens "
+                                f"(mistral-common v13 on); {version} has none: send the "
+                                "thinking as text or drop it.")
+            if role not in ("assistant", "system"):
+                raise ChatError(f"a {role} message takes no thinking chunk in mistral-common; "
+                                "only assistant and system messages do.")
+            out.append((str(c.get("thinking", "")), bool(c.get("closed", True))))
+            continue
         if kind in _MEDIA:
             raise ChatError(f"a {kind} chunk is not rendered here: mistral-common encodes "
                             "images and audio with the model's own encoder; send text parts.")
         if kind != "text":
             raise ChatError(f"a content part is {{\"type\": \"text\", \"text\"}}, not {kind!r}.")
-    return "\n\n".join(c.get("text") for c in content if c.get("text"))
+        if c.get("text"):
+            out.append(c["text"])
+    return out
 
 
 def _json_norm(content: str | None) -> str:
@@ -88,13 +103,6 @@ def _json_norm(content: str | None) -> str:
         return "{}"
     try:
         return json.dumps(json.loads(content), ensure_ascii=False)
-    except ValueError:
-        return content
-
-
-def _parsed(content: str) -> Any:
-    try:
-        return json.loads(content)
     except ValueError:
         return content
 
@@ -119,14 +127,16 @@ def normalize(messages: list[dict], version: str
         if role not in ("system", "user", "assistant", "tool"):
             raise ChatError(f"message {i + 1}: mistral-common knows the roles system, user, "
                             f"assistant and tool, not {role!r}.")
-        text = _text(m.get("content"))
-        if role == "system" and version != "v7":
+        chunks = _chunks(m.get("content"), version, role)
+        text = "\n\n".join(c for c in chunks if isinstance(c, str) and c)
+        if role == "system" and version in OLD:
             if text:
                 system.append((text, i))
             continue
         last = out[-1] if out else None
         if role == "tool":
-            out.append({"role": "tool", "index": i, "content": _json_norm(text),
+            out.append({"role": "tool", "index": i,
+                        "content": _json_norm(text) if version in OLD else text,
                         "tool_call_id": m.get("tool_call_id"), "name": m.get("name")})
         elif last is not None and last["role"] == role and role in ("user", "assistant"):
             if text:
@@ -136,13 +146,17 @@ def normalize(messages: list[dict], version: str
                 last["content"] = last["content"] + "\n\n" + text if last["content"] else text
             last["tool_calls"] += [_call(tc) for tc in m.get("tool_calls") or ()]
             last["prefix"] = last["prefix"] or bool(m.get("prefix"))
+            add_chunks(last["segments"], chunks, i)
         else:
             out.append({"role": role, "index": i, "content": text, "parts": [(text, i)],
                         "tool_calls": [_call(tc) for tc in m.get("tool_calls") or ()],
-                        "prefix": bool(m.get("prefix"))})
-    if version != "v7" and (not out or out[0]["role"] != "user"):
+                        "prefix": bool(m.get("prefix")), "segments": []})
+            add_chunks(out[-1]["segments"], chunks, i)
+    if version in NEW:
+        sort_results(out)
+    if version in OLD and (not out or out[0]["role"] != "user"):
         out.insert(0, {"role": "user", "index": None, "content": "", "parts": [],
-                       "tool_calls": [], "prefix": False})
+                       "tool_calls": [], "prefix": False, "segments": []})
     return out, system
 
 
@@ -172,6 +186,8 @@ def _system_parts(system: list[tuple[str, int]]) -> list[tuple[str, str, int | N
 
 def _user(m: dict, version: str, system: list[tuple[str, int]], first: bool, last: bool,
           tools: list[dict] | None) -> list[Piece]:
+    """``last``: the tools go here (the last user message, from v13 the first), and
+    below v7 the system prompt."""
     mine = [(t, TEMPLATE if k is None else "user", k, "content") for t, k in m["parts"]]
     if version == "v1":   # one encode of "[INST] system\n\ncontent [/INST]"
         sys_parts = _system_parts(system) if first else []
@@ -183,7 +199,7 @@ def _user(m: dict, version: str, system: list[tuple[str, int]], first: bool, las
                                                      origin="tools"),
                 special("[/AVAILABLE_TOOLS]")]
     out.append(special("[INST]"))
-    if last and system and version != "v7":
+    if last and system and version in OLD:
         # one encode of "system\n\ncontent", as mistral-common encodes it
         out.append(joined(*_system_parts(system), *mine))
     else:
@@ -195,27 +211,23 @@ def _user(m: dict, version: str, system: list[tuple[str, int]], first: bool, las
 def _assistant(m: dict, version: str, before_last_user: bool) -> list[Piece]:
     src = dict(role="assistant", message=m["index"])
     calls, content = m["tool_calls"], m["content"]
-    if not calls and not content:
+    thinks = any(seg[0] == "think" for seg in m["segments"])
+    if not calls and not content and not thinks:
         raise ChatError(f"message {(m['index'] or 0) + 1}: an assistant message needs content "
                         "or tool calls for mistral-common.")
-    if calls and content and version != "v7":
+    if calls and content and version in OLD:
         raise ChatError(f"message {(m['index'] or 0) + 1}: below v7 an assistant message has "
                         "content or tool calls, not both.")
     out: list[Piece] = []
-    if content:   # (v2 on: trailing spaces dropped)
+    if thinks:   # content as chunks: each encoded on its own, nothing stripped
+        out += chunk_pieces(m["segments"], "assistant")
+    elif content:   # (v2 on: trailing spaces dropped)
         parts = [(t, TEMPLATE if k is None else "assistant", k, "content") for t, k in m["parts"]]
         if version != "v1":
             parts[-1] = (parts[-1][0].rstrip(" "),) + parts[-1][1:]
         out.append(joined(*parts))
     if calls and not (version == "v2" and before_last_user):
-        dumped = []
-        for c in calls:
-            d: dict[str, Any] = {"name": c["name"], "arguments": _parsed(c["arguments"])}
-            if version in ("v3", "v7") and c["id"] and c["id"] != "null":
-                d["id"] = c["id"]
-            dumped.append(d)
-        out += [special("[TOOL_CALLS]"),
-                Piece(json.dumps(dumped, ensure_ascii=False), origin="tool_calls", **src)]
+        out += tool_calls(calls, version, src)
     elif calls:
         return []
     if not m["prefix"]:
@@ -223,27 +235,12 @@ def _assistant(m: dict, version: str, before_last_user: bool) -> list[Piece]:
     return out
 
 
-def _tool(m: dict, version: str, before_last_user: bool) -> list[Piece]:
-    src = dict(role="tool", message=m["index"], origin="content")
-    if version == "v7":
-        if m["tool_call_id"] is None:
-            raise ChatError(f"message {m['index'] + 1}: a tool result needs its "
-                            "\"tool_call_id\" in v7.")
-        return [special("[TOOL_RESULTS]"), Piece(m["tool_call_id"]),
-                special("[TOOL_CONTENT]"), Piece(m["content"], **src),
-                special("[/TOOL_RESULTS]")]
-    if version == "v2":
-        if before_last_user:
-            return []
-        body = json.dumps([{"name": m["name"], "content": _parsed(m["content"])}],
-                          ensure_ascii=False)
+def _system(m: dict) -> list[Piece]:
+    if any(seg[0] == "think" for seg in m["segments"]):
+        body = chunk_pieces(m["segments"], "system")
     else:
-        if m["tool_call_id"] is None:
-            raise ChatError(f"message {m['index'] + 1}: a tool result needs its "
-                            "\"tool_call_id\" in v3.")
-        body = json.dumps({"content": _parsed(m["content"]), "call_id": m["tool_call_id"]},
-                          ensure_ascii=False)
-    return [special("[TOOL_RESULTS]"), Piece(body, **src), special("[/TOOL_RESULTS]")]
+        body = [Piece(m["content"], role="system", message=m["index"], origin="content")]
+    return [special("[SYSTEM_PROMPT]"), *body, special("[/SYSTEM_PROMPT]")]
 
 
 def mistral_pieces(body: dict, version: str) -> list[Piece]:
@@ -256,6 +253,8 @@ def mistral_pieces(body: dict, version: str) -> list[Piece]:
         raise ChatError("mistral-common's v1 format has no tools; remove \"tools\" or use a "
                         "v2 or later tokenizer.")
     validate(list(body.get("messages") or ()))
+    if version in NEW:
+        check_call_ids(list(body.get("messages") or ()), version)
     messages, system = normalize(list(body.get("messages") or ()), version)
     users = [i for i, m in enumerate(messages) if m["role"] == "user"]
     first, last = (users[0], users[-1]) if users else (-1, -1)
@@ -265,17 +264,17 @@ def mistral_pieces(body: dict, version: str) -> list[Piece]:
     for i, m in enumerate(messages):
         role = m["role"]
         if role == "user":
-            out += _user(m, version, system, i == first, i == last, tools)
+            # tools go before the last user message, from v13 before the first
+            at_tools = i == first if version == "v13" else i == last
+            out += _user(m, version, system, i == first, at_tools, tools)
         elif role == "assistant":
             out += _assistant(m, version, i < last)
         elif role == "tool":
             if version == "v1":
                 raise ChatError("mistral-common's v1 format has no tool messages.")
-            out += _tool(m, version, i < last)
+            out += tool_result(m, version, i < last)
         else:
-            out += [special("[SYSTEM_PROMPT]"),
-                    Piece(m["content"], role="system", message=m["index"], origin="content"),
-                    special("[/SYSTEM_PROMPT]")]
+            out += _system(m)
     return out
 
 

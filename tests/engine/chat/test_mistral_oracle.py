@@ -51,7 +51,7 @@ CASES = {
         {"role": "assistant", "content": "Rainy, 12°C."},
         {"role": "user", "content": "Thanks"}], "tools": [TOOL]},
     # results in another order than the calls: v1-v7 keep the order given (mistral-common
-    # sorts them by call from v13)
+    # sorts them by call from v11)
     "tool_results_out_of_order": {"messages": [
         {"role": "user", "content": "Paris and 東京?"},
         {"role": "assistant", "tool_calls": [
@@ -60,6 +60,13 @@ CASES = {
         {"role": "tool", "name": "get_weather", "tool_call_id": "bbbbbbbbb", "content": "rain"},
         {"role": "tool", "name": "get_weather", "tool_call_id": "aaaaaaaaa", "content": "sun"}],
         "tools": [TOOL]},
+    # a tool result's JSON is re-serialized below v7 and sent as it is from v7
+    "tool_content_as_sent": {"messages": [
+        {"role": "user", "content": "Paris?"},
+        {"role": "assistant", "tool_calls": [{"id": "abcDEF123", "function": {
+            "name": "get_weather", "arguments": '{"city":"Paris"}'}}]},
+        {"role": "tool", "name": "get_weather", "tool_call_id": "abcDEF123",
+         "content": '{"sky":"rainy",  "t":12}'}], "tools": [TOOL]},
     "text_chunks": {"messages": [
         {"role": "system", "content": [{"type": "text", "text": "Be terse."}]},
         {"role": "user", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": ""},
