@@ -24,6 +24,9 @@ from ..theme import colors
 from .docks import DockLayout
 
 FIX_FIRST = "Fix the training settings marked in red first."
+# kept beside the encode view's Tokenizer box (the status bar's message gives way to
+# the training's own at once)
+TRAIN_SWITCHED = "Train switched this from the imported tokenizer"
 
 
 class TrainingFlow(QObject):
@@ -91,8 +94,7 @@ class TrainingFlow(QObject):
         encode view and the vocabulary browser gives way to it (after importing GPT-2
         and training, both still showed GPT-2 with no hint why)."""
         c = self.controller
-        if c.use_imported:
-            c.tokenizer_files.set_use_imported(False)
+        if c.tokenizer_files.give_way_to_trained(TRAIN_SWITCHED):
             c.message.emit("Showing the trained tokenizer; the imported one is a choice of "
                            "the encode view's Tokenizer box (or Training › Encode with "
                            "imported tokenizer).")

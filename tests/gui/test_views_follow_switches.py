@@ -1,0 +1,58 @@
+"""What the views show after a switch the user did not make: training (parity-aware
+too) puts the trained tokenizer in the encode view in place of an imported one, and
+says so beside the Tokenizer box until the user chooses again; Compare's other
+configuration says what it was trained on in parity mode; importing keeps the
+vocabulary browser's search and never leaves its selection on another token.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from bpe_gui.engine.formats import export_formats
+from bpe_gui.engine.train import Trainer, TrainSettings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
+LANGS = ("en", "de")
+
+
+def _import(c, tmp_path: Path, text: str = "merry minstrels sing songs of old kings ") -> None:
+    """A GPT-2 vocab.json/merges.txt pair trained here on ``text``, imported."""
+    src = Trainer.from_source(text * 30, TrainSettings(num_merges=30))
+    src.goto(30, detail=False)
+    export_formats(src.tokenizer(), tmp_path / "tok", ["gpt2"])
+    assert c.tokenizer_files.import_tokenizer(str(tmp_path / "tok" / "vocab.json"))
+
+
+def _parity_train(qtbot, window, merges: int = 20) -> None:
+    c = window.controller
+    panel = window.dock_layout.settings_panel
+    panel.parity.add_languages([str(FIXTURES / f"{n}.train.txt") for n in LANGS])
+    panel.merges_radio.setChecked(True)
+    panel.merges_spin.setValue(merges)
+    assert panel.check(), panel.errors
+    assert window.actions_menus.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+                    timeout=120_000)
+
+
+def test_parity_training_says_beside_the_tokenizer_box_that_it_switched(qtbot, window,
+                                                                       tmp_path):
+    c = window.controller
+    _import(c, tmp_path)
+    view = window.dock_layout.encode_view
+    dock = window.dock_layout.encode_dock
+    dock.show()
+    dock.raise_()
+    assert c.use_imported and view.source.currentIndex() == 1
+    assert not view.switch_note.isVisible()
+    _parity_train(qtbot, window)
+    # the training's own messages took the status bar: the note stays in the view
+    assert "imported" not in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: view.source.currentIndex() == 0)
+    assert not c.use_imported
+    assert view.switch_note.isVisible()
+    assert "switched" in view.switch_note.text() and "imported" in view.switch_note.text()
+    view.source.setCurrentIndex(1)   # the user's own choice: the note has said its piece
+    view.source.activated.emit(1)
+    qtbot.waitUntil(lambda: not view.switch_note.isVisible())
+    assert c.use_imported
