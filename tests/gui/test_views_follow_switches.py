@@ -56,3 +56,33 @@ def test_parity_training_says_beside_the_tokenizer_box_that_it_switched(qtbot, w
     view.source.activated.emit(1)
     qtbot.waitUntil(lambda: not view.switch_note.isVisible())
     assert c.use_imported
+
+
+def test_another_configuration_names_its_corpus_in_parity_mode(controller, qtbot):
+    """Compare's "another training configuration" trains plain BPE on the window's
+    corpus, which a parity run does not read: in parity mode the side names that corpus
+    (its status line and its caption), so its counts are not read as the parity data's."""
+    from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
+    from bpe_gui.gui.panels.compare.compare_pane import ComparePane
+    pane = ComparePane(controller, "B", "trained")
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.t_vocab.setValue(270)
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    qtbot.waitUntil(lambda: pane.trained_tokenizer is not None)
+    assert "parity" not in pane.train_status.text()   # plain mode: nothing to tell apart
+    setup = ParitySetup(True, tuple(Language(n, str(FIXTURES / f"{n}.train.txt"),
+                                             str(FIXTURES / f"{n}.dev.txt"))
+                                    for n in LANGS))
+    with qtbot.waitSignal(pane.changed, timeout=5000):
+        assert controller.set_parity(setup)
+    where = "the text typed in the window"   # (the fixture's corpus is typed text)
+    assert controller.corpus.paths == () and controller.corpus.sample is None
+    assert where in pane.train_status.text()
+    assert "not the parity languages' files" in pane.train_status.text()
+    assert f"on {where}" in pane.description()
+    with qtbot.waitSignal(pane.trained, timeout=20_000):   # trained again in parity mode
+        assert pane.train()
+        assert where in pane.train_status.text()
+    assert where in pane.train_status.text()
