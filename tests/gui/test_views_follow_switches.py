@@ -86,3 +86,73 @@ def test_another_configuration_names_its_corpus_in_parity_mode(controller, qtbot
         assert pane.train()
         assert where in pane.train_status.text()
     assert where in pane.train_status.text()
+
+
+def _gpt2_vocab(folder: Path) -> dict[str, int]:
+    """vocab.json read back as text -> id (GPT-2's byte spelling undone by hand:
+    printable Latin-1 stands for itself, the rest sits at U+0100 onwards)."""
+    import json
+    keep = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    moved = [b for b in range(256) if b not in keep]
+    decode = {chr(b): b for b in keep} | {chr(256 + i): b for i, b in enumerate(moved)}
+    raw = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    return {bytes(decode[ch] for ch in k).decode("utf-8", "replace"): v
+            for k, v in raw.items()}
+
+
+def _select_text(browser, text: str) -> int:
+    """Select the visible row whose token reads ``text``; its id."""
+    from bpe_gui.gui.models.vocab_model import VocabModel
+    for tid in browser.visible_ids():
+        row = browser.model.row_of_id(tid)
+        if browser.model.index(row, VocabModel.TOKEN).data() == text:
+            assert browser.select_id(tid)
+            return tid
+    raise AssertionError(f"{text!r} not among the rows the search shows")
+
+
+def _browser(qtbot, controller):
+    from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
+    controller.goto(12)
+    qtbot.waitUntil(lambda: not controller.busy and controller.step_index == 12)
+    b = VocabBrowser(controller)
+    qtbot.addWidget(b)
+    b.resize(1000, 600)
+    b.show()
+    return b
+
+
+# zebra first: its merges take the ids that "st" and "est" have in the training
+IMPORTED_TEXT = "zebra zebra zebra zebra quartz jumps; lowest newest widest "
+
+
+def test_an_import_keeps_the_search_and_selects_the_same_token_text(qtbot, controller,
+                                                                    tmp_path):
+    b = _browser(qtbot, controller)
+    b.search.setText("est")
+    b.apply_search()
+    old = _select_text(b, "est")
+    _import(controller, tmp_path, IMPORTED_TEXT)
+    vocab = _gpt2_vocab(tmp_path / "tok")
+    qtbot.waitUntil(lambda: b.model.source == "imported")
+    assert vocab["est"] != old   # (else the id alone would have been right)
+    assert b.search.text() == "est"
+    assert sorted(b.visible_ids()) == sorted(v for k, v in vocab.items() if "est" in k)
+    assert b.selected_id() == vocab["est"]
+    assert "est" in b.details.text()
+
+
+def test_an_import_clears_a_selection_whose_token_it_lacks(qtbot, controller, tmp_path):
+    b = _browser(qtbot, controller)
+    b.search.setText("ow")
+    b.apply_search()
+    _select_text(b, "ow")
+    _import(controller, tmp_path, IMPORTED_TEXT)
+    vocab = _gpt2_vocab(tmp_path / "tok")
+    qtbot.waitUntil(lambda: b.model.source == "imported")
+    assert "ow" not in vocab   # (the imported vocabulary has "owest", not "ow")
+    assert b.search.text() == "ow"
+    shown = sorted(v for k, v in vocab.items() if "ow" in k)
+    assert shown and sorted(b.visible_ids()) == shown
+    assert b.selected_id() is None
+    assert b.details.text().startswith("Select a token")
