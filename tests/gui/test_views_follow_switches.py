@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from PySide6.QtWidgets import QApplication
+
 from bpe_gui.engine.formats import export_formats
 from bpe_gui.engine.train import Trainer, TrainSettings
+
+from screens import SIZES, open_at
+from settle import settle
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
 LANGS = ("en", "de")
@@ -156,3 +162,34 @@ def test_an_import_clears_a_selection_whose_token_it_lacks(qtbot, controller, tm
     assert shown and sorted(b.visible_ids()) == shown
     assert b.selected_id() is None
     assert b.details.text().startswith("Select a token")
+
+
+def table_rows_cut(view) -> list[int]:
+    """The rows of table ``view`` drawn in part: its viewport's bottom edge runs
+    through them (Qt's own row positions)."""
+    height = view.viewport().height()
+    return [r for r in range(view.model().rowCount())
+            if view.rowViewportPosition(r) < height
+            < view.rowViewportPosition(r) + view.rowHeight(r)]
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_the_pair_table_draws_no_row_cut(make_window, qtbot, monkeypatch, size):
+    """At 800x600 the merge panel's pair table showed three rows and a sliver of a
+    fourth. Whole rows only, scrolled anywhere, and in a window a little shorter."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    c = win.controller
+    view = win.dock_layout.merge_panel.pair_view
+    qtbot.waitUntil(view.isVisible)
+    rows = view.verticalHeader().defaultSectionSize()
+    assert view.model().rowCount() * rows > view.viewport().height(), "rows to cut"
+    assert table_rows_cut(view) == [], (size, view.viewport().height(), rows)
+    bar = view.verticalScrollBar()
+    for value in (bar.maximum() // 2, bar.maximum()):
+        bar.setValue(value)
+        QApplication.processEvents()
+        assert table_rows_cut(view) == [], (size, value)
+    win.resize(win.width(), win.height() - 17)
+    settle(qtbot, win, c)
+    assert table_rows_cut(view) == [], size
