@@ -555,7 +555,7 @@ class VocabBrowser(QWidget):
         src = self.proxy.mapToSource(ix)
         return self.model.entry(src.row()).id if src.isValid() else None
 
-    def _reset_keeping_selection(self, imported, trainer) -> None:
+    def _reset_keeping_selection(self, imported, run) -> None:
         """Another vocabulary: the user's search stays applied (the model keeps it), and
         the selection follows the token's text, never its id (id 373 of one vocabulary
         is another token in the next); gone or filtered out, nothing is selected."""
@@ -564,7 +564,7 @@ class VocabBrowser(QWidget):
         if imported is not None:
             self.model.reset_imported(imported)
         else:
-            self.model.reset_trained(trainer)
+            self.model.reset_trained(run)
         self._update_summary()
         same = self.model.id_of_token(e.token) if e is not None else None
         if same is None or not self.select_id(same, keep_search=True):
