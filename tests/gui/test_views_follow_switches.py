@@ -64,6 +64,20 @@ def test_parity_training_says_beside_the_tokenizer_box_that_it_switched(qtbot, w
     assert c.use_imported
 
 
+def test_a_refused_training_leaves_the_imported_tokenizer_on_show(qtbot, window, tmp_path):
+    """Train on an empty corpus is refused: the user's choice of the imported tokenizer
+    stays, with no note of a switch that did not happen."""
+    c = window.controller
+    _import(c, tmp_path)
+    view = window.dock_layout.encode_view
+    window.dock_layout.encode_dock.raise_()
+    c.set_corpus_text("", dirty=False)
+    assert not window.actions_menus.flow.train()
+    assert window.status.last_error and window.status.last_error[0] == "Empty corpus"
+    assert c.use_imported and view.source.currentIndex() == 1
+    assert not view.switch_note.isVisible()
+
+
 def test_another_configuration_names_its_corpus_in_parity_mode(controller, qtbot):
     """Compare's "another training configuration" trains plain BPE on the window's
     corpus, which a parity run does not read: in parity mode the side names that corpus
