@@ -89,9 +89,7 @@ class FileCorpus:
 
     @property
     def names(self) -> str:
-        names = ", ".join(Path(p).name for p in self.paths[:3])
-        more = len(self.paths) - 3
-        return names + (f" and {more} more" if more > 0 else "")
+        return corpus_name(self)
 
     def banner(self) -> str:
         """What the preview shows, and that training reads everything."""
@@ -101,6 +99,22 @@ class FileCorpus:
                 f"{len(self.head):,} characters, read-only. Training reads the whole "
                 "corpus from disk in blocks and never holds it in memory; counts, charts and "
                 "the merge panel cover all of it. To edit, open a smaller file or Clear.")
+
+
+def corpus_name(corpus: TextCorpus | TableCorpus | FileCorpus) -> str:
+    """What a message calls the window's corpus: its files' names, else its sample's.
+
+    Example: paths ('/d/en.txt',) -> 'en.txt'; five paths -> 'a.txt, b.txt, c.txt and
+    2 more'; no path, sample 'shakespeare' -> 'the shakespeare sample'; neither -> 'the
+    text typed in the window'.
+    """
+    if corpus.paths:
+        names = ", ".join(Path(p).name for p in corpus.paths[:3])
+        more = len(corpus.paths) - 3
+        return names + (f" and {more} more" if more > 0 else "")
+    if corpus.sample:
+        return f"the {corpus.sample} sample"
+    return "the text typed in the window"
 
 
 def not_a_file(paths: Sequence[str]) -> str | None:

@@ -51,6 +51,9 @@ class TokenizerFiles:
     def __init__(self, host: TokenizerFilesHost, fail: Callable[[str, object], None]):
         self.c, self._fail = host, fail
         self.last_export_error = ""   # the message of the last quiet export that failed
+        # why the views left the imported tokenizer without the user choosing it ("" when
+        # the user's own choice is on show): the encode view keeps it in sight
+        self.switch_note = ""
 
     def export(self, fmt: str, folder: str, name: str = "tokenizer",
                quiet: bool = False) -> list[Path] | None:
@@ -158,12 +161,25 @@ class TokenizerFiles:
         c.message.emit(f"Imported {Path(path).name}{imported_what(tok)}: "
                        f"{len(tok.vocab):,} tokens, {len(tok.merges):,} merges.")
 
-    def set_use_imported(self, on: bool) -> None:
+    def set_use_imported(self, on: bool, note: str = "") -> None:
+        """The user's choice (``note`` empty), or a switch the user did not make: then
+        ``note`` says why, and stays in ``switch_note`` until the user chooses again."""
         c = self.c
         on = bool(on and c.imported is not None)
-        if on != c.use_imported:
+        new_note = note if (c.use_imported or self.switch_note) and not on else ""
+        changed = on != c.use_imported or new_note != self.switch_note
+        self.switch_note = new_note
+        if changed:
             c.use_imported = on
             c.tokenizerChanged.emit()
+
+    def give_way_to_trained(self, why: str) -> bool:
+        """Show the trained tokenizer instead of an imported one on show, keeping ``why``
+        in sight; False (nothing changed) if the trained one was on show already."""
+        if not self.c.use_imported:
+            return False
+        self.set_use_imported(False, note=why)
+        return True
 
 
 def _with_pattern(pattern: str | None) -> dict:

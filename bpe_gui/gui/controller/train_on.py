@@ -192,8 +192,9 @@ class TrainOn:
         started = self._start(src, source_label(src, c.imported_path), settings, to_target=True)
         if started:
             self.scratch_settings = scratch
-        if started and c.use_imported:   # what was trained is what the views show next
-            c.tokenizer_files.set_use_imported(False)
+        if started:   # what was trained is what the views show next
+            c.tokenizer_files.give_way_to_trained(
+                "Train on switched this from the imported tokenizer")
         return started
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,

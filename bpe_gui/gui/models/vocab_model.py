@@ -586,6 +586,11 @@ class VocabModel(HeaderedTableModel):
             i = tid if 0 <= tid < len(self.entries) else None
         return None if i is None else self.entries[i]
 
+    def id_of_token(self, token: bytes) -> int | None:
+        """The id of the token spelled ``token`` (the first, if a vocabulary has it
+        twice), or None."""
+        return next((e.id for e in self.entries if e.token == token), None)
+
     def row_of_id(self, tid: int) -> int | None:
         """The row showing token ``tid``, or None (not in the vocabulary, or filtered out)."""
         i = self._by_id.get(tid) if self._by_id is not None else \

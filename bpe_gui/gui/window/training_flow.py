@@ -24,6 +24,9 @@ from ..theme import colors
 from .docks import DockLayout
 
 FIX_FIRST = "Fix the training settings marked in red first."
+# kept beside the encode view's Tokenizer box (the status bar's message gives way to
+# the training's own at once)
+TRAIN_SWITCHED = "Train switched this from the imported tokenizer"
 
 
 class TrainingFlow(QObject):
@@ -83,27 +86,26 @@ class TrainingFlow(QObject):
     def train(self) -> bool:
         if not self.apply_pending():
             return False
-        self._show_trained()
-        return self.controller.training.train()
+        return self._show_trained(self.controller.training.train())
 
-    def _show_trained(self) -> None:
+    def _show_trained(self, started: bool) -> bool:
         """Training is about the trained tokenizer: an imported one on show in the
         encode view and the vocabulary browser gives way to it (after importing GPT-2
-        and training, both still showed GPT-2 with no hint why)."""
+        and training, both still showed GPT-2 with no hint why), once training has
+        started (a refused one leaves the user's choice alone). Returns ``started``."""
         c = self.controller
-        if c.use_imported:
-            c.tokenizer_files.set_use_imported(False)
+        if started and c.tokenizer_files.give_way_to_trained(TRAIN_SWITCHED):
             c.message.emit("Showing the trained tokenizer; the imported one is a choice of "
                            "the encode view's Tokenizer box (or Training › Encode with "
                            "imported tokenizer).")
+        return started
 
     def retrain(self) -> bool:
         """Start over: read the corpus again and train to the target (it used to stop
         at step 0, which looked like nothing had happened)."""
         if not self.apply_pending():
             return False
-        self._show_trained()
-        return self.controller.training.retrain(to_target=True)
+        return self._show_trained(self.controller.training.retrain(to_target=True))
 
     def settings_for_new_corpus(self) -> TrainSettings | None:
         """The settings a newly opened corpus is read with (asked by the controller

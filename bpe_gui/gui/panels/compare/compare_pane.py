@@ -24,7 +24,7 @@ from ....engine.text import resolve_pattern
 from ....engine.tokenizers import Tokenizer
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
-from ...controller.corpus_source import same_source
+from ...controller.corpus_source import corpus_name, same_source
 from ...controller.jobs import JobEnd, Outcome
 from ...models.parity_text import run_words
 from ...models.settings_changes import rule_label
@@ -79,6 +79,8 @@ class ComparePane(QFrame):
         self._trained_corpus = None   # the corpus value it was trained on
         self._training_corpus = None   # the one a running training reads
         self._trained_earlier = False   # the window holds another corpus now
+        self._trained_on = ""   # the name of the corpus it was trained on
+        self._trained_stats = (0, 0, 0.0)   # merges, characters, seconds
         self._file_tok: Tokenizer | None = None
         self._file_name = ""
         self._file_path: str | None = None   # None: the app's imported tokenizer
@@ -136,6 +138,7 @@ class ComparePane(QFrame):
         controller.busyChanged.connect(lambda _: self._on_step())
         controller.corpusChanged.connect(self._on_corpus)
         controller.tokenizerChanged.connect(self._on_imported_maybe)
+        controller.parityChanged.connect(self._on_parity)
         # a side still to restore waits for the session's training (a job, or at once)
         for sig in (controller.busyChanged, controller.trainerChanged, controller.stepChanged):
             sig.connect(lambda *_: None if self._pending is None
@@ -310,7 +313,8 @@ class ComparePane(QFrame):
         if kind == "step":
             return f"step {self.step_spin.value():,}"
         if kind == "trained":
-            earlier = " · an earlier corpus" if self._trained_earlier else ""
+            earlier = " · an earlier corpus" if self._trained_earlier else \
+                f" · on {self._trained_on}" if self._parity_on() else ""
             return self._trained_desc + earlier if self._trained_desc else \
                 "another configuration (not trained)"
         return self._file_name or "imported (none)"
@@ -411,9 +415,31 @@ class ComparePane(QFrame):
             self.train_status.setText(self._trained_line() if same else
                                       "Settings changed: click Train to train them.")
 
+    def _parity_on(self) -> bool:
+        """Parity mode: the current run reads its languages' files, while this side
+        trains plain BPE on the window's corpus, so the side names what it read."""
+        return self.controller.parity.active
+
+    def _where(self, name: str) -> str:
+        if self._parity_on():
+            return f"on {name}, the window's corpus (not the parity languages' files)"
+        return "on the corpus"
+
     def _trained_line(self) -> str:
-        return ("Trained on a corpus no longer in the window: click Train to train on this "
-                "one." if self._trained_earlier else self._trained_status)
+        if self._trained_earlier:
+            return ("Trained on a corpus no longer in the window: click Train to train on "
+                    "this one.")
+        n, chars, secs = self._trained_stats
+        return (f"Trained {n:,} merges {self._where(self._trained_on)} ({chars:,} "
+                f"characters) in {secs:.1f} s.")
+
+    def _on_parity(self, _setup=None) -> None:
+        if self._trained_tok is None:
+            return
+        if not self.training:
+            self._form_edited()
+        if self.kind_key() == "trained":
+            self.changed.emit()   # (its caption names the corpus in parity mode)
 
     def train(self) -> bool:
         """Train the form's settings on the corpus: a job of the controller's (the status
@@ -428,10 +454,11 @@ class ComparePane(QFrame):
         self.train_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
         c = self.controller
+        where = self._where(corpus_name(c.corpus))
         self.train_status.setText(
             "Training on the word-count table…" if c.corpus_table is not None else
-            "Training on the corpus (reading its files)…" if c.streamed else
-            f"Training on the corpus ({len(c.corpus_text):,} characters)…")
+            f"Training {where} (reading its files)…" if c.streamed else
+            f"Training {where} ({len(c.corpus_text):,} characters)…")
         self.train_status.setStyleSheet("")
         return True
 
@@ -461,9 +488,10 @@ class ComparePane(QFrame):
         self._trained_corpus, self._trained_earlier = self._training_corpus, False
         self._trained_desc = (f"{MODE_SHORT[settings.mode]} · {_pattern_short(settings.pattern)}"
                               f" · vocab {result.vocab_size:,} · {rule_label(settings.tie_rule)}")
-        self._trained_status = (f"Trained {result.n_steps:,} merges on the corpus "
-                                f"({result.n_chars:,} characters) in {result.seconds:.1f} s.")
-        self.train_status.setText(self._trained_status)
+        self._trained_on = "the corpus" if self._trained_corpus is None else \
+            corpus_name(self._trained_corpus)
+        self._trained_stats = (result.n_steps, result.n_chars, result.seconds)
+        self.train_status.setText(self._trained_line())
         self.train_status.setStyleSheet("")
         if self.kind_key() == "trained":
             self.changed.emit()

@@ -39,6 +39,7 @@ from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
 from ...widgets.word_branches import WordColouring
 from ...widgets.elided_combo import ElidedComboBox
+from ...theme import colors
 from .pages import PageBar, PagedEdit, PagedText
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
@@ -105,6 +106,12 @@ class EncodeView(QWidget):
         self.words.found.next_page = self._next_page   # a page's last word
         self.top_bar.insertWidget(2, self.words.toggle)
         self.layout().insertWidget(1, self.words.legend)
+        # a switch of the Tokenizer box the user did not make stays in sight until the
+        # user chooses again (the status bar's word of it is gone at the next message)
+        self.switch_note = QLabel()
+        self.switch_note.setWordWrap(True)
+        self.switch_note.hide()
+        self.layout().insertWidget(1, self.switch_note)
         # training on: in the id list's title line (a row of its own pushed the ids out
         # of a short dock), one line, the whole legend in its tooltip
         self.origin_legend = TextPane()
@@ -287,6 +294,16 @@ class EncodeView(QWidget):
         self.source.setCurrentIndex(1 if c.use_imported and c.imported is not None else 0)
         self.source.setEnabled(c.imported is not None)
         self.source.blockSignals(False)
+        self._show_switch_note(c.tokenizer_files.switch_note)
+
+    def _show_switch_note(self, note: str) -> None:
+        if note:
+            col = colors(self)
+            self.switch_note.setStyleSheet(f"background:{col['warn_bg']};color:{col['warn_fg']};"
+                                           "padding:2px 4px")
+            self.switch_note.setText(f"{note}: pick it again in the Tokenizer box to "
+                                     "encode with it.")
+        self.switch_note.setVisible(bool(note))
 
     def _on_source(self, i: int) -> None:
         self.controller.tokenizer_files.set_use_imported(i == 1)

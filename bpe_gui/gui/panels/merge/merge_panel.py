@@ -31,6 +31,7 @@ from .stage_marks import StageMarks
 from .timeline_tools import TimelineTools
 from ...controller.training_jobs import has_detail
 from ...widgets.visibility import CatchUp
+from ...widgets.whole_rows import WholeRowsTable
 
 V = TypeVar("V", bound=CellTableView)
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
@@ -213,7 +214,7 @@ class MergePanel(QWidget):
         self.more_btn.setText(f"Show {PAGE} more")
         self.pair_model = PairTableModel(self)
         self.pair_model.cache = self.cache
-        self.pair_view = _table(CellTableView())
+        self.pair_view = _table(WholeRowsTable())   # no row cut at its bottom edge
         self.pair_view.setObjectName("pairView")
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)

@@ -300,15 +300,9 @@ class VocabBrowser(QWidget):
         if key != self._source_key:
             self._new_source = True
         if self._new_source:
-            selected = self.selected_id()
             self._new_source = False
             self._source_key = key
-            if imported:
-                self.model.reset_imported(c.imported)
-            else:
-                self.model.reset_trained(t)
-            if selected is None or not self.select_id(selected):
-                self._show_lineage(None)
+            self._reset_keeping_selection(c.imported if imported else None, t)
         elif not imported and t is not None:
             self.model.sync(t.steps)
         prune = not imported and t is not None and t.settings.prune
@@ -561,9 +555,28 @@ class VocabBrowser(QWidget):
         src = self.proxy.mapToSource(ix)
         return self.model.entry(src.row()).id if src.isValid() else None
 
-    def select_id(self, tid: int) -> bool:
+    def _reset_keeping_selection(self, imported, run) -> None:
+        """Another vocabulary: the user's search stays applied (the model keeps it), and
+        the selection follows the token's text, never its id (id 373 of one vocabulary
+        is another token in the next); gone or filtered out, nothing is selected."""
+        tid = self.selected_id()
+        e = self.model.entry_by_id(tid) if tid is not None else None
+        if imported is not None:
+            self.model.reset_imported(imported)
+        else:
+            self.model.reset_trained(run)
+        self._update_summary()
+        same = self.model.id_of_token(e.token) if e is not None else None
+        if same is None or not self.select_id(same, keep_search=True):
+            self.view.selectionModel().clear()
+            self._show_lineage(None)
+
+    def select_id(self, tid: int, keep_search: bool = False) -> bool:
+        """Select token ``tid``; one the search filters out clears the search first,
+        unless ``keep_search`` (then False)."""
         row = self.model.row_of_id(tid)
-        if row is None and self.model.search and self.model.entry_by_id(tid) is not None:
+        if row is None and self.model.search and not keep_search and \
+                self.model.entry_by_id(tid) is not None:
             self.search.clear()   # filtered out: clear the search to show it
             self.apply_search()
             row = self.model.row_of_id(tid)
