@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import gc
 import signal
 import sys
 import threading
@@ -232,3 +233,20 @@ def parse_formats(values: Sequence[str]) -> list[str] | None:
             if f not in out:
                 out.append(f)
     return out or None
+
+
+@contextmanager
+def no_collections() -> Iterator[None]:
+    """The cyclic garbage collector off for the block: training and exporting make tens
+    of thousands of lasting objects (records, tokens) and no cycles to speak of, and each
+    collection would walk them all again. Afterwards they join the oldest generation
+    (freeze, then unfreeze), so the next young collection does not walk them either."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if was_on:
+            gc.enable()

@@ -3,19 +3,17 @@ formats."""
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
     trainer_snapshot
 from ..engine.io import check_name
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
-from .common import examples, PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
+from .common import examples, no_collections, PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
     add_threads_option, non_negative, parse_formats, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus, write_run_export
@@ -198,21 +196,6 @@ def note_cut_words(n: int, lines: bool) -> None:
               "line) from the corpus", file=sys.stderr)
 
 
-@contextmanager
-def no_collections() -> Iterator[None]:
-    """The cyclic garbage collector off for the block: training and exporting make tens
-    of thousands of lasting objects (records, tokens) and no cycles to speak of, and each
-    collection would walk them all again. Afterwards they join the oldest generation
-    (freeze, then unfreeze), so the next young collection does not walk them either."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if was_on:
-            gc.enable()
 
 
 def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],

@@ -126,7 +126,7 @@ def _named(values: list[str], option: str, what: str) -> list[tuple[str, str]]:
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
     from ..engine.formats import FORMATS, output_files, render_files, trainer_snapshot
-    from .train import no_collections
+    from .common import no_collections
     from ..engine.io import check_name
     from ..engine.train import ParityData, ParitySettings, ParityTrainer, ratios_for
     refuse_plain_options(args)
