@@ -316,3 +316,22 @@ def test_fields_parity_does_not_read_are_greyed_and_kept(qtbot, window):
     assert all(w.isEnabled() for w in fields)
     assert panel.tie_box.toolTip() == own
     assert panel.tie_combo.currentData() == "first-seen"
+
+
+def test_the_window_share_is_named_as_the_command_line_names_it(qtbot):
+    """The parity box's field for the window variant's share has the name `train` gives
+    it (--window-share), not alpha, which `cost` uses for the Rényi order."""
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    from bpe_gui.cli.entry import build_parser
+    from bpe_gui.gui.panels.settings.parity_box import ParityBox
+    box = ParityBox(4)
+    qtbot.addWidget(box)
+    form = next(lay for lay in box.findChildren(QFormLayout)
+                if lay.indexOf(box.alpha_spin) >= 0)
+    row, _ = form.getWidgetPosition(box.alpha_spin)
+    label = form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
+    assert isinstance(label, QLabel) and label.text() == "Window share"
+    assert "--window-share" in box.alpha_spin.toolTip()
+    train = build_parser()._subparsers._group_actions[0].choices["train"]
+    assert any("--window-share" in a.option_strings for a in train._actions)

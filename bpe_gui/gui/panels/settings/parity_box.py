@@ -32,7 +32,7 @@ from ...widgets.wrapped_choice import WrappedChoice
 NAME, TRAIN, DEVFILE, RATIO_COL = range(4)
 VARIANT_LABELS = {
     "base": "base: the worst-compressed language picks each merge",
-    "window": "window: the same, but no language takes more than alpha/n of the last "
+    "window": "window: the same, but no language takes more than share/n of the last "
               "window of turns",
 }
 FILES = "Text (*.txt *.md *.jsonl *.gz *.xz);;All files (*)"
@@ -100,8 +100,9 @@ class ParityBox(QGroupBox):
         self.window_spin.setToolTip("Window variant: the last this many turns are counted")
         self.alpha_spin = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=1000.0,
                                          singleStep=0.5, value=2.0)
-        self.alpha_spin.setToolTip("Window variant: a language may take at most alpha / "
-                                   "(number of languages) of the window's turns")
+        self.alpha_spin.setToolTip("Window variant: a language may take at most share / "
+                                   "(number of languages) of the window's turns "
+                                   "(train --window-share; alpha in the paper)")
         for w in (self.global_spin, self.window_spin, self.alpha_spin):
             w.setMinimumWidth(60)
         self.lines_check = QCheckBox(LINES_LABEL)
@@ -133,7 +134,7 @@ class ParityBox(QGroupBox):
         form.addRow(QLabel("Variant"), self.variant)
         form.addRow(QLabel("Global merges", wordWrap=True), self.global_spin)
         form.addRow(QLabel("Window size", wordWrap=True), self.window_spin)
-        form.addRow(QLabel("Alpha"), self.alpha_spin)
+        form.addRow(QLabel("Window share"), self.alpha_spin)
         lay.addLayout(form)
         lay.addWidget(WrappedChoice(self.lines_check))
         lay.addWidget(self.hint)
