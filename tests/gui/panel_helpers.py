@@ -13,3 +13,17 @@ def make_controller(text: str = WORKED, **settings) -> Controller:
     c.set_corpus_text(text)
     assert c.training.retrain()
     return c
+
+
+def trained_side_b(controller: Controller, qtbot, vocab_size: int = 270):
+    """Compare's side B set to "another training configuration", trained on the
+    controller's corpus to ``vocab_size`` tokens and shown."""
+    from bpe_gui.gui.panels.compare.compare_pane import ComparePane
+    pane = ComparePane(controller, "B", "trained")
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.t_vocab.setValue(vocab_size)
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    qtbot.waitUntil(lambda: pane.trained_tokenizer is not None)
+    return pane

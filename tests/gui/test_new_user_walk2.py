@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from screens import SIZES, open_at
 from test_parity_glance import quiet, raise_dock, train_parity
 from test_small_screens import in_sight, raise_below
+from text_lines import cut_lines
 
 
 def drawn_texts(widget, monkeypatch) -> list[str]:
@@ -259,25 +260,6 @@ def test_a_json_file_that_is_neither_says_so(make_window, tmp_path):
     assert "no tokenizer format" in message and "bpe-gui session" in message
     assert '"format": "bpe-gui-session"' in message and "Save session" in message
     assert win.controller.imported is before and win.controller.session_path != str(path)
-
-
-def cut_lines(edit) -> list[tuple[int, int]]:
-    """The lines of ``edit`` that its text area shows in part: (top, bottom) of each,
-    from Qt's own cursor rectangles (viewport coordinates)."""
-    from PySide6.QtGui import QTextCursor
-    height = edit.viewport().height()
-    out = []
-    block = edit.document().firstBlock()
-    while block.isValid():
-        layout = block.layout()
-        for i in range(layout.lineCount()):
-            cursor = QTextCursor(block)
-            cursor.setPosition(block.position() + layout.lineAt(i).textStart())
-            r = edit.cursorRect(cursor)
-            if r.top() < height and r.top() + r.height() > height:
-                out.append((r.top(), r.top() + r.height()))
-        block = block.next()
-    return out
 
 
 @pytest.mark.regression

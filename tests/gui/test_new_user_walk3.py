@@ -7,8 +7,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from panel_helpers import trained_side_b
 from screens import SIZES, open_at
 from settle import settle as quiet
+from text_lines import cut_lines, lines_whole
 
 
 def rows_cut(tree) -> list[str]:
@@ -60,22 +62,6 @@ def test_the_merge_lineage_draws_no_row_cut(make_window, qtbot, monkeypatch, siz
     assert rows_cut(tree) == [], size
 
 
-def lines_whole(edit) -> int:
-    """How many of ``edit``'s lines its text area shows whole (Qt's cursor rectangles)."""
-    from PySide6.QtGui import QTextCursor
-    height, n = edit.viewport().height(), 0
-    block = edit.document().firstBlock()
-    while block.isValid():
-        layout = block.layout()
-        for i in range(layout.lineCount()):
-            cursor = QTextCursor(block)
-            cursor.setPosition(block.position() + layout.lineAt(i).textStart())
-            r = edit.cursorRect(cursor)
-            n += 0 <= r.top() and r.top() + r.height() <= height
-        block = block.next()
-    return n
-
-
 def drag(split, dy: int) -> None:
     """Drag the splitter's handle ``dy`` pixels down (up when negative)."""
     handle = split.handle(1)
@@ -97,7 +83,6 @@ def test_compares_sides_show_two_whole_lines_at_their_least(controller, qtbot):
     """The sides' coloured texts at their two-line minimum (the results given the
     splitter's height) drew a taller Han line cut at the bottom. They show two whole
     lines there, of Han and Latin alike, and never a line cut at any height."""
-    from test_new_user_walk2 import cut_lines
 
     from bpe_gui.gui.panels.compare.compare_view import SAMPLE_TEXT, CompareView
     view = CompareView(controller)
@@ -132,7 +117,6 @@ def test_compares_text_box_shows_whole_lines_in_the_window(make_window, qtbot, m
     """At 800x600, Compare's tab raised in the window, its text box showed the sample's
     Han line cut in half under two whole lines: the box was fitted to whole lines
     before its lines were laid out at their final width."""
-    from test_new_user_walk2 import cut_lines
     win = open_at(make_window, qtbot, monkeypatch, size)
     dl = win.dock_layout
     view = dl.compare_view
@@ -234,15 +218,8 @@ def test_another_configuration_says_when_it_was_trained_on_an_earlier_corpus(con
     no longer in the window. It says so until trained again; the same text back (saved
     or not) is the corpus it was trained on."""
     from bpe_gui.engine.train import Trainer
-    from bpe_gui.gui.panels.compare.compare_pane import ComparePane
     first = controller.corpus_text
-    pane = ComparePane(controller, "B", "trained")
-    qtbot.addWidget(pane)
-    pane.show()
-    pane.t_vocab.setValue(270)
-    with qtbot.waitSignal(pane.trained, timeout=20_000):
-        assert pane.train()
-    qtbot.waitUntil(lambda: pane.trained_tokenizer is not None)
+    pane = trained_side_b(controller, qtbot)
     assert "earlier" not in pane.description() and "Trained" in pane.train_status.text()
     with qtbot.waitSignal(pane.changed, timeout=5000):
         controller.set_corpus_text("quite another corpus of other words " * 20, dirty=False)

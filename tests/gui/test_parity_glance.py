@@ -24,17 +24,20 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
 LANGS = ("en", "de", "ru", "zh")
 
 
-def train_parity(qtbot, window, merges: int = 60):
+def train_parity(qtbot, window, merges: int = 60, langs=LANGS, settled: bool = True):
+    """Parity training from the settings panel on ``langs``' fixture files, waited for;
+    ``settled``: then the status bar cleared and the window left to settle."""
     c = window.controller
     panel = window.dock_layout.settings_panel
-    panel.parity.add_languages([str(FIXTURES / f"{n}.train.txt") for n in LANGS])
+    panel.parity.add_languages([str(FIXTURES / f"{n}.train.txt") for n in langs])
     panel.merges_radio.setChecked(True)
     panel.merges_spin.setValue(merges)
     assert panel.check(), panel.errors
     assert window.actions_menus.flow.train()
     qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
                     timeout=120_000)
-    quiet(qtbot, window)
+    if settled:
+        quiet(qtbot, window)
     return c
 
 

@@ -14,10 +14,11 @@ from PySide6.QtWidgets import QApplication
 from bpe_gui.engine.formats import export_formats
 from bpe_gui.engine.train import Trainer, TrainSettings
 
+from panel_helpers import trained_side_b
 from screens import SIZES, open_at
 from settle import settle
+from test_parity_glance import FIXTURES, train_parity
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
 LANGS = ("en", "de")
 
 
@@ -27,18 +28,6 @@ def _import(c, tmp_path: Path, text: str = "merry minstrels sing songs of old ki
     src.goto(30, detail=False)
     export_formats(src.tokenizer(), tmp_path / "tok", ["gpt2"])
     assert c.tokenizer_files.import_tokenizer(str(tmp_path / "tok" / "vocab.json"))
-
-
-def _parity_train(qtbot, window, merges: int = 20) -> None:
-    c = window.controller
-    panel = window.dock_layout.settings_panel
-    panel.parity.add_languages([str(FIXTURES / f"{n}.train.txt") for n in LANGS])
-    panel.merges_radio.setChecked(True)
-    panel.merges_spin.setValue(merges)
-    assert panel.check(), panel.errors
-    assert window.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
-                    timeout=120_000)
 
 
 def test_parity_training_says_beside_the_tokenizer_box_that_it_switched(qtbot, window,
@@ -51,7 +40,7 @@ def test_parity_training_says_beside_the_tokenizer_box_that_it_switched(qtbot, w
     dock.raise_()
     assert c.use_imported and view.source.currentIndex() == 1
     assert not view.switch_note.isVisible()
-    _parity_train(qtbot, window)
+    train_parity(qtbot, window, 20, langs=LANGS, settled=False)   # (the status as left)
     # the training's own messages took the status bar: the note stays in the view
     assert "imported" not in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: view.source.currentIndex() == 0)
@@ -83,14 +72,7 @@ def test_another_configuration_names_its_corpus_in_parity_mode(controller, qtbot
     corpus, which a parity run does not read: in parity mode the side names that corpus
     (its status line and its caption), so its counts are not read as the parity data's."""
     from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
-    from bpe_gui.gui.panels.compare.compare_pane import ComparePane
-    pane = ComparePane(controller, "B", "trained")
-    qtbot.addWidget(pane)
-    pane.show()
-    pane.t_vocab.setValue(270)
-    with qtbot.waitSignal(pane.trained, timeout=20_000):
-        assert pane.train()
-    qtbot.waitUntil(lambda: pane.trained_tokenizer is not None)
+    pane = trained_side_b(controller, qtbot)
     assert "parity" not in pane.train_status.text()   # plain mode: nothing to tell apart
     setup = ParitySetup(True, tuple(Language(n, str(FIXTURES / f"{n}.train.txt"),
                                              str(FIXTURES / f"{n}.dev.txt"))
