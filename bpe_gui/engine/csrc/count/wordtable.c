@@ -88,25 +88,32 @@ static inline uint64_t hash_word(uint64_t k8, const unsigned char *p, size_t n)
 #define TAG(h) ((uint32_t)(h))
 #define HI(h) ((uint32_t)((h) >> 32))
 
-static int grow_slots(WordTable *c)
+/* The slots moved into a new index of new_cap (a power of two, larger), each placed by
+ * its word's hash's high half: read from its entry, or (entries NULL) from the slot's
+ * own top half, where the union's index keeps it. */
+static int move_slots(uint64_t **slots, size_t *cap, size_t new_cap, const WordEntry *entries)
 {
-    size_t cap = c->cap ? c->cap * 2 : 4096;
-    uint64_t *slots = (uint64_t *)calloc(cap, sizeof(uint64_t));
-    if (!slots)
+    uint64_t *to = (uint64_t *)calloc(new_cap, sizeof(uint64_t));
+    if (!to)
         return -1;
-    for (size_t i = 0; i < c->cap; i++) {
-        uint64_t v = c->slots[i];
+    for (size_t i = 0; i < *cap; i++) {
+        uint64_t v = (*slots)[i];
         if (!v)
             continue;
-        size_t s = c->entries[(uint32_t)v - 1].hi & (cap - 1);
-        while (slots[s])
-            s = (s + 1) & (cap - 1);
-        slots[s] = v;
+        size_t s = (entries ? entries[(uint32_t)v - 1].hi : (uint32_t)(v >> 32)) & (new_cap - 1);
+        while (to[s])
+            s = (s + 1) & (new_cap - 1);
+        to[s] = v;
     }
-    free(c->slots);
-    c->slots = slots;
-    c->cap = cap;
+    free(*slots);
+    *slots = to;
+    *cap = new_cap;
     return 0;
+}
+
+static int grow_slots(WordTable *c)
+{
+    return move_slots(&c->slots, &c->cap, c->cap ? c->cap * 2 : 4096, c->entries);
 }
 
 /* Room in the index for `more` new words: the load stays at most 3/4. */
@@ -320,23 +327,7 @@ static WordEntry *union_entry(const Union *u, size_t g, size_t *table)
 
 static int union_grow(Union *u)
 {
-    size_t cap = u->cap * 2;
-    uint64_t *slots = (uint64_t *)calloc(cap, sizeof(uint64_t));
-    if (!slots)
-        return -1;
-    for (size_t s = 0; s < u->cap; s++) {
-        uint64_t v = u->slots[s];
-        if (!v)
-            continue;
-        size_t t = (size_t)(v >> 32) & (cap - 1);
-        while (slots[t])
-            t = (t + 1) & (cap - 1);
-        slots[t] = v;
-    }
-    free(u->slots);
-    u->slots = slots;
-    u->cap = cap;
-    return 0;
+    return move_slots(&u->slots, &u->cap, u->cap * 2, NULL);
 }
 
 /* Entry e (number g, of table j) into the union: the first entry of its word found keeps
