@@ -145,10 +145,15 @@ class ImportedAlready:
     """The host's tokenizer-files part, as TrainOn uses it: the source is imported."""
 
     def __init__(self, host: Host):
-        self.host = host
+        self.host, self.notes = host, []
 
     def set_use_imported(self, on: bool) -> None:
         self.host.use_imported = on
+
+    def give_way_to_trained(self, why: str) -> bool:
+        was, self.host.use_imported = self.host.use_imported, False
+        self.notes.append(why)
+        return was
 
     def import_tokenizer(self, path: str):
         raise AssertionError("the source is imported already")
@@ -187,8 +192,10 @@ def test_train_on_trains_on_from_the_host_tokenizer(qtbot):
                    mark_stale=lambda: None, not_utf8=lambda e: failures.append(e),
                    live=LiveView(parent=training._keep), set_phase=lambda label, unit: None)
     host.train_on = part
+    host.use_imported = True
     assert part.start(num_merges=12)
     assert failures == [] and part.active and isinstance(host.trainer, InheritedTrainer)
+    assert not host.use_imported and host.tokenizer_files.notes   # the trained one shows
     expected = train_on(source, text=new_text, settings=host.trainer.settings)
     assert host.trainer.merges == expected.merges and host.trainer.n_steps == 12
     assert part.origin().n_inherited == expected.n_inherited

@@ -7,6 +7,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
 
 from bpe_gui.gui.widgets.visibility import on_screen
+from conftest import wait_ready
 from settle import settle as quiet
 
 SIZES = [(800, 600), (1024, 700), (1366, 768), (1920, 1080)]
@@ -211,6 +212,7 @@ def test_pairs_show_both_chips_and_the_timeline_its_ties(window, qtbot, size, re
 def test_status_bar_texts_never_run_into_each_other(window, qtbot):
     """At 1024 wide the status bar's message ran into "No training yet" and the progress
     text (issue 30 item 7): the message is cut with "…" before the labels beside it."""
+    wait_ready(qtbot, window.controller)   # a step's end clears the message
     settle(qtbot, window, (1024, 700))
     sb = window.statusBar()
     long = ("Restored where you left off. (File > Reopen last session at startup turns "

@@ -242,7 +242,7 @@ class ParityData:
                 lines=lines, encoding=encoding)):
             if table is None or not len(table):
                 raise CorpusError(f"the {what} file of language {n!r} is empty (no "
-                                  f"text): give a {what} file with {n!r} text in it.", p)
+                                  f"text): give a {what} file with {n!r} text in it.", str(p))
             counted.append(table)
         tables = counted[:len(items)]
         dev_tables: list[PretokenTable] | None = None

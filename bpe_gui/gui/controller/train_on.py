@@ -190,9 +190,8 @@ class TrainOn:
         self.training.land_at = None
         scratch = c.settings if not self.active else self.scratch_settings
         started = self._start(src, source_label(src, c.imported_path), settings, to_target=True)
-        if started:
-            self.scratch_settings = scratch
         if started:   # what was trained is what the views show next
+            self.scratch_settings = scratch
             c.tokenizer_files.give_way_to_trained(
                 "Train on switched this from the imported tokenizer")
         return started
