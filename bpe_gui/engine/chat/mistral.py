@@ -252,7 +252,7 @@ def mistral_pieces(body: dict, version: str) -> list[Piece]:
     if tools and version == "v1":
         raise ChatError("mistral-common's v1 format has no tools; remove \"tools\" or use a "
                         "v2 or later tokenizer.")
-    validate(list(body.get("messages") or ()))
+    validate(list(body.get("messages") or ()), version, tools)
     if version in NEW:
         check_call_ids(list(body.get("messages") or ()), version)
     messages, system = normalize(list(body.get("messages") or ()), version)

@@ -23,14 +23,16 @@ def parsed(content: str) -> Any:
 
 
 def _id_ok(cid: Any, version: str) -> bool:
-    """v11 ids are 9 letters or digits; v13 takes any but '' and 'null'."""
+    """v3 to v11 ids are 9 letters or digits; v13 takes any but '' and 'null'."""
     if version == "v13":
         return isinstance(cid, str) and cid not in ("", "null")
     return isinstance(cid, str) and ID.fullmatch(cid) is not None
 
 
-def _check_ids(i: int, m: dict, version: str) -> None:
-    rule = ("9 letters or digits" if version == "v11" else "any text but '' and 'null'")
+def check_ids(i: int, m: dict, version: str) -> None:
+    """Message ``i``'s call ids (of its tool calls, or the one a tool result answers), as
+    mistral-common checks them from v3."""
+    rule = ("any text but '' and 'null'" if version == "v13" else "9 letters or digits")
     for tc in m.get("tool_calls") or ():
         if not _id_ok(tc.get("id", "null"), version):
             raise ChatError(f"message {i + 1}: a tool call needs an \"id\" in {version} "
@@ -41,13 +43,12 @@ def _check_ids(i: int, m: dict, version: str) -> None:
 
 
 def check_call_ids(messages: list[dict], version: str) -> None:
-    """mistral-common's v11 checks: each call and result has an id; a tool result names
-    a call of the assistant turn before it, answered once; an assistant turn comes only
-    when every call before it has its result."""
+    """mistral-common's v11 pairing: a tool result names a call of the assistant turn
+    before it, answered once; an assistant turn comes only when every call before it has
+    its result (the ids themselves: check_ids)."""
     expected: set[Any] = set()
     seen: set[Any] = set()
     for i, m in enumerate(messages):
-        _check_ids(i, m, version)
         if i == 0:   # mistral-common's pairing check starts at the second message
             continue
         if m.get("role") == "tool":
