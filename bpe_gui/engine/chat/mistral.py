@@ -122,6 +122,7 @@ def normalize(messages: list[dict], version: str
     ((text, index) of each source message's text)."""
     out: list[dict] = []
     system: list[tuple[str, int]] = []
+    cut = False
     for i, m in enumerate(messages):
         role = m.get("role")
         if role not in ("system", "user", "assistant", "tool"):
@@ -132,8 +133,10 @@ def normalize(messages: list[dict], version: str
         if role == "system" and version in OLD:
             if text:
                 system.append((text, i))
+            cut = True   # (a run of one role ends here: the next message starts its own)
             continue
-        last = out[-1] if out else None
+        last = None if cut or not out else out[-1]
+        cut = False
         if role == "tool":
             out.append({"role": "tool", "index": i,
                         "content": _json_norm(text) if version in OLD else text,

@@ -21,8 +21,8 @@ _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 def validate(messages: list[dict], version: str, tools: list[dict] | None = None) -> None:
     """mistral-common's checks (as its tokenizer files load: "test" mode): the order of
-    roles, a conversation that ends with a user or tool message (or an assistant one with
-    ``prefix``), each assistant turn's tool calls answered before the next one, the
+    roles, no assistant answer last (an assistant message with ``prefix`` may be, to be
+    continued), each assistant turn's tool calls answered before the next one, the
     names of tools and calls, and from v3 the ids of calls and results."""
     if not messages:
         raise ChatError("mistral-common needs at least one message; add a user message.")
@@ -35,7 +35,7 @@ def validate(messages: list[dict], version: str, tools: list[dict] | None = None
     if version not in NEW:   # (from v11 check_call_ids pairs each result with its call)
         _answered(messages)
     for i, m in enumerate(messages):
-        _content(i, m, version)
+        _content(i, m, version, i == len(messages) - 1)
     for t in tools or ():
         fn = t.get("function", t) if isinstance(t, dict) else {}
         _name(fn.get("name"), "a tool's function")
@@ -50,10 +50,11 @@ def _order(messages: list[dict]) -> None:
 
 
 def _last(last: dict) -> None:
-    if last.get("role") not in ("user", "tool") and not (last.get("role") == "assistant"
-                                                         and last.get("prefix")):
-        raise ChatError("mistral-common renders a prompt that ends with a user or tool message "
-                        "(or an assistant one with \"prefix\": true to continue it); add one.")
+    # (a system message may come last: mistral-common only refuses an assistant answer)
+    if last.get("role") == "assistant" and not last.get("prefix"):
+        raise ChatError("mistral-common renders a prompt, which does not end with an "
+                        "assistant's answer: add a user or tool message after it, or give it "
+                        "\"prefix\": true to continue it.")
 
 
 def _answered(messages: list[dict]) -> None:
@@ -75,11 +76,15 @@ def _answered(messages: list[dict]) -> None:
             expected = len(m.get("tool_calls") or ())
 
 
-def _content(i: int, m: dict, version: str) -> None:
+def _content(i: int, m: dict, version: str, last: bool) -> None:
     """One message's own checks: an assistant message has content or tool calls (below
     v7 not both), each call names its function, a result its tool; ids from v3."""
     role = m.get("role")
     if role == "assistant":
+        if m.get("prefix") and not last:
+            raise ChatError(f"message {i + 1}: only the last message may be an assistant one "
+                            "with \"prefix\": true (the answer to continue); remove "
+                            "\"prefix\" or the messages after it.")
         calls = m.get("tool_calls")
         if version in ("v1", "v2", "v3") and bool(m.get("content")) == bool(calls):
             raise ChatError(f"message {i + 1}: below v7 an assistant message has content or "
