@@ -139,6 +139,29 @@ def test_mistral_common_renderer(view, qtbot):
     assert view.origin.text() == "Template: mistral-common"
 
 
+def test_what_mistral_common_refuses_shows_why_and_no_tokens(view, qtbot):
+    """A conversation that ends with an assistant's answer: mistral-common refuses it, so
+    the view shows the reason and no ids (never ids mistral-common would not give)."""
+    mc = pytest.importorskip("mistral_common")
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+    tekken = Path(mc.__file__).parent / "data" / "tekken_240911.json"
+    view.set_tokenizer_file(str(tekken))
+    view.renderer.setCurrentText("mistral-common")
+    view.render_now()
+    assert len(view.flow.ids) > 0
+    view.editor.add.click()
+    view.editor.rows[-1].content.setPlainText("Sure.")
+    assert view.editor.rows[-1].role.currentText() == "assistant"
+    body = {"messages": [*copy.deepcopy(SAMPLE["messages"]),
+                         {"role": "assistant", "content": "Sure."}]}
+    with pytest.raises(Exception):
+        MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
+            ChatCompletionRequest(**body))
+    qtbot.waitUntil(lambda: "prefix" in view.warnings.text(), timeout=5_000)
+    assert view.result is None and len(view.flow.ids) == 0
+
+
 def test_a_broken_template_shows_its_line_and_no_tokens(view, tmp_path):
     bad = tmp_path / "bad.jinja"
     bad.write_text("{% for m in messages %}\n{{ m.content }\n{% endfor %}", encoding="utf-8")
