@@ -1,12 +1,16 @@
 """Rendered text and ids against transformers' apply_chat_template (tokenize=False for
 the text, tokenize=True for the ids, sanitize_control_tokens for the sanitized ids), on
-templates modelled on the ones models ship, over a tokenizer HF tokenizers trained."""
+templates modelled on the ones models ship, over a tokenizer HF tokenizers trained; on
+fixed conversations and on random ones (hypothesis)."""
 from __future__ import annotations
 
+import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from bpe_gui.engine.chat import TemplateSource, conversation_from_request, encode_chat_jinja
+from bpe_gui.engine.chat import ChatError, TemplateSource, conversation_from_request, \
+    encode_chat_jinja
 from bpe_gui.engine.formats import load_tokenizer
 
 from chat_fixtures import ADDED, SPECIALS, template_text
@@ -107,3 +111,54 @@ def test_sanitized_ids_equal_transformers(hf, ours, name):
     # template's text (transformers sanitizes the others)
     kept = {t for t in ADDED if t not in template_text(name)}
     assert {t.text for t in got.injections} <= kept
+
+
+# empty, whitespace-only, padded, non-ASCII and control-token-typing contents
+TEXTS = ["", " ", "\n\t ", "hi", "  padded  ", "a\n\nb", "東京の天気は？ 🌧️", "Привет",
+         "<|im_start|>x [INST] <tool_call>", '{"a": 1}']
+_CALLS = st.builds(
+    lambda name, city, as_text: {"type": "function", "function": {
+        "name": name, "arguments": json.dumps({"city": city}) if as_text else {"city": city}}},
+    st.sampled_from(["get_weather", "f"]), st.sampled_from(["Paris", "東京", ""]), st.booleans())
+
+
+@st.composite
+def _messages(draw):
+    role = draw(st.sampled_from(["user", "assistant", "system", "tool"]))
+    m = {"role": role, "content": draw(st.sampled_from(TEXTS))}
+    if role == "assistant" and draw(st.booleans()):
+        m["tool_calls"] = draw(st.lists(_CALLS, min_size=1, max_size=2))
+        m["content"] = draw(st.one_of(st.none(), st.sampled_from(TEXTS)))
+    return m
+
+
+@st.composite
+def _bodies(draw):
+    body = {"messages": draw(st.lists(_messages(), min_size=1, max_size=5))}
+    if draw(st.booleans()):
+        body["tools"] = [WEATHER_TOOL]
+    ending = draw(st.sampled_from(["add_generation_prompt", "continue_final_message", None]))
+    if ending:
+        body[ending] = True
+    if draw(st.integers(0, 4)) == 0:
+        body["sanitize_control_tokens"] = True
+    return body
+
+
+@settings(max_examples=40, deadline=None)
+@given(body=_bodies())
+def test_random_conversations_equal_transformers(hf, ours, body):
+    """Roles in any order, tool calls, tools or not: where transformers renders, the same
+    text and ids (ids only when sanitizing: its text is not asked for then); where it
+    refuses, whatever it raises, ours refuses with a message."""
+    for name in SPECIALS:
+        sanitize = body.get("sanitize_control_tokens", False)
+        try:
+            want = (None, hf_ids(hf(name), body, sanitize_control_tokens=True)) if sanitize \
+                else hf_render(hf(name), body)
+        except Exception:
+            with pytest.raises(ChatError, match=r"\w{4}"):
+                _encode(ours, name, body)
+            continue
+        got = _encode(ours, name, body)
+        assert (None if sanitize else got.text, list(got.ids)) == want, name
