@@ -222,7 +222,14 @@ def render_chat(template: CompiledTemplate, conv: Conversation,
     """Render ``conv`` with ``template`` (``extra``: bos_token, eos_token ... as the
     tokenizer's config names them; the conversation's template_kwargs win over them)."""
     inputs = _Inputs(conv, dict(extra or {}))
-    text = _cut_continued(template.render(**inputs.variables(False)), conv)
+    try:
+        text = _cut_continued(template.render(**inputs.variables(False)), conv)
+    except ChatError as e:
+        if "TypeError" in str(e) and any(isinstance(m.get("content"), list)
+                                         for m in conv.messages if isinstance(m, dict)):
+            raise ChatError(f"{e}. This template reads each message's \"content\" as "
+                            "text: give it as one string, not a list of parts.") from None
+        raise
     if inputs.markable():
         try:
             marked = _cut_continued(template.render(**inputs.variables(True)), conv)

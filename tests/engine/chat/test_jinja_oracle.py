@@ -162,3 +162,14 @@ def test_random_conversations_equal_transformers(hf, ours, body):
             continue
         got = _encode(ours, name, body)
         assert (None if sanitize else got.text, list(got.ids)) == want, name
+
+
+def test_list_content_in_a_text_only_template_says_to_give_text(hf, ours):
+    """chatml adds each content to a string: transformers fails with a TypeError; ours
+    refuses too and says how to give the content."""
+    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+            "add_generation_prompt": True}
+    with pytest.raises(TypeError):
+        hf_render(hf("chatml"), body)
+    with pytest.raises(ChatError, match="line 1: TypeError.*give it as one string"):
+        _encode(ours, "chatml", body)
