@@ -7,7 +7,6 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
 
 from bpe_gui.gui.widgets.visibility import on_screen
-from conftest import wait_ready
 from settle import settle as quiet
 
 SIZES = [(800, 600), (1024, 700), (1366, 768), (1920, 1080)]
@@ -212,22 +211,27 @@ def test_pairs_show_both_chips_and_the_timeline_its_ties(window, qtbot, size, re
 def test_status_bar_texts_never_run_into_each_other(window, qtbot):
     """At 1024 wide the status bar's message ran into "No training yet" and the progress
     text (issue 30 item 7): the message is cut with "…" before the labels beside it."""
-    wait_ready(qtbot, window.controller)   # a step's end clears the message
     settle(qtbot, window, (1024, 700))
     sb = window.statusBar()
     long = ("Restored where you left off. (File > Reopen last session at startup turns "
             "this off.) " * 3)
-    sb.showMessage(long)
     window.status.show_busy(True)           # the progress label and bar, as when restoring
     window.status.progress_label.setText("Reading and pre-tokenizing big.txt (1.05 GB)… 60%")
+    # whatever was pending (a timed message's clearing too) has run before the message
     quiet(qtbot, window, window.controller)
+    sb.showMessage(long)
     pane = sb.message_pane
     st = window.status
-    labels = [w for w in (st.stale_label, st.step_label, st.progress_label,
-                          st.progress_bar, st.cancel_button) if w.isVisible()]
-    right_edge = pane.mapTo(sb, QPoint(pane.width(), 0)).x()
-    assert all(right_edge <= w.mapTo(sb, QPoint(0, 0)).x() for w in labels)
-    assert sb.currentMessage() == long and pane.toolTip() == long   # whole in the tooltip
+
+    def apart() -> bool:
+        labels = [w for w in (st.stale_label, st.step_label, st.progress_label,
+                              st.progress_bar, st.cancel_button) if w.isVisible()]
+        right_edge = pane.mapTo(sb, QPoint(pane.width(), 0)).x()
+        return bool(labels) and all(right_edge <= w.mapTo(sb, QPoint(0, 0)).x()
+                                    for w in labels)
+    # laid out again: cut with "…" beside the labels, whole in the tooltip
+    qtbot.waitUntil(lambda: pane.toolTip() == long and apart(), timeout=3000)
+    assert sb.currentMessage() == long
     window.status.show_busy(False)
 
 
