@@ -38,14 +38,19 @@ def run_check(qtbot, panel):
     return panel.check.report
 
 
-def test_one_text_per_line_checks_hugging_faces_merges(qtbot, controller, tmp_path):
-    corpus = tmp_path / "c.txt"
-    corpus.write_text(CORPUS, encoding="utf-8")
+def open_check(qtbot, controller, tokenizer: str, corpus):
+    """The check window shown with this tokenizer file and corpus: its panel."""
     dlg = CheckDialog(controller)
     qtbot.addWidget(dlg)
     dlg.show()
-    panel = dlg.panel
-    panel.set_result(hf_tokenizer_json(tmp_path, corpus), str(corpus))
+    dlg.panel.set_result(tokenizer, str(corpus))
+    return dlg.panel
+
+
+def test_one_text_per_line_checks_hugging_faces_merges(qtbot, controller, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    panel = open_check(qtbot, controller, hf_tokenizer_json(tmp_path, corpus), corpus)
     panel.tie_box.setCurrentIndex(panel.tie_box.findData("lowest-ids-hf"))
     # the choice is worded as training's check box words it
     training = SettingsPanel(controller)
@@ -85,11 +90,7 @@ def test_the_settings_a_result_records_are_used_unless_given(qtbot, controller, 
                 if p.name.endswith(".bpe-gui.json")]
     corpus = tmp_path / "c.txt"
     corpus.write_text(text, encoding="utf-8")
-    dlg = CheckDialog(controller)
-    qtbot.addWidget(dlg)
-    dlg.show()
-    panel = dlg.panel
-    panel.set_result(str(native), str(corpus))
+    panel = open_check(qtbot, controller, str(native), corpus)
     report = run_check(qtbot, panel)
     assert report.agree, report.difference
     assert panel.tie_box.currentData() is None and panel.mode_box.currentData() is None

@@ -26,6 +26,14 @@ def rows_cut(tree) -> list[str]:
     return out
 
 
+def raised(qtbot, win, dock, view):
+    """``view`` on screen, its dock's tab raised, the window quiet after it."""
+    dock.raise_()
+    qtbot.waitUntil(view.isVisible)
+    quiet(qtbot, win)
+    return view
+
+
 @pytest.mark.regression
 @pytest.mark.parametrize("size", SIZES)
 def test_the_merge_lineage_draws_no_row_cut(make_window, qtbot, monkeypatch, size):
@@ -118,11 +126,7 @@ def test_compares_text_box_shows_whole_lines_in_the_window(make_window, qtbot, m
     Han line cut in half under two whole lines: the box was fitted to whole lines
     before its lines were laid out at their final width."""
     win = open_at(make_window, qtbot, monkeypatch, size)
-    dl = win.dock_layout
-    view = dl.compare_view
-    dl.compare_dock.raise_()
-    qtbot.waitUntil(view.isVisible)
-    quiet(qtbot, win)
+    view = raised(qtbot, win, win.dock_layout.compare_dock, win.dock_layout.compare_view)
     assert cut_lines(view.edit) == [], (size, view.edit.viewport().height())
     assert lines_whole(view.edit) >= 2, size
 
@@ -151,11 +155,7 @@ def test_chats_tokenizer_and_template_lines_are_whole_or_marked(make_window, qtb
     sign that more was there. A line that does not fit ends with "…" and says the
     whole of it on hover."""
     win = open_at(make_window, qtbot, monkeypatch, size)
-    dl = win.dock_layout
-    view = dl.chat_view
-    dl.chat_dock.raise_()
-    qtbot.waitUntil(view.isVisible)
-    quiet(qtbot, win)
+    view = raised(qtbot, win, win.dock_layout.chat_dock, win.dock_layout.chat_view)
     qtbot.waitUntil(lambda: whole_text(view.tok_label).startswith("Tokenizer: "))
     assert "trained, as of step 0" in whole_text(view.tok_label)
     for label in (view.tok_label, view.origin):
