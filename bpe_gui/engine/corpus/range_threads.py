@@ -60,7 +60,8 @@ class _Shared:
         self.failed_at = len(ranges)            # ranges past a failed one are given up
         self.errors: dict[int, BaseException] = {}
         self.done = [0] * workers               # bytes read by each thread
-        self.read = threading.Event()           # set after each block read
+        self.read = threading.Event()           # set after each block read, and as a
+        self.finished = 0                       # thread finishes (counted here)
         self.cuts = [0] * workers               # of giant words, by each thread
 
     def take(self) -> Range | None:
@@ -101,8 +102,9 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
         # so each holds small ones; the reader's larger blocks (LARGE_INPUT) only save
         # one thread's Python steps, which here are spread over all of them.
         bounds.block_bytes = blocks.BLOCK_BYTES
-    threads = [threading.Thread(target=_work, args=(bounds, pre, c, k, shared), daemon=True,
-                                name="bpe-count") for k, c in enumerate(counters) if k]
+    threads = [threading.Thread(target=_thread_work, args=(bounds, pre, c, k, shared),
+                                daemon=True, name="bpe-count")
+               for k, c in enumerate(counters) if k]
     shown = -1
 
     def poll() -> None:
@@ -117,10 +119,14 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
         t.start()
     try:
         _work(bounds, pre, counters[0], 0, shared, poll)
-        while any(t.is_alive() for t in threads):
-            poll()
-            shared.read.wait(POLL_S)    # (woken after each block read)
+        while True:
+            # cleared before the count is read: a thread that finishes after the read
+            # sets the event after the clear, and the wait below returns at once
             shared.read.clear()
+            if shared.finished == len(threads):
+                break
+            poll()
+            shared.read.wait(POLL_S)    # (woken after each block read and at each finish)
     except BaseException:
         shared.cancelled = True
         raise
@@ -129,6 +135,18 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
     for t in threads:   # (finished: their last steps out of the loop)
         t.join()
     return sum(shared.cuts)
+
+
+def _thread_work(bounds: Boundaries, pre: Pretokenizer, counter, k: int,
+                 shared: _Shared) -> None:
+    """A counting thread: :func:`_work`, then its finish counted and the waiting calling
+    thread woken (a poll's timeout would be its idle wait, the whole run waiting)."""
+    try:
+        _work(bounds, pre, counter, k, shared)
+    finally:
+        with shared.lock:
+            shared.finished += 1
+        shared.read.set()
 
 
 def _work(bounds: Boundaries, pre: Pretokenizer, counter, k: int, shared: _Shared,

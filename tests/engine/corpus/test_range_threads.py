@@ -107,6 +107,39 @@ def test_the_counting_threads_do_the_reading(tmp_path, small_ranges, monkeypatch
     assert list(zip(table.words, table.counts)) == oracle(text, "gpt2", False)
 
 
+def test_a_thread_that_finishes_last_wakes_the_waiting_caller(tmp_path, small_ranges,
+                                                              monkeypatch):
+    """The calling thread counts its share and waits for the others; the last one to
+    finish wakes it, so the count does not sit out a poll's timeout (set to an hour
+    here: the count would hang). The other thread starts only once the caller waits."""
+    monkeypatch.setattr(range_threads, "POLL_S", 3600)
+    gate, mine_done = threading.Event(), threading.Event()
+    real = range_threads._work
+
+    def work(bounds, pre, counter, k, shared, poll=None):
+        if k:
+            assert gate.wait(30)
+        real(bounds, pre, counter, k, shared, poll)
+        if not k:
+            mine_done.set()
+    monkeypatch.setattr(range_threads, "_work", work)
+
+    def cancel() -> bool:   # (polled by the caller as it waits)
+        if mine_done.is_set():
+            gate.set()
+        return False
+    p = tmp_path / "c.txt"
+    text = straddling_text(3)
+    p.write_bytes(text.encode("utf-8"))
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(
+        count_corpus(p, Pretokenizer("gpt2", [EOT]), workers=2, cancel=cancel)), daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive() and gate.is_set()
+    assert list(zip(out[0].words, out[0].counts)) == oracle(text, "gpt2", False)
+
+
 def test_cancel_from_the_calling_thread_stops_every_thread(tmp_path, small_ranges):
     p = tmp_path / "c.txt"
     p.write_bytes(straddling_text(5).encode("utf-8") * 20)
