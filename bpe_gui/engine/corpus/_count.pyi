@@ -59,9 +59,11 @@ class WordCounter:
     def add_size(self, chars: int, bytes: int, /) -> None: ...
     def clear(self) -> None: ...
 
-def export_merged(counters: Sequence[WordCounter], firsts: bool = False) -> tuple[bytes, ...]:
+def export_merged(counters: Sequence[WordCounter], firsts: bool = False,
+                  threads: int = 0) -> tuple[bytes, ...]:
     """export() of the counters' union (as merging them all into one, without the copy);
-    two or more are spent: left empty."""
+    two or more are spent: left empty. Their counts are gathered on ``threads`` threads
+    (0: one per counter); the result is the same for any number."""
 
 def utf8_error(data: Buffer, /) -> int:
     """Offset of the first byte that is not valid UTF-8, or -1."""

@@ -105,7 +105,9 @@ class _Counting:
         # the union written out at once (no table is copied into another); the counters
         # are spent (and freed) before the arrays are made of it
         chars, nbytes = sum(c.chars for c in counters), sum(c.bytes for c in counters)
-        blob, starts, counts = export_merged(counters)
+        # gathered on as many threads as counted, but no more than there are cores
+        blob, starts, counts = export_merged(counters, threads=min(len(counters),
+                                                                   default_workers()))
         for c in counters:
             c.clear()
         table = PretokenTable.from_arrays(blob, starts, counts, chars, nbytes)

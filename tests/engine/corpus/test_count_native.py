@@ -116,11 +116,11 @@ def table_of(exported) -> list[tuple[str, int]]:
                                                  "eight888", "nine99999", "x" * 30]),
                                 max_size=8), min_size=1, max_size=8),
        owners=st.lists(st.integers(0, 3), min_size=8, max_size=8),
-       backwards=st.booleans())
-def test_export_merged_equals_one_pass(blocks, owners, backwards):
+       backwards=st.booleans(), threads=st.sampled_from([0, 1, 2, 3, 9]))
+def test_export_merged_equals_one_pass(blocks, owners, backwards, threads):
     """Blocks dealt to up to four counters (each taking its blocks in order, or backwards,
-    so its table is not in key order) export, merged, exactly one pass's table; the
-    counters are spent."""
+    so its table is not in key order) export, merged, exactly one pass's table, gathered
+    on any number of threads; the counters are spent."""
     counters = [_count.WordCounter() for _ in range(4)]
     mine = [[i for i in range(len(blocks)) if owners[i] == k] for k in range(4)]
     for k, c in enumerate(counters):
@@ -128,7 +128,7 @@ def test_export_merged_equals_one_pass(blocks, owners, backwards):
             c.count_words(blocks[i], i)
     used = [c for k, c in enumerate(counters) if mine[k]] or counters[:1]
     expected = reference_table(blocks)
-    blob, starts, counts, firsts = _count.export_merged(used, firsts=True)
+    blob, starts, counts, firsts = _count.export_merged(used, firsts=True, threads=threads)
     assert table_of((blob, starts, counts)) == expected
     keys = array("Q")
     keys.frombytes(firsts)
@@ -162,10 +162,12 @@ def test_tables_grown_many_times_keep_counts_and_order():
     assert words_of(c) == expected
 
 
-def test_export_merged_many_tables_equals_one_pass():
+@pytest.mark.parametrize("threads", [1, 2, 16, 0])
+def test_export_merged_many_tables_equals_one_pass(threads):
     """Sixteen counters, as sixteen counting threads leave them: each holds words no other
     has (so the union outgrows every table many times over) and words all share, from
-    blocks dealt round-robin and in runs; merged, they equal one pass in order."""
+    blocks dealt round-robin and in runs; merged, on one thread or gathered by partitions
+    of the words on several, they equal one pass in order."""
     import random
     rng = random.Random(16)
     shared = [f"s{i}" for i in range(300)]
@@ -179,7 +181,7 @@ def test_export_merged_many_tables_equals_one_pass():
         counters[k].count_words(words, i)
     expected = reference_table(blocks)
     assert len(expected) > 4 * max(len(c) for c in counters)
-    blob, starts, counts, firsts = _count.export_merged(counters, firsts=True)
+    blob, starts, counts, firsts = _count.export_merged(counters, firsts=True, threads=threads)
     assert table_of((blob, starts, counts)) == expected
     keys = array("Q")
     keys.frombytes(firsts)
@@ -190,12 +192,14 @@ def test_export_merged_block_counted_on_two_tables():
     """A block counted on two counters (the same keys on both) counts twice, and keeps
     its place: the merge takes equal keys from the lower table first."""
     blocks = [["a", "b"], ["c", "a"], ["d"]]
-    x, y = _count.WordCounter(), _count.WordCounter()
-    x.count_words(blocks[0], 0)
-    y.count_words(blocks[0], 0)
-    y.count_words(blocks[1], 1)
-    x.count_words(blocks[2], 2)
-    assert table_of(_count.export_merged([x, y])) == [("a", 3), ("b", 2), ("c", 1), ("d", 1)]
+    for threads in (1, 4):
+        x, y = _count.WordCounter(), _count.WordCounter()
+        x.count_words(blocks[0], 0)
+        y.count_words(blocks[0], 0)
+        y.count_words(blocks[1], 1)
+        x.count_words(blocks[2], 2)
+        assert table_of(_count.export_merged([x, y], threads=threads)) == \
+            [("a", 3), ("b", 2), ("c", 1), ("d", 1)]
 
 
 def test_export_merged_wrong_use():
@@ -205,6 +209,8 @@ def test_export_merged_wrong_use():
         _count.export_merged([a, a])
     with pytest.raises(TypeError):
         _count.export_merged([a, "not a counter"])
+    with pytest.raises(ValueError, match="threads"):
+        _count.export_merged([a], threads=-1)
     assert words_of(a) == [("x", 1)]   # (untouched by the refused calls)
     assert table_of(_count.export_merged([])) == []
     assert table_of(_count.export_merged([a])) == [("x", 1)] == words_of(a)

@@ -10,8 +10,10 @@
 
 #include "scan/scan.h"
 #include "count/wordtable.h"
+#include "util/atomics.h"
 #include "util/grow.h"
 #include "util/portable.h"
+#include "util/threads.h"
 
 #define ARENA_FIRST (64u << 10)
 #define ARENA_CHUNK (4u << 20)
@@ -360,7 +362,63 @@ static void union_add(Union *u, WordEntry *e, size_t g)
     u->used++;
 }
 
-int wt_gather(WordTable **ts, size_t k)
+/* The union split by the top bits of the words' hashes into `parts` partitions (a power
+ * of two), each gathered through an index of its own by whichever worker takes it: a
+ * word's entries all fall in one partition, and within it the tables are read in order,
+ * as one index reads them, so the result does not depend on the partitions or workers. */
+typedef struct {
+    WordTable **ts;
+    size_t k;
+    const size_t *base;
+    size_t largest;      /* entries of the largest table */
+    size_t parts;
+    unsigned shift;      /* a hash's partition: hi >> shift (parts > 1) */
+    size_t next;         /* the next partition to take */
+    int failed;
+} Gather;
+
+static void gather_part(Gather *g, size_t part)
+{
+    Union u = {g->ts, g->k, g->base, NULL, 1024, 0};
+    while ((g->largest / g->parts + 1) * 4 >= u.cap * 3)
+        u.cap *= 2;
+    u.slots = (uint64_t *)calloc(u.cap, sizeof(uint64_t));
+    int rc = u.slots ? 0 : -1;
+    size_t sel[GATHER_BATCH];
+    for (size_t j = 0; j < g->k && rc == 0; j++) {
+        WordEntry *es = g->ts[j]->entries;
+        size_t n = g->ts[j]->n;
+        for (size_t i0 = 0; i0 < n && rc == 0; i0 += GATHER_BATCH) {
+            size_t end = n - i0 < GATHER_BATCH ? n : i0 + GATHER_BATCH, m = 0;
+            for (size_t i = i0; i < end; i++)
+                if (g->parts == 1 || (es[i].hi >> g->shift) == part)
+                    sel[m++] = i;
+            if ((u.used + m) * 4 >= u.cap * 3 && (rc = union_grow(&u)) < 0)
+                break;
+            for (size_t i = 0; i < m; i++)
+                BPE_PREFETCH(&u.slots[es[sel[i]].hi & (u.cap - 1)]);
+            for (size_t i = 0; i < m; i++)
+                union_add(&u, &es[sel[i]], g->base[j] + sel[i]);
+        }
+    }
+    free(u.slots);
+    if (rc < 0)
+        bpe_st_rlx_int(&g->failed, 1);
+}
+
+static void gather_worker(void *ctx, size_t worker)
+{
+    Gather *g = (Gather *)ctx;
+    (void)worker;
+    for (;;) {
+        size_t part = bpe_fetch_add_rlx_size(&g->next, 1);
+        if (part >= g->parts || bpe_ld_rlx_int(&g->failed))
+            return;
+        gather_part(g, part);
+    }
+}
+
+int wt_gather(WordTable **ts, size_t k, size_t threads)
 {
     size_t *base = (size_t *)malloc((k + 1) * sizeof(size_t)), largest = 0;
     if (!base)
@@ -374,26 +432,20 @@ int wt_gather(WordTable **ts, size_t k)
         if (ts[j]->n > largest)
             largest = ts[j]->n;
     }
-    Union u = {ts, k, base, NULL, 1024, 0};
-    while (largest * 4 >= u.cap * 3)   /* (the union has at least the largest table's words) */
-        u.cap *= 2;
-    u.slots = base[k] < UINT32_MAX ? (uint64_t *)calloc(u.cap, sizeof(uint64_t)) : NULL;
-    int rc = u.slots ? 0 : -1;
-    for (size_t j = 0; j < k && rc == 0; j++) {
-        WordEntry *es = ts[j]->entries;
-        for (size_t i0 = 0; i0 < ts[j]->n && rc == 0; i0 += GATHER_BATCH) {
-            size_t m = ts[j]->n - i0 < GATHER_BATCH ? ts[j]->n - i0 : GATHER_BATCH;
-            if ((u.used + m) * 4 >= u.cap * 3 && (rc = union_grow(&u)) < 0)
-                break;
-            for (size_t i = 0; i < m; i++)
-                BPE_PREFETCH(&u.slots[es[i0 + i].hi & (u.cap - 1)]);
-            for (size_t i = 0; i < m; i++)
-                union_add(&u, &es[i0 + i], base[j] + i0 + i);
-        }
+    if (base[k] >= UINT32_MAX) {   /* (a slot holds an entry's number in 32 bits) */
+        free(base);
+        return -1;
     }
-    free(u.slots);
+    /* a few partitions per worker, so that a slow one holds up little */
+    Gather g = {ts, k, base, largest, 1, 32, 0, 0};
+    if (threads > 1)
+        while (g.parts < 4 * threads && g.parts < 256) {
+            g.parts *= 2;
+            g.shift--;
+        }
+    bpe_run_threads(threads > 1 ? threads : 1, gather_worker, &g);
     free(base);
-    return rc;
+    return g.failed ? -1 : 0;
 }
 
 /* Characters in UTF-8 text: the bytes that are not continuation bytes (10xxxxxx),

@@ -81,9 +81,11 @@ static inline const unsigned char *wt_word(const WordEntry *e)
 /* Gather the counts of k distinct tables for one export of their union: each word's
  * total goes to its entry with the smallest key (the first appearance over all tables),
  * and its other entries get count 0; their indexes are freed. Returns -1 when out of
- * memory (the counts are then partly gathered: the tables serve nothing but wt_clear). Afterwards the tables only serve that export (entries with count > 0, merged by
- * key), then wt_clear. */
-int wt_gather(WordTable **ts, size_t k);
+ * memory (the counts are then partly gathered: the tables serve nothing but wt_clear).
+ * Afterwards the tables only serve that export (entries with count > 0, merged by key),
+ * then wt_clear. Done on `threads` threads (the caller's among them), each gathering
+ * partitions of the words by hash; the result is the same for any number. */
+int wt_gather(WordTable **ts, size_t k, size_t threads);
 
 /* Characters in UTF-8 text (bytes that are not continuation bytes). */
 int64_t wt_count_chars(const unsigned char *p, size_t n);

@@ -29,7 +29,8 @@
  *                            first appearance: their UTF-8 bytes concatenated, int64 start
  *                            offsets (n + 1 of them), int64 frequencies and (optionally)
  *                            uint64 first-appearance keys, as bytes
- *   export_merged(counters, firsts=False) -> the same for the union of several counters
+ *   export_merged(counters, firsts=False, threads=0) -> the same for the union of several
+ *     counters, gathered on `threads` threads (0: one per counter)
  *                            (as merging them all into one, then export, without the copy);
  *                            two or more are spent: they are left empty
  *   add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal
@@ -524,7 +525,7 @@ static size_t merge_runs(Run *runs, size_t k, unsigned char *bp, int64_t *sp, in
 
 /* (blob, starts, freqs[, firsts]) of the union of k tables (their counters marked busy
  * by the caller); several are gathered (wt_gather) and left empty. */
-static PyObject *export_tables(Counter **cs, size_t k, int with_firsts)
+static PyObject *export_tables(Counter **cs, size_t k, int with_firsts, size_t threads)
 {
     Run *runs = (Run *)calloc(k ? k : 1, sizeof(Run));
     WordTable **ts = (WordTable **)malloc((k ? k : 1) * sizeof(*ts));
@@ -539,7 +540,7 @@ static PyObject *export_tables(Counter **cs, size_t k, int with_firsts)
             rc = run_init(&runs[j], ts[j]);
         if (rc == 0 && k > 1) {
             /* (frees their indexes: the output is made without them) */
-            rc = wt_gather(ts, k);
+            rc = wt_gather(ts, k, threads);
             gathered = 1;
         }
         for (size_t j = 0; j < k && rc == 0; j++)
@@ -597,7 +598,7 @@ static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
     if (check_idle(c) < 0)
         return NULL;
     c->busy = 1; /* the table is read without the GIL: nobody may grow it meanwhile */
-    PyObject *res = export_tables(&c, 1, with_firsts);
+    PyObject *res = export_tables(&c, 1, with_firsts, 1);
     c->busy = 0;
     return res;
 }
@@ -733,16 +734,22 @@ static PyObject *mod_safe_cut(PyObject *Py_UNUSED(self), PyObject *args)
 }
 
 
-/* export_merged(counters, firsts=False): as merge() of them all into the first, then
- * export(), without the merge's copy: the union is written out directly. */
+/* export_merged(counters, firsts=False, threads=0): as merge() of them all into the first,
+ * then export(), without the merge's copy: the union is written out directly; its counts
+ * are gathered on `threads` threads (0: one per counter). */
 static PyObject *mod_export_merged(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"counters", "firsts", NULL};
+    static char *kwlist[] = {"counters", "firsts", "threads", NULL};
     PyObject *ocs;
     int with_firsts = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p:export_merged", kwlist, &ocs,
-                                     &with_firsts))
+    Py_ssize_t threads = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|pn:export_merged", kwlist, &ocs,
+                                     &with_firsts, &threads))
         return NULL;
+    if (threads < 0) {
+        PyErr_SetString(PyExc_ValueError, "export_merged(): threads must be 0 or more");
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(ocs, "export_merged() takes a sequence of WordCounter");
     if (!seq)
         return NULL;
@@ -770,7 +777,7 @@ static PyObject *mod_export_merged(PyObject *Py_UNUSED(self), PyObject *args, Py
     }
     for (Py_ssize_t j = 0; j < k; j++)
         cs[j]->busy = 1;
-    res = export_tables(cs, (size_t)k, with_firsts);
+    res = export_tables(cs, (size_t)k, with_firsts, threads ? (size_t)threads : (size_t)k);
     for (Py_ssize_t j = 0; j < k; j++)
         cs[j]->busy = 0;
 out:
@@ -877,7 +884,8 @@ static PyMethodDef module_methods[] = {
     SCAN_PYTHON_METHODS,
     {"export_merged", (PyCFunction)(void (*)(void))mod_export_merged,
      METH_VARARGS | METH_KEYWORDS,
-     "export_merged(counters, firsts=False) -> (blob, starts, freqs[, firsts]) of their union"},
+     "export_merged(counters, firsts=False, threads=0) -> (blob, starts, freqs[, firsts]) of "
+     "their union, gathered on threads threads (0: one per counter)"},
     {"utf8_error", mod_utf8_error, METH_O,
      "utf8_error(data) -> offset of the first invalid UTF-8 byte, or -1"},
     {"safe_cut", mod_safe_cut, METH_VARARGS,
