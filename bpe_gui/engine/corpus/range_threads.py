@@ -60,8 +60,8 @@ class _Shared:
         self.failed_at = len(ranges)            # ranges past a failed one are given up
         self.errors: dict[int, BaseException] = {}
         self.done = [0] * workers               # bytes read by each thread
-        self.read = threading.Event()           # set after each block read, and as a
-        self.finished = 0                       # thread finishes (counted here)
+        self.read = threading.Event()           # set after each block read and at a finish
+        self.finished = 0                       # threads finished (not the calling one)
         self.cuts = [0] * workers               # of giant words, by each thread
 
     def take(self) -> Range | None:
