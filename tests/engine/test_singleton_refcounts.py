@@ -32,7 +32,8 @@ SCRIPT = textwrap.dedent('''
         core = _core.Core(b"abab", [0, 4], [3], [bytes([i]) for i in range(256)])
         core.step(); core.step(); core.step()
         assert core.step() is None and core.best() is None   # no pair left: None
-        core.undo(); core.tied(3); core.history(0); core._check(); core._stats()
+        core.undo(); core.tied(3); core.history(0); core.history_columns(0)
+        core._check(); core._stats()
         m = _encode.Merger(list(range(256)))
         assert m.add(97, 98, 0, 256) is True and m.add(97, 98, 1, 257) is False
         cache = _encode.WordCache()

@@ -74,6 +74,9 @@ class Core:
     def history(self, start: int, /) -> list[tuple[int, int, int, int, int, int, int]]:
         """(a, b, new_id, count, n_tied, merged, gone) of the steps from ``start`` on;
         gone: bit 0 set if a no longer occurs on its own, bit 1 for b."""
+    def history_columns(self, start: int, /) -> bytes:
+        """``history(start)`` as seven int64 columns end to end (a, b, new_id, count,
+        n_tied, merged, gone), each as long as the steps."""
     def touched(self, limit: int, /) -> tuple[int, list[int]]:
         """Words the last step changed: how many, and up to ``limit`` word ids by
         frequency (descending), then id."""

@@ -174,6 +174,10 @@ class Core:
     def history(self, start):
         return [(a, b, new, count, *extra) for a, b, new, count, _, extra in self._history[start:]]
 
+    def history_columns(self, start):
+        steps = self.history(start)
+        return b"".join(array("q", column).tobytes() for column in zip(*steps))
+
     def run(self, n, min_count=1):
         done = 0
         while done < n:

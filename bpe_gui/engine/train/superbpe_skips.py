@@ -17,7 +17,8 @@ from ..corpus.table import PretokenTable
 
 class OffsetCore:
     """A core that started at step ``base`` (after a rebuild), seen as one that made
-    every step: ``n_steps`` and ``history`` count from stage 2's first step."""
+    every step: ``n_steps``, ``history`` and ``history_columns`` count from stage 2's
+    first step."""
 
     def __init__(self, core, base: int):
         self.core, self.base = core, base
@@ -31,6 +32,9 @@ class OffsetCore:
 
     def history(self, start: int):
         return self.core.history(start - self.base)
+
+    def history_columns(self, start: int) -> bytes:
+        return self.core.history_columns(start - self.base)
 
 
 def words_holding(table: PretokenTable, needles: list[bytes]) -> set[int]:

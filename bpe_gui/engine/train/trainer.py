@@ -759,22 +759,24 @@ class Trainer:
             self._add_rows()
 
     def _add_rows(self) -> None:
-        made = self.core.history(self.n_steps)
-        if not made:
+        made = self.core.history_columns(self.n_steps)   # seven int64 columns
+        n = len(made) // 56
+        if not n:
             return
-        a_ids, b_ids, new_ids, counts, n_tied, merged, gone = zip(*made)
-        tokens = list(accumulate(merged, operator.sub, initial=self.corpus_tokens))
+        cols = memoryview(made).cast("q")
+        a_ids, b_ids, merged, gone = cols[:n], cols[n:2 * n], cols[5 * n:6 * n], cols[6 * n:]
+        tokens = array("q", accumulate(merged, operator.sub, initial=self.corpus_tokens))
         vb, specials = self.vocab_bytes, set(self.special_ids)
         for a, b in zip(a_ids, b_ids):
             vb.append(vb[a] + vb[b])
-        lives = list(accumulate(   # (few merges use a token up: most add one)
+        lives = array("q", accumulate(   # (few merges use a token up: most add one)
             (1 - _n_removed(a, b, g, specials) if g else 1
              for a, b, g in zip(a_ids, b_ids, gone)), initial=self._live))
         self._live = lives[-1]
         rows = self._rows
-        for column, values in zip(rows.columns(), (a_ids, b_ids, new_ids, counts, n_tied,
-                                                   merged, gone, lives[1:])):
-            column.extend(values)
+        for k, column in enumerate(rows.columns()[:7]):
+            column.frombytes(made[8 * n * k:8 * n * (k + 1)])
+        rows.live.extend(lives[1:])
         rows.tokens.extend(tokens[1:])
 
     def _make_records(self) -> None:

@@ -19,8 +19,9 @@ _core = pytest.importorskip("bpe_gui.engine.train._core")
 # every public entry point with arguments that would work on an idle Core
 CALLS = {
     "best": (), "top": (5,), "tied": (5,), "step": (), "undo": (), "run": (1,),
-    "history": (0,), "touched": (5,), "word": (0,), "pair_count": (97, 98),
-    "symbol_count": (97,), "token": (97,), "_stats": (), "_check": (), "segmentation": (),
+    "history": (0,), "history_columns": (0,), "touched": (5,), "word": (0,),
+    "pair_count": (97, 98), "symbol_count": (97,), "token": (97,), "_stats": (), "_check": (),
+    "segmentation": (),
     "merge": (97, 98), "replay": ([97, 98],),
 }
 GETTERS = ("n_tokens", "n_steps", "n_words", "n_pairs", "tie_rule", "total_symbols")

@@ -65,6 +65,23 @@ def test_both_cores_take_the_same_arguments(mod):
     assert [by_pos.word(w) for w in range(3)] == ref.words
 
 
+@pytest.mark.parametrize("mod", [_core, _pycore], ids=["C", "pure"])
+def test_history_columns_are_the_history_column_by_column(mod):
+    """What Trainer reads after a run (seven int64 columns end to end) holds history()'s
+    tuples, column by column, from any step on."""
+    words, freqs = [[0, 1, 0, 1, 2], [1, 0, 1, 2, 2], [2, 0]], [3, 2, 5]
+    core = mod.Core(*_args(words, freqs), [b"a", b"b", b"c"], mod.LOWEST_IDS)
+    while core.step() is not None:
+        pass
+    assert core.n_steps >= 4
+    for start in range(core.n_steps + 1):
+        rows = core.history(start)
+        cols = array("q")
+        cols.frombytes(core.history_columns(start))
+        assert len(cols) == 7 * len(rows) == 7 * (core.n_steps - start)
+        assert list(cols) == [v for column in zip(*rows) for v in column]
+
+
 def _long_corpus(seed: int, long_len: int):
     rnd = random.Random(seed)
     tb = [b"a", b"b", b"c", b"<s>"]

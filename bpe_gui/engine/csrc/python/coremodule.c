@@ -622,6 +622,39 @@ static PyObject *Core_history(CoreObject *self, PyObject *args)
     return list;
 }
 
+/* history_columns(start) -> bytes: history(start) as seven int64 columns end to end (a,
+ * b, new_id, count, n_tied, merged, gone), each as long as the steps: what Trainer adds
+ * to its rows with no Python object per step. */
+static PyObject *Core_history_columns(CoreObject *self, PyObject *args)
+{
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "n:history_columns", &start))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    const BpeCore *c = self->core;
+    if (start < 0 || start > c->n_steps) {
+        PyErr_SetString(PyExc_IndexError, "history start out of range");
+        return NULL;
+    }
+    Py_ssize_t n = c->n_steps - start;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 7 * n * (Py_ssize_t)sizeof(int64_t));
+    if (!out)
+        return NULL;
+    int64_t *col = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const StepRec *r = &c->steps[start + i];
+        col[i] = r->a;
+        col[n + i] = r->b;
+        col[2 * n + i] = r->id;
+        col[3 * n + i] = r->count;
+        col[4 * n + i] = r->n_tied;
+        col[5 * n + i] = r->merged;
+        col[6 * n + i] = r->gone;
+    }
+    return out;
+}
+
 static PyObject *Core_touched(CoreObject *self, PyObject *args)
 {
     Py_ssize_t limit;
@@ -815,6 +848,8 @@ static PyMethodDef Core_methods[] = {
      "run(n, min_count=1) -> number of steps done"},
     {"history", (PyCFunction)Core_history, METH_VARARGS,
      "history(start) -> [(a, b, new_id, count, n_tied, merged, gone)] of steps start.."},
+    {"history_columns", (PyCFunction)Core_history_columns, METH_VARARGS,
+     "history_columns(start) -> bytes: history(start) as seven int64 columns end to end"},
     {"touched", (PyCFunction)Core_touched, METH_VARARGS,
      "touched(limit) -> (n_words, word_ids) changed by the last step"},
     {"word", (PyCFunction)Core_word, METH_VARARGS, "word(w) -> list of symbol ids"},
