@@ -592,32 +592,46 @@ static PyObject *Core_tied(CoreObject *self, PyObject *args)
     return Py_BuildValue("(LN)", (long long)n, list);
 }
 
+/* The steps from the `start` that args give (format fmt) on: *first, *n; -1 with an
+ * exception set when the core is not usable or start is out of range. */
+static int history_steps(CoreObject *self, PyObject *args, const char *fmt,
+                         const StepRec **first, Py_ssize_t *n)
+{
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, fmt, &start))
+        return -1;
+    if (check_usable(self) < 0)
+        return -1;
+    const BpeCore *c = self->core;
+    if (start < 0 || start > c->n_steps) {
+        PyErr_SetString(PyExc_IndexError, "history start out of range");
+        return -1;
+    }
+    *first = c->steps ? c->steps + start : NULL;   /* (no step made yet: none read) */
+    *n = c->n_steps - start;
+    return 0;
+}
+
 /* history(start) -> [(a, b, new_id, count, n_tied, merged, gone), ...] for the steps
  * from `start` on: what Trainer records after a run() made them without the GIL. */
 static PyObject *Core_history(CoreObject *self, PyObject *args)
 {
-    Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "n:history", &start))
+    const StepRec *first;
+    Py_ssize_t n;
+    if (history_steps(self, args, "n:history", &first, &n) < 0)
         return NULL;
-    if (check_usable(self) < 0)
-        return NULL;
-    const BpeCore *c = self->core;
-    if (start < 0 || start > c->n_steps) {
-        PyErr_SetString(PyExc_IndexError, "history start out of range");
-        return NULL;
-    }
-    PyObject *list = PyList_New(c->n_steps - start);
+    PyObject *list = PyList_New(n);
     if (!list)
         return NULL;
-    for (Py_ssize_t i = start; i < c->n_steps; i++) {
-        const StepRec *r = &c->steps[i];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const StepRec *r = &first[i];
         PyObject *t = Py_BuildValue("(iiiLiLi)", r->a, r->b, r->id, (long long)r->count,
                                     r->n_tied, (long long)r->merged, r->gone);
         if (!t) {
             Py_DECREF(list);
             return NULL;
         }
-        PyList_SET_ITEM(list, i - start, t);
+        PyList_SET_ITEM(list, i, t);
     }
     return list;
 }
@@ -627,23 +641,16 @@ static PyObject *Core_history(CoreObject *self, PyObject *args)
  * to its rows with no Python object per step. */
 static PyObject *Core_history_columns(CoreObject *self, PyObject *args)
 {
-    Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "n:history_columns", &start))
+    const StepRec *first;
+    Py_ssize_t n;
+    if (history_steps(self, args, "n:history_columns", &first, &n) < 0)
         return NULL;
-    if (check_usable(self) < 0)
-        return NULL;
-    const BpeCore *c = self->core;
-    if (start < 0 || start > c->n_steps) {
-        PyErr_SetString(PyExc_IndexError, "history start out of range");
-        return NULL;
-    }
-    Py_ssize_t n = c->n_steps - start;
     PyObject *out = PyBytes_FromStringAndSize(NULL, 7 * n * (Py_ssize_t)sizeof(int64_t));
     if (!out)
         return NULL;
     int64_t *col = (int64_t *)PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < n; i++) {
-        const StepRec *r = &c->steps[start + i];
+        const StepRec *r = &first[i];
         col[i] = r->a;
         col[n + i] = r->b;
         col[2 * n + i] = r->id;
