@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .conversation import ChatError, Conversation
-from .sandbox import CompiledTemplate
+from .sandbox import CompiledTemplate, TemplateRaised
 
 _OPEN0 = 0x100000          # mark k opens with chr(_OPEN0 + k) ...
 _CLOSE = "\U0010FFFD"      # ... and every mark closes with this
@@ -224,9 +224,10 @@ def render_chat(template: CompiledTemplate, conv: Conversation,
     inputs = _Inputs(conv, dict(extra or {}))
     try:
         text = _cut_continued(template.render(**inputs.variables(False)), conv)
-    except ChatError as e:
-        if "TypeError" in str(e) and any(isinstance(m.get("content"), list)
-                                         for m in conv.messages if isinstance(m, dict)):
+    except TemplateRaised as e:
+        if issubclass(e.raised, TypeError) and any(isinstance(m.get("content"), list)
+                                                   for m in conv.messages
+                                                   if isinstance(m, dict)):
             raise ChatError(f"{e}. This template reads each message's \"content\" as "
                             "text: give it as one string, not a list of parts.") from None
         raise

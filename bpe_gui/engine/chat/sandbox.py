@@ -23,6 +23,15 @@ MAX_PRODUCT = 1 << 22   # items a `*` may build (a string, a list), and a `**` r
 TEMPLATE_FILE = "<template>"
 
 
+class TemplateRaised(ChatError):
+    """A template's own code raised ``raised`` (a TypeError, a KeyError ...) while it
+    rendered; the message names the template line."""
+
+    def __init__(self, message: str, raised: type[BaseException]):
+        super().__init__(message)
+        self.raised = raised
+
+
 class _Timeout(Exception):
     pass
 
@@ -179,8 +188,8 @@ class CompiledTemplate:
         except RecursionError:
             raise ChatError(f"{self.name} recurses too deeply.") from None
         except Exception as e:   # a template is code: any error it raises is the template's
-            raise ChatError(f"{self.name}{self._at(sys.exc_info()[2])}: "
-                            f"{type(e).__name__}: {e}") from None
+            raise TemplateRaised(f"{self.name}{self._at(sys.exc_info()[2])}: "
+                                 f"{type(e).__name__}: {e}", type(e)) from None
         finally:
             sys.settrace(old)
 
