@@ -19,11 +19,11 @@ written, a malformed tokenizer file, an output that is one of the inputs) print 
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from .oom import PROG, out_of_memory_exit
 
-__all__ = ["main"]
+__all__ = ["command", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,3 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{PROG}: interrupted", file=sys.stderr, flush=True)
         return 130
     return run(argv)
+
+
+def command() -> NoReturn:
+    """The installed ``bpe-gui`` script and ``python -m bpe_gui``: :func:`main` on the
+    process's arguments, and the process ends (``process_end``)."""
+    rc = main()
+    from .process_end import end_process
+    end_process(rc)

@@ -26,8 +26,8 @@ PAUSE = ("import sys, time\n"
 STARTS = {
     "python -m bpe_gui": "import runpy\nrunpy.run_module('bpe_gui', run_name='__main__')\n",
     "python -m bpe_gui.cli": "import runpy\nrunpy.run_module('bpe_gui.cli', run_name='__main__')\n",
-    # what the installed bpe-gui script runs (pyproject: bpe_gui.cli:main)
-    "bpe-gui script": "from bpe_gui.cli import main\nsys.exit(main())\n",
+    # what the installed bpe-gui script runs (pyproject: bpe_gui.cli:command)
+    "bpe-gui script": "from bpe_gui.cli import command\ncommand()\n",
 }
 
 
