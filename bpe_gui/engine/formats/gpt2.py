@@ -19,6 +19,7 @@ pattern defaults to GPT-2's since the files do not record one.
 """
 from __future__ import annotations
 
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -57,7 +58,8 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
                           ".tiktoken instead.")
     keys = vocab_keys(snap)
     vocab_name, merges_name = file_names(name)
-    lines = [HEADER] + [f"{gpt2_text(a)} {gpt2_text(b)}" for a, b in snap.merges]
+    halves = merge_half_texts(snap, keys)
+    lines = [HEADER, *map(" ".join, zip(halves[::2], halves[1::2]))]
     return {vocab_name: json_object_lines([(keys[i], i) for i in sorted(keys)]),
             merges_name: ("\n".join(lines) + "\n").encode("utf-8")}
 
@@ -71,12 +73,15 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
     dup = snap.duplicates()
     ids = [i for i in sorted(snap.vocab) if i not in dup]
     plain = [i for i in ids if i not in by_id]
-    texts = dict(zip(plain, gpt2_texts([snap.vocab[i] for i in plain])))
+    texts = dict(zip(plain, gpt2_texts(list(map(snap.vocab.__getitem__, plain)))))
     # the texts of distinct bytes differ, and the special tokens differ from each other:
     # only a special token that reads as some token's text can collide (said below)
-    spelled = set(texts.values())
+    spelled = set(texts.values()) if by_id else set()
     if not any(s in spelled for s in by_id.values()):
-        return {i: by_id[i] if i in by_id else texts[i] for i in ids}
+        keys = dict.fromkeys(ids)   # (in id order)
+        keys.update(texts)
+        keys.update((i, by_id[i]) for i in by_id if i in keys)
+        return keys   # type: ignore[return-value]   # (every id given its text above)
     keys: dict[int, str] = {}
     seen: dict[str, int] = {}
     for i in ids:
@@ -88,6 +93,23 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
         seen[key] = i
         keys[i] = key
     return keys
+
+
+def merge_half_texts(snap: Snapshot, keys: dict[int, str]) -> list[str]:
+    """The GPT-2 text (``gpt2_texts``) of each merge's halves, left and right of each in
+    turn, read from ``keys`` (``vocab_keys``) where an id has those bytes: the tokens
+    of a long vocabulary are spelled once."""
+    vocab = snap.vocab
+    by_bytes = dict(zip(map(vocab.__getitem__, keys), keys.values()))
+    specials = [i for i in snap.special_ids.values() if i in keys]
+    if specials:   # (their keys are their own text)
+        t = [vocab[i] for i in specials]
+        by_bytes.update(zip(t, gpt2_texts(t)))
+    halves = list(chain.from_iterable(snap.merges))
+    missing = list(set(halves).difference(by_bytes))
+    if missing:   # (bytes only a duplicate id has: not in keys)
+        by_bytes.update(zip(missing, gpt2_texts(missing)))
+    return list(map(by_bytes.__getitem__, halves))
 
 
 def load(vocab_path: str | Path, merges_path: str | Path | None = None,

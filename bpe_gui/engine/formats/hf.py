@@ -39,7 +39,7 @@ from ..tokenizers.symbols import EOW
 from ..io.reading import as_id
 from .snapshot import PROBE_TEXT, Snapshot, build_tokenizer, prefixed, preset_name, words_differ
 from ._json import json_strs, model_kind, need, not_bpe
-from .gpt2 import vocab_keys as gpt2_vocab_keys
+from .gpt2 import merge_half_texts, vocab_keys as gpt2_vocab_keys
 from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
 from . import spm_json
@@ -122,7 +122,7 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     aliases: dict[str, int] = {}
     if snap.mode == "byte":
         keys = gpt2_vocab_keys(snap)
-        halves = gpt2_texts([t for m in snap.merges for t in m])
+        halves = merge_half_texts(snap, keys)
         normalizer, pre = None, _byte_pre(snap.pattern)
         decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
                    "use_regex": True}
@@ -145,18 +145,26 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
            "normalizer": normalizer, "pre_tokenizer": pre, "post_processor": None,
            "decoder": decoder, "model": model}
     # vocab and merges one entry per line: readable, and far shorter than indent=2 lists
-    entries = sorted([(i, 0, k) for i, k in keys.items()] + [(i, 1, k) for k, i in aliases.items()])
-    spelled = json_strs([k for _, _, k in entries])
-    vocab_lines = ",\n".join(f"      {k}: {i}" for (i, _, _), k in zip(entries, spelled))
+    if aliases:
+        entries = sorted([(i, 0, k) for i, k in keys.items()] +
+                         [(i, 1, k) for k, i in aliases.items()])
+        ids, texts = [i for i, _, _ in entries], [k for _, _, k in entries]
+    else:
+        ids = sorted(keys)
+        texts = list(map(keys.__getitem__, ids))
+    # (each line made by C-level joins: str.format per line took twice as long)
+    vocab_lines = "      " + ",\n      ".join(map(": ".join, zip(json_strs(texts),
+                                                                 map(str, ids))))
     # a pair is spelled as json_str spells it: [left, right], each as json_str spells it
     halves = json_strs(halves)
-    merge_lines = ",\n".join(f"      [{a}, {b}]" for a, b in zip(halves[::2], halves[1::2]))
+    merge_lines = "      [" + "],\n      [".join(map(", ".join, zip(halves[::2],
+                                                                  halves[1::2]))) + "]"
     text = json.dumps(doc, ensure_ascii=False, indent=2)
     # the model comes last, so its placeholders are the last occurrences
     head, _, tail = text.rpartition('"@MERGES@"')
     text = head + ("[\n" + merge_lines + "\n    ]" if halves else "[]") + tail
     head, _, tail = text.rpartition('"@VOCAB@"')
-    text = head + ("{\n" + vocab_lines + "\n    }" if entries else "{}") + tail
+    text = head + ("{\n" + vocab_lines + "\n    }" if ids else "{}") + tail
     return {file_names(name)[0]: (text + "\n").encode("utf-8")}
 
 

@@ -73,18 +73,14 @@ class Snapshot:
         Such an id is never produced by encoding (the tokenizer maps bytes to the first
         id), so formats keyed by token text keep the first one only.
         """
-        first: dict[bytes, int] = {}
-        dup: dict[int, int] = {}
         specials = set(self.special_ids.values())
-        for i in sorted(self.vocab):
-            if i in specials:
-                continue
-            t = self.vocab[i]
-            if t in first:
-                dup[i] = first[t]
-            else:
-                first[t] = i
-        return dup
+        ids = [i for i in sorted(self.vocab) if i not in specials]
+        tokens = list(map(self.vocab.__getitem__, ids))
+        # built from the last id to the first: each bytes keep their lowest id
+        first = dict(zip(reversed(tokens), reversed(ids)))
+        if len(first) == len(ids):
+            return {}
+        return {i: first[t] for i, t in zip(ids, tokens) if first[t] != i}
 
 
 def snapshot(tok: Tokenizer) -> Snapshot:
