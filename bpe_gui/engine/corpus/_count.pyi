@@ -68,6 +68,10 @@ def export_merged(counters: Sequence[WordCounter], firsts: bool = False,
 def utf8_error(data: Buffer, /) -> int:
     """Offset of the first byte that is not valid UTF-8, or -1."""
 
+def longest_gap(starts: Buffer, /) -> int:
+    """The greatest ``starts[i + 1] - starts[i]`` of a buffer of int64 (a table's word
+    starts: its longest word); 0 for fewer than two entries."""
+
 def safe_cut(preset: int, data: Buffer, lo: int, hi: int, /) -> int:
     """The largest safe cut p, lo < p <= hi (see csrc/scan.h), or -1."""
 

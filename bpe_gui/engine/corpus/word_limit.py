@@ -19,6 +19,11 @@ from operator import sub
 
 from .table import PretokenTable
 
+try:
+    from . import _count
+except ImportError:  # pragma: no cover - the C extension is optional
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+
 MAX_WORD_BYTES = 1 << 16   # 64 KiB: far beyond any word of a language
 
 
@@ -49,8 +54,14 @@ def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> tuple[in
 def has_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> bool:
     if len(table.blob) <= limit:
         return False
-    starts = table.starts   # the longest word's length, the loop in C (a table per run)
-    return max(map(sub, islice(starts, 1, None), starts), default=0) > limit
+    return longest_word(table.starts) > limit
+
+
+def longest_word(starts: array) -> int:
+    """The longest word of a table's ``starts`` (int64), in bytes (0: no word)."""
+    if _count is not None:   # (a table per run: in Python, 7 ms for 100k words)
+        return _count.longest_gap(starts)
+    return max(map(sub, islice(starts, 1, None), starts), default=0)
 
 
 def split_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> "PretokenTable":

@@ -7,18 +7,30 @@ from __future__ import annotations
 import pytest
 import regex
 
-from bpe_gui.engine.corpus import blocks, giant
+from array import array
+
+from hypothesis import given, strategies as st
+
+from bpe_gui.engine.corpus import blocks, giant, word_limit
 from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.corpus.range_count import count_ranges_here, merge_partials, table_of
 from bpe_gui.engine.corpus.table_file import read_table, write_table
 from bpe_gui.engine.corpus.table_sums import read_tables
-from bpe_gui.engine.corpus.word_limit import split_long_words
+from bpe_gui.engine.corpus.word_limit import longest_word, split_long_words
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 
 from engine_oracle import GPT2
 
 pytest.importorskip("bpe_gui.engine.corpus._count")
 LIMIT = 1 << 16
+
+
+@pytest.fixture(params=["native", "python"])
+def longest_route(request, monkeypatch):
+    """Both ways to find a table's longest word: the C loop, and its Python twin."""
+    if request.param == "python":
+        monkeypatch.setattr(word_limit, "_count", None)
+    return request.param
 
 
 def oracle_cuts(text: str) -> int:
@@ -40,7 +52,7 @@ def corpus(*words: str) -> str:
 
 
 @pytest.mark.parametrize("size", [LIMIT - 3, LIMIT - 2, LIMIT - 1, LIMIT])
-def test_a_word_up_to_the_limit_is_no_cut(tmp_path, size):
+def test_a_word_up_to_the_limit_is_no_cut(tmp_path, size, longest_route):
     p = tmp_path / "c.txt"
     p.write_text(corpus("a" * size, "é" * (size // 2)), "utf-8")
     for workers in (1, 2):
@@ -52,7 +64,7 @@ def test_a_word_up_to_the_limit_is_no_cut(tmp_path, size):
 @pytest.mark.parametrize("words", [["a" * (LIMIT + 1)], ["é" * (LIMIT // 2 + 1)],
                                    ["a" * (3 * LIMIT), "b" * (LIMIT + 1), "a" * (3 * LIMIT)],
                                    ["😀" * (LIMIT // 4 + 5)]])
-def test_cuts_past_the_limit_are_counted(tmp_path, words):
+def test_cuts_past_the_limit_are_counted(tmp_path, words, longest_route):
     text = corpus(*words)
     p = tmp_path / "c.txt"
     p.write_text(text, "utf-8")
@@ -87,3 +99,17 @@ def test_cuts_are_kept_in_table_files_and_summed(tmp_path):
     assert read_table(tmp_path / "t.tsv").cuts == 2
     write_table(table, tmp_path / "u.tsv")
     assert read_tables([tmp_path / "t.tsv", tmp_path / "u.tsv"]).cuts == 4
+
+
+@given(lengths=st.lists(st.integers(0, 1 << 20), max_size=60))
+def test_the_longest_word_on_both_routes(lengths):
+    starts = array("q", [0])
+    for n in lengths:
+        starts.append(starts[-1] + n)
+    want = max(lengths, default=0)
+    assert longest_word(starts) == want
+    saved, word_limit._count = word_limit._count, None
+    try:
+        assert longest_word(starts) == want
+    finally:
+        word_limit._count = saved

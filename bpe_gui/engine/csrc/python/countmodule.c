@@ -705,6 +705,31 @@ static PyObject *mod_utf8_error(PyObject *Py_UNUSED(self), PyObject *arg)
     return PyLong_FromSsize_t(bad == (size_t)n ? -1 : (Py_ssize_t)bad);
 }
 
+/* longest_gap(starts): the greatest starts[i + 1] - starts[i] of a buffer of int64 (a
+ * table's word starts: its longest word), 0 for fewer than two entries */
+static PyObject *mod_longest_gap(PyObject *Py_UNUSED(self), PyObject *arg)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_FORMAT) < 0)
+        return NULL;
+    if (v.itemsize != 8 || v.format == NULL || (strcmp(v.format, "q") != 0 &&
+                                                 strcmp(v.format, "l") != 0)) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_TypeError, "longest_gap() takes a buffer of int64 ('q')");
+        return NULL;
+    }
+    const int64_t *x = (const int64_t *)v.buf;
+    Py_ssize_t n = v.len / 8;
+    int64_t best = 0;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        int64_t d = x[i] - x[i - 1];
+        if (d > best)
+            best = d;
+    }
+    PyBuffer_Release(&v);
+    return PyLong_FromLongLong((long long)best);
+}
+
 static PyObject *mod_safe_cut(PyObject *Py_UNUSED(self), PyObject *args)
 {
     int preset;
@@ -888,6 +913,8 @@ static PyMethodDef module_methods[] = {
      "their union, gathered on threads threads (0: one per counter)"},
     {"utf8_error", mod_utf8_error, METH_O,
      "utf8_error(data) -> offset of the first invalid UTF-8 byte, or -1"},
+    {"longest_gap", mod_longest_gap, METH_O,
+     "longest_gap(starts) -> the greatest starts[i + 1] - starts[i] (int64 buffer), or 0"},
     {"safe_cut", mod_safe_cut, METH_VARARGS,
      "safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] to cut a block at, or -1"},
     {"format_tsv", (PyCFunction)(void (*)(void))mod_format_tsv, METH_VARARGS | METH_KEYWORDS,
