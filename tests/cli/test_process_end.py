@@ -94,7 +94,8 @@ def test_a_stream_that_cannot_be_flushed_ends_as_sys_exit_ends_it():
 def test_the_installed_script_and_python_m_end_through_it(tmp_path, corpora_dir):
     project = (REPO / "pyproject.toml").read_text()
     assert 'bpe-gui = "bpe_gui.cli:command"' in project
-    assert "command()" in (REPO / "bpe_gui" / "__main__.py").read_text()
+    for main in ("__main__.py", "cli/__main__.py"):
+        assert "command()" in (REPO / "bpe_gui" / main).read_text(), main
     # real commands through python -m: the files whole, the output whole, the status kept
     env = {**os.environ, "PYTHONPATH": str(REPO)}
 
