@@ -9,6 +9,7 @@ Run on purpose, never from the unit tests:
     python bench/bench_train_peers.py --quick               # a 2 MB slice, to check the script
     python bench/bench_train_peers.py --engines ours,gigabpe --rounds 5
     python bench/bench_train_peers.py --before ../main    # + "ours-before": another checkout
+    python bench/bench_train_peers.py --engines ours,gigabpe --rounds 10   # + medians
 
 ``--threads`` runs every engine at each thread count given (ours ``--threads N``;
 gigabpe ``threads=N``; the Rust libraries through ``RAYON_NUM_THREADS=N``, their thread
@@ -27,7 +28,8 @@ others are asked for their merges in memory and write them as a small JSON file)
 
 Our package is byte-compiled first (``compileall``), as an installed one is. The table
 shows the best of the rounds of each figure (the machine is shared), then the
-ratio of our figure to each peer's. Every peer gets GPT-2's pattern, byte-level symbols
+ratio of our figure to each peer's; from 5 rounds on, a second table gives the medians
+(a lent machine's speed drifts by more than the gaps being measured). Every peer gets GPT-2's pattern, byte-level symbols
 and the special token ``<|endoftext|>``; vocabulary sizes count 256 bytes + specials +
 merges where the library allows it.
 
@@ -45,6 +47,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -374,6 +377,10 @@ def run_workload(wl: str, engines: list[str], threads: list[int], args) -> None:
     best = {k: {m: min(x[m] for x in v) for m in ("wall", "cpu", "peak")}
             for k, v in runs.items()}
     print_table(wl, args.rounds, jobs, best, merges)
+    if args.rounds >= 5:   # on a machine whose speed drifts, the middle run says more
+        middle = {k: {m: statistics.median(x[m] for x in v) for m in ("wall", "cpu", "peak")}
+                  for k, v in runs.items()}
+        print_table(wl, args.rounds, jobs, middle, merges, "median")
     for e, ok in same.items():
         print(f"  {e}: {'the same' if ok else 'DIFFERENT'} merges at "
               f"{', '.join(map(str, threads))} threads")
@@ -393,8 +400,9 @@ def run_workload(wl: str, engines: list[str], threads: list[int], args) -> None:
         verdict(best, merges, wl, t)
 
 
-def print_table(wl: str, rounds: int, jobs: list, best: dict, merges: dict) -> None:
-    print(f"\n| {wl} (best of {rounds}) | wall s | CPU s | peak MB | ours/peer wall, "
+def print_table(wl: str, rounds: int, jobs: list, best: dict, merges: dict,
+                which: str = "best") -> None:
+    print(f"\n| {wl} ({which} of {rounds}) | wall s | CPU s | peak MB | ours/peer wall, "
           "CPU, peak | merges |")
     print("|---|---|---|---|---|---|")
     for e, t in jobs:

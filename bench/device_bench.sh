@@ -49,8 +49,9 @@ if [[ $T == *ids* ]]; then   # our ids against tiktoken's and HF's on this CPU's
 fi
 if [[ $T == *train* ]]; then
     step train
+    # BEFORE=DIR (a checkout with its extensions built): its rows too, as ours-before
     python3 bench/bench_train_peers.py --workloads en20,py256 --engines ours,ours-lines,gigabpe \
-        --rounds 3 $Q 2>&1 | tee "$OUTDIR/train.txt"
+        --rounds "${ROUNDS:-10}" ${BEFORE:+--before "$BEFORE"} $Q 2>&1 | tee "$OUTDIR/train.txt"
     python3 bench/bench_train_peers.py --workloads en20 --engines ours,gigabpe,hf --rounds 1 $Q \
         2>&1 | tee -a "$OUTDIR/train.txt"
 fi
