@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import compress
+from operator import ne
 from typing import TYPE_CHECKING
 
 
@@ -137,22 +139,19 @@ def trainer_snapshot(trainer) -> Snapshot:
             return _parity_snapshot(trainer)
         return snapshot(trainer.tokenizer())
     s = trainer.settings
-    vocab = dict(enumerate(trainer.vocab_bytes[:trainer.n_initial]))
-    t2i: dict[bytes, int] = {}
-    for i, t in vocab.items():
-        t2i.setdefault(t, i)
-    special_ids = {sp: t2i[sp.encode("utf-8")] for sp in s.special_tokens}
-    merges: list[tuple[bytes, bytes]] = []
-    merge_ids: list[int] = []
-    add, add_id = merges.append, merge_ids.append
-    for a, b, new in trainer.merge_triples():
-        ab = a + b
-        first = t2i.get(ab)
-        if first is None:
-            first = t2i[ab] = new
-            vocab[new] = ab
-        add((a, b))
-        add_id(first)
+    n0 = trainer.n_initial
+    merges = trainer.merges
+    # the trainer's bytes of every id so far: the initial tokens, then each merge's a + b
+    tokens = trainer.vocab_bytes[:n0 + len(merges)]
+    # each bytes' lowest id (built from the last id down): the id a merge yields is the
+    # lowest with its bytes, its own unless an earlier token has them (then its id is
+    # left out of the vocabulary)
+    lowest = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))
+    special_ids = {sp: lowest[sp.encode("utf-8")] for sp in s.special_tokens}
+    merge_ids = list(map(lowest.__getitem__, tokens[n0:]))
+    vocab = dict(enumerate(tokens))
+    for i in compress(range(n0, len(tokens)), map(ne, merge_ids, range(n0, len(tokens)))):
+        del vocab[i]
     meta = trainer.metadata()
     pattern, preset = resolve_pattern(s.pattern)
     return Snapshot(vocab=vocab, merges=merges, merge_ids=merge_ids,

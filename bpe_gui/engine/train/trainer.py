@@ -551,7 +551,11 @@ class Trainer:
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
-        return [(left, right) for left, right, _ in self._merge_rows(0, self.n_steps)]
+        """(left, right) of every step so far, in order, read without making records."""
+        with _ROWS_LOCK:
+            rows, vb = self._rows, self.vocab_bytes   # (the steps past the records)
+            return [(r.left, r.right) for r in self._steps] + \
+                list(zip(map(vb.__getitem__, rows.a), map(vb.__getitem__, rows.b)))
 
     def is_done(self) -> bool:
         return self.stop() is not None
@@ -808,11 +812,6 @@ class Trainer:
             out += [(vb[a], vb[b], new) for a, b, new in zip(rows.a[at], rows.b[at],
                                                              rows.new[at])]
         return out
-
-    def merge_triples(self, lo: int = 0, hi: int | None = None) -> list[tuple[bytes, bytes, int]]:
-        """(left, right, new id) of steps lo+1 .. hi (default: the last), in order, read
-        without making records (exports of a long run: formats.trainer_snapshot)."""
-        return self._merge_rows(lo, self.n_steps if hi is None else hi)
 
     def _counts(self, k: int) -> list[int]:
         """The pair count of each of the first k steps, without making records."""
