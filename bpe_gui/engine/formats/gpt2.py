@@ -23,7 +23,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..display import gpt2_text, gpt2_texts
+from ..display import gpt2_texts
 from ..errors import ExportError
 from .snapshot import Snapshot, build_tokenizer, byte_level_only, prefixed
 from ._json import json_object_lines

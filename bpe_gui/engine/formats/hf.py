@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..display import gpt2_bytes, gpt2_text, gpt2_texts, pair_text, readable
+from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..text.presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizers.symbols import EOW
