@@ -116,3 +116,27 @@ def test_the_installed_script_and_python_m_end_through_it(tmp_path, corpora_dir)
     assert [int(i) for i in r.stdout.split()] == hf.encode(text).ids
     r = bpe_gui("encode", "--tokenizer", str(tmp_path / "tok" / "no-such.json"), "x")
     assert r.returncode == 2 and "no-such.json" in r.stderr
+
+
+def test_output_cut_short_by_the_reader_ends_quietly(tmp_path):
+    # `bpe-gui encode ... | head -c 20`: the reader goes away; the command ends with
+    # status 0 and says nothing (entry.py's BrokenPipeError, then this process end)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world, the lower newest widest\n" * 200, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run([sys.executable, "-m", "bpe_gui", "train", str(corpus), "--vocab-size",
+                        "300", "--format", "hf", "--out", str(tmp_path / "tok"), "-q"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    p = subprocess.Popen([sys.executable, "-m", "bpe_gui", "encode", "--tokenizer",
+                          str(tmp_path / "tok" / "tokenizer.json")], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        p.stdin.write((("hello world " * 200 + "\n") * 200).encode())
+        p.stdin.close()
+        assert len(p.stdout.read(20)) == 20
+        p.stdout.close()
+        assert p.wait(timeout=120) == 0
+        assert p.stderr.read() == b""
+    finally:
+        p.kill()
