@@ -78,10 +78,10 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
     # only a special token that reads as some token's text can collide (said below)
     spelled = set(texts.values()) if by_id else set()
     if not any(s in spelled for s in by_id.values()):
-        keys = dict.fromkeys(ids)   # (in id order)
-        keys.update(texts)
-        keys.update((i, by_id[i]) for i in by_id if i in keys)
-        return keys   # type: ignore[return-value]   # (every id given its text above)
+        ordered = dict.fromkeys(ids, "")   # (in id order; every id gets its text below)
+        ordered.update(texts)
+        ordered.update((i, by_id[i]) for i in by_id if i in ordered)
+        return ordered
     keys: dict[int, str] = {}
     seen: dict[str, int] = {}
     for i in ids:
