@@ -106,10 +106,12 @@ def merge_half_texts(snap: Snapshot, keys: dict[int, str]) -> list[str]:
         t = [vocab[i] for i in specials]
         by_bytes.update(zip(t, gpt2_texts(t)))
     halves = list(chain.from_iterable(snap.merges))
-    missing = list(set(halves).difference(by_bytes))
-    if missing:   # (bytes only a duplicate id has: not in keys)
+    try:
+        return list(map(by_bytes.__getitem__, halves))
+    except KeyError:   # (bytes only a duplicate id has: not in keys)
+        missing = list(set(halves).difference(by_bytes))
         by_bytes.update(zip(missing, gpt2_texts(missing)))
-    return list(map(by_bytes.__getitem__, halves))
+        return list(map(by_bytes.__getitem__, halves))
 
 
 def load(vocab_path: str | Path, merges_path: str | Path | None = None,

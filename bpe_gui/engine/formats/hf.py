@@ -152,20 +152,27 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     else:
         ids = sorted(keys)
         texts = list(map(keys.__getitem__, ids))
-    # (each line made by C-level joins: str.format per line took twice as long)
-    vocab_lines = "      " + ",\n      ".join(map(": ".join, zip(json_strs(texts),
-                                                                 map(str, ids))))
-    # a pair is spelled as json_str spells it: [left, right], each as json_str spells it
-    halves = json_strs(halves)
-    merge_lines = "      [" + "],\n      [".join(map(", ".join, zip(halves[::2],
-                                                                  halves[1::2]))) + "]"
     text = json.dumps(doc, ensure_ascii=False, indent=2)
-    # the model comes last, so its placeholders are the last occurrences
+    # the model comes last, its vocab before its merges: the placeholders' last
+    # occurrences cut the text in three, and the file is its pieces joined once (each
+    # line made by C-level joins: str.format per line took twice as long)
     head, _, tail = text.rpartition('"@MERGES@"')
-    text = head + ("[\n" + merge_lines + "\n    ]" if halves else "[]") + tail
-    head, _, tail = text.rpartition('"@VOCAB@"')
-    text = head + ("{\n" + vocab_lines + "\n    }" if ids else "{}") + tail
-    return {file_names(name)[0]: (text + "\n").encode("utf-8")}
+    head, _, middle = head.rpartition('"@VOCAB@"')
+    halves = json_strs(halves)
+    parts = [head]
+    if ids:
+        parts += ["{\n      ", ",\n      ".join(map(": ".join, zip(json_strs(texts),
+                                                                   map(str, ids)))), "\n    }"]
+    else:
+        parts.append("{}")
+    parts.append(middle)
+    if halves:   # a pair is spelled as json_str spells it: [left, right]
+        parts += ["[\n      [", "],\n      [".join(map(", ".join, zip(halves[::2], halves[1::2]))),
+                  "]\n    ]"]
+    else:
+        parts.append("[]")
+    parts += [tail, "\n"]
+    return {file_names(name)[0]: "".join(parts).encode("utf-8")}
 
 
 def onig_pattern(pattern: str) -> str:
