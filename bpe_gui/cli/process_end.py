@@ -19,8 +19,7 @@ def end_process(rc: object) -> NoReturn:
     ``sys.exit(rc)`` does, less the interpreter's teardown when it can be skipped:
     ``rc`` is an int, no other thread runs (one might still be writing), and Qt was
     never imported (the window's objects shut down on their own)."""
-    if type(rc) is not int or threading.active_count() != 1 \
-            or any(m == "PySide6" or m.startswith("PySide6.") for m in sys.modules):
+    if type(rc) is not int or threading.active_count() != 1 or "PySide6" in sys.modules:
         sys.exit(rc)
     atexit._run_exitfuncs()   # (they run once: this also empties the list)
     try:

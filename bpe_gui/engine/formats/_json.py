@@ -82,8 +82,7 @@ def json_object_lines(pairs: list[tuple[str, int]]) -> bytes:
     """A JSON object with one ``"key": value`` per line (readable, diff-friendly)."""
     if not pairs:
         return b"{\n\n}\n"
-    keys = json_strs([k for k, _ in pairs]) if all(type(k) is str for k, _ in pairs) \
-        else [json_str(k) for k, _ in pairs]
+    keys = json_strs([k for k, _ in pairs])
     body = "  " + ",\n  ".join(map(": ".join, zip(keys, [str(v) for _, v in pairs])))
     return ("{\n" + body + "\n}\n").encode("utf-8")
 

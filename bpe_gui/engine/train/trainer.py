@@ -809,8 +809,8 @@ class Trainer:
             n, rows, vb = len(self._steps), self._rows, self.vocab_bytes
             out = [(r.left, r.right, r.new_id) for r in self._steps[lo:min(hi, n)]]
             at = slice(max(lo - n, 0), max(hi - n, 0))
-            out += [(vb[a], vb[b], new) for a, b, new in zip(rows.a[at], rows.b[at],
-                                                             rows.new[at])]
+            out += zip(map(vb.__getitem__, rows.a[at]), map(vb.__getitem__, rows.b[at]),
+                       rows.new[at])
         return out
 
     def _counts(self, k: int) -> list[int]:

@@ -108,6 +108,8 @@ def test_the_longest_word_on_both_routes(lengths):
         starts.append(starts[-1] + n)
     want = max(lengths, default=0)
     assert longest_word(starts) == want
+    with pytest.raises(TypeError, match="int64"):   # (a table's starts are int64)
+        word_limit._count.longest_gap(array("i", starts))
     saved, word_limit._count = word_limit._count, None
     try:
         assert longest_word(starts) == want
