@@ -122,9 +122,17 @@ _CALLS = st.builds(
     st.sampled_from(["get_weather", "f"]), st.sampled_from(["Paris", "東京", ""]), st.booleans())
 
 
+_DOCUMENTS = st.builds(lambda title, text: {"title": title, "text": text},
+                       st.sampled_from(["Paris", "東京", ""]), st.sampled_from(TEXTS))
+# template variables: the llama3 fixture reads date_string; the others read none of them
+_OPTIONS = st.fixed_dictionaries({}, optional={
+    "date_string": st.sampled_from(["26 Jul 2024", "", "明天"]),
+    "enable_thinking": st.booleans(), "custom_flag": st.integers(0, 3)})
+
+
 @st.composite
 def _messages(draw):
-    role = draw(st.sampled_from(["user", "assistant", "system", "tool"]))
+    role = draw(st.sampled_from(["user", "assistant", "system", "developer", "tool"]))
     m = {"role": role, "content": draw(st.sampled_from(TEXTS))}
     if role == "assistant" and draw(st.booleans()):
         m["tool_calls"] = draw(st.lists(_CALLS, min_size=1, max_size=2))
@@ -140,6 +148,10 @@ def _bodies(draw):
     ending = draw(st.sampled_from(["add_generation_prompt", "continue_final_message", None]))
     if ending:
         body[ending] = True
+    if draw(st.integers(0, 3)) == 0:
+        body["documents"] = draw(st.lists(_DOCUMENTS, min_size=1, max_size=2))
+    if draw(st.integers(0, 3)) == 0:
+        body["chat_template_kwargs"] = draw(_OPTIONS)
     if draw(st.integers(0, 4)) == 0:
         body["sanitize_control_tokens"] = True
     return body
@@ -148,7 +160,8 @@ def _bodies(draw):
 @settings(max_examples=40, deadline=None)
 @given(body=_bodies())
 def test_random_conversations_equal_transformers(hf, ours, body):
-    """Roles in any order, tool calls, tools or not: where transformers renders, the same
+    """Roles in any order (developer too), tool calls, tools or not, documents and
+    template variables (chat_template_kwargs) or not: where transformers renders, the same
     text and ids (ids only when sanitizing: its text is not asked for then); where it
     refuses, whatever it raises, ours refuses with a message."""
     for name in SPECIALS:

@@ -35,6 +35,15 @@ CONVERSATIONS = {
             "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
         {"role": "tool", "tool_call_id": "call_1", "name": "get_weather",
          "content": "rainy"}], "tools": [TOOL], "add_generation_prompt": True},
+    "developer_documents_options": {"messages": [
+        {"role": "developer", "content": "Answer from the documents, briefly."},
+        {"role": "user", "content": "Where is it rainy? 東京?"}],
+        "documents": [{"title": "Paris", "text": "Rainy, 12°C."},
+                      {"title": "東京", "text": "晴れ, 20°C."}],
+        "chat_template_kwargs": {"enable_thinking": False, "reasoning_effort": "low",
+                                 "date_string": "26 Jul 2024", "builtin_tools": ["brave_search"],
+                                 "tools_in_user_message": False},
+        "add_generation_prompt": True},
     "no_generation_prompt": {"messages": [
         {"role": "user", "content": "Say hello to Paris"},
         {"role": "assistant", "content": "Bonjour Paris, says the assistant"}],
