@@ -4,14 +4,13 @@ that are not parallel."""
 from __future__ import annotations
 
 import argparse
-import bisect
 import sys
 from typing import TYPE_CHECKING
 
 from .common import PROG, UsageError
 
 if TYPE_CHECKING:
-    from ..engine.corpus import PretokenTable
+    from ..engine.train import ParityData
 
 # Every option of plain ``bpe-gui train``, as parity training takes it: None when it is
 # honoured, else why it is refused. ``refuse_plain_options`` reads this table; a test
@@ -95,61 +94,8 @@ def _shown(value: object) -> str:
     return " ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def warn_unparallel(devs: list[tuple[str, str]], encoding: str,
-                    tables: dict[str, PretokenTable]) -> None:
-    """A warning when the dev texts differ in their number of lines: they are then not
-    the same text in every language, and the comparison of their token counts that picks
-    each merge's language means nothing. (A warning, not a refusal: a translation may
-    wrap its lines differently and still be parallel.) ``tables``: each language's
-    counted dev words, whose line breaks give the lines without reading the file again."""
-    counts = [(name, path, _line_count(tables[name], path, encoding)) for name, path in devs]
-    if len({n for _, _, n in counts}) <= 1:
-        return
-    listed = ", ".join(f"{name} ({path}): {n:,}" for name, path, n in counts)
-    print(f"{PROG}: warning: the dev texts have different numbers of lines ({listed}). A "
-          "dev set must be the same text in every language, line for line: otherwise the "
-          "language whose dev text is longest has the most tokens and takes the turns, "
-          "however well it is compressed. Give parallel dev texts (one translation per "
-          "language), or target ratios with --ratio NAME=R instead.", file=sys.stderr,
-          flush=True)
-
-
-def _line_count(table: PretokenTable, path: str, encoding: str) -> int:
-    """Lines of a counted text file: its line breaks (each \\n inside a word, times the
-    word's count), and one more for a last line without \\n (its last byte). A file
-    whose last byte is not at hand (.gz, .xz), whose lines are not its text's (.jsonl)
-    or whose \\n is not one byte (UTF-16) is read again instead."""
-    from pathlib import Path
-    p = Path(path)
-    if p.suffix in (".gz", ".xz", ".jsonl") or \
-            len("\n\n".encode(encoding)) - len("\n".encode(encoding)) != 1:
-        return _file_lines(path, encoding)
-    blob, starts, counts = table.blob, table.starts, table.counts
-    breaks, at = 0, blob.find(b"\n")
-    while at >= 0:
-        breaks += counts[bisect.bisect_right(starts, at) - 1]
-        at = blob.find(b"\n", at + 1)
-    # (in an ASCII-based encoding no other character's bytes end with the byte of \\n)
-    with open(p, "rb") as f:
-        if f.seek(0, 2) == 0:
-            return breaks
-        f.seek(-1, 2)
-        return breaks + (f.read(1) != b"\n")
-
-
-def _file_lines(path: str, encoding: str) -> int:
-    """Lines of a text file (optionally .gz/.xz) read to the end; a last line without
-    \\n counts."""
-    import codecs
-    from ..engine.corpus import open_binary
-    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    n, last = 0, "\n"
-    with open_binary(path) as (stream, _raw):
-        while block := stream.read(1 << 20):
-            text = decoder.decode(block)
-            n += text.count("\n")
-            last = text[-1:] or last
-    text = decoder.decode(b"", final=True)
-    n += text.count("\n")
-    last = text[-1:] or last
-    return n + (last != "\n")
+def warn_unparallel(data: "ParityData") -> None:
+    """The warning for dev texts of different lengths (ParityData.unparallel), on stderr."""
+    said = data.unparallel(" with --ratio NAME=R")
+    if said is not None:
+        print(f"{PROG}: warning: {said}", file=sys.stderr, flush=True)

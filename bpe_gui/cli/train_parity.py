@@ -174,8 +174,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
         try:
             data = ParityData.from_files(langs, devs or None, lines=bool(args.lines),
                                          encoding=encoding)
-            if data.dev_tables is not None:
-                warn_unparallel(devs, encoding, dict(zip(data.names, data.dev_tables)))
+            warn_unparallel(data)
             t_read = time.perf_counter() - t0
             trainer = ParityTrainer(data, settings, undo=False)
             trainer.release_tables()   # (the core holds their words)

@@ -213,7 +213,7 @@ def test_dev_line_counts_come_from_the_counted_words(tmp_path, capsys, monkeypat
     when the lines differ."""
     import gzip
 
-    from bpe_gui.cli import parity_options
+    from bpe_gui.engine.train import parity_dev
     de = (FIXTURES / "de.dev.txt").read_text("utf-8")
     text = {"same": de, "no final newline": de.rstrip("\n"), "blank line more": de + "\n",
             "one line less": de[:de.rfind("\n", 0, len(de) - 1) + 1],
@@ -225,12 +225,12 @@ def test_dev_line_counts_come_from_the_counted_words(tmp_path, capsys, monkeypat
     else:
         dev = tmp_path / "de.dev.txt"
         dev.write_bytes(text.encode("utf-8"))
-        real = parity_options._file_lines
+        real = parity_dev._file_lines
 
         def no_second_read(path, encoding):
             assert str(path) != str(dev), "a plain dev file was read again"
             return real(path, encoding)
-        monkeypatch.setattr(parity_options, "_file_lines", no_second_read)
+        monkeypatch.setattr(parity_dev, "_file_lines", no_second_read)
     en = (FIXTURES / "en.dev.txt").read_text("utf-8")
     args = ["train", "--parity", "base", "--num-merges", "5", "--out", str(tmp_path / "o"),
             "-q", "--language", f"en={FIXTURES / 'en.train.txt'}",

@@ -271,6 +271,40 @@ def test_bad_setups_are_said_inline_and_nothing_is_lost(qtbot, window):
     assert [lang.name for lang in box.value().languages] == ["en", "de"]
 
 
+def test_dev_files_of_different_lengths_are_flagged_where_the_run_is_read(qtbot, window,
+                                                                           tmp_path):
+    """ru's dev file cut to 30 lines: the run trains (a translation may wrap its lines
+    differently), and the window says the dev texts are not parallel -- in the status
+    bar's turns (a sign, the whole sentence in its tooltip, naming the file and its
+    lines), in the merge panel's status line and in the status message after the run --
+    and the turn explanation no longer claims "the same sentences"."""
+    short = tmp_path / "ru.dev.txt"
+    short.write_text("".join(lines(FIXTURES / "ru.dev.txt")[:30]), "utf-8")
+    said: list[str] = []
+    window.controller.message.connect(said.append)
+    c, _ = _train(qtbot, window, merges=20, setup=lambda box: box.set_dev(2, str(short)))
+    assert c.view().parity.warning is not None
+    turns = window.status.turns_label
+    assert turns.isVisible() and turns.text().startswith("⚠")
+    assert f"({short}): 30" in turns.toolTip()
+    merge = window.dock_layout.merge_panel
+    assert "⚠ dev texts not parallel" in merge.status.text()
+    assert f"({short}): 30" in merge.status.toolTip()
+    assert any(m.startswith("Warning: the dev texts have different numbers of lines")
+               and f"({short}): 30" in m for m in said), said
+    assert "for the same sentences" not in merge.last_reason.text()
+    assert "not the same sentences" in merge.last_reason.text()
+
+
+def test_parallel_dev_files_get_no_warning(qtbot, window):
+    c, _ = _train(qtbot, window, merges=20)
+    assert c.view().parity.warning is None
+    assert not window.status.turns_label.text().startswith("⚠")
+    merge = window.dock_layout.merge_panel
+    assert "not parallel" not in merge.status.text() and merge.status.toolTip() == ""
+    assert "for the same sentences" in merge.last_reason.text()
+
+
 def test_session_keeps_the_languages_and_the_step(qtbot, window, make_window, tmp_path):
     c, _ = _train(qtbot, window, merges=50)
     c.goto(30)

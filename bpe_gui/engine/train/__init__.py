@@ -12,6 +12,7 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
   ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``,
   ``train_parity`` (the command line's ``train --parity`` as one call).
+- :mod:`.parity_dev`: whether the dev texts are parallel (their lines), and the warning.
 - :mod:`.parity_run`: ``ParityRun``, parity-aware training as a run of steps for the
   window (TrainerProtocol), ``ParityInfo``.
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,

@@ -62,6 +62,7 @@ from ..display import bytes_to_unicode, readable
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
+from .parity_dev import dev_file_lines, text_lines, unparallel_warning
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -173,6 +174,15 @@ class ParityData:
     tables: list[PretokenTable]
     dev_tables: list[PretokenTable] | None = None
     sources: tuple[str, ...] = field(default=())
+    # each language's dev text: its file ("" for a text given in memory) and its lines
+    dev_sources: tuple[str, ...] = field(default=())
+    dev_lines: tuple[int, ...] = field(default=())
+
+    def unparallel(self, ratios_how: str = "") -> str | None:
+        """A sentence when the dev texts have different numbers of lines (they are then
+        not one text in every language: see parity_dev), else None. ``ratios_how``:
+        where target ratios are given, e.g. " with --ratio NAME=R"."""
+        return unparallel_warning(self.names, self.dev_sources, self.dev_lines, ratios_how)
 
     @property
     def words(self) -> list[dict[bytes, int]]:
@@ -216,10 +226,14 @@ class ParityData:
 
         tables = [count(texts, f"training text of {n!r}") for n, texts in items]
         dev_tables: list[PretokenTable] | None = None
+        dev_lines: tuple[int, ...] = ()
         if dev is not None:
             by_name = {n: count(texts, f"dev text of {n!r}") for n, texts in dev_items}
             dev_tables = [by_name[n] for n in names]
-        return cls(tuple(names), tables, dev_tables)
+            texts_of = dict(dev_items)   # (each checked a text or a list of them above)
+            dev_lines = tuple(_lines_of(texts_of[n]) for n in names)
+        return cls(tuple(names), tables, dev_tables, dev_sources=("",) * len(dev_lines),
+                   dev_lines=dev_lines)
 
     @classmethod
     def from_files(cls, train: Named, dev: Named | None = None, *,
@@ -246,10 +260,27 @@ class ParityData:
             counted.append(table)
         tables = counted[:len(items)]
         dev_tables: list[PretokenTable] | None = None
+        dev_sources: tuple[str, ...] = ()
         if dev is not None:
             by_name = dict(zip([n for n, _ in dev_items], counted[len(items):]))
             dev_tables = [by_name[n] for n in names]
-        return cls(tuple(names), tables, dev_tables, tuple(str(p) for _, p in items))
+            path_of = {n: str(p) for n, p in dev_items}
+            dev_sources = tuple(path_of[n] for n in names)
+        dev_lines = tuple(dev_file_lines(t, p, encoding)
+                          for t, p in zip(dev_tables or (), dev_sources))
+        return cls(tuple(names), tables, dev_tables, tuple(str(p) for _, p in items),
+                   dev_sources, dev_lines)
+
+
+def _lines_of(texts: object) -> int:
+    """Lines of a text or a list of texts (each text's own)."""
+    if isinstance(texts, str):
+        return text_lines(texts)
+    assert isinstance(texts, Iterable)
+    n = 0
+    for t in texts:
+        n += text_lines(t)
+    return n
 
 
 def _words(table: PretokenTable) -> dict[bytes, int]:
@@ -366,13 +397,16 @@ class _Released:
                             "the trainer without releasing it.")
 
 
-def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings) -> str:
+def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings,
+                  parallel: bool = True) -> str:
     """Step ``rec``'s language and why, in one sentence (the window's merge panel and
     :meth:`ParityTrainer.explain` both say it so). With a dev set the language whose dev
     text takes the most tokens is served, said against the runner-up (why it won: the
     difference, and a ratio with digits enough not to read as 1) and against the one
     that takes the fewest (1.11x: 11% more tokens for the same sentences); with ratios, the one whose
     compression (bytes at the start / tokens now) over its ratio is lowest.
+    ``parallel`` False: the dev texts differ in length (ParityData.unparallel), and the
+    sentence says so instead of "for the same sentences".
 
     Example: "Step 60 served zh: its dev text takes the most tokens for the same
     sentences, 9,552: 48 more than ru's 9,504 (1.0051x); 946 more than en's 8,606
@@ -389,7 +423,7 @@ def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySetting
         why = (f"its compression over its target ratio is the lowest ({vals}; "
                "compression = bytes at the start / tokens now)")
     else:
-        why = _most_tokens(names, rec.measure, rec.language, rec.kind)
+        why = _most_tokens(names, rec.measure, rec.language, rec.kind, parallel)
     extra = ""
     if rec.passed:
         extra += (f" The window passed over {', '.join(names[i] for i in rec.passed)}: "
@@ -402,7 +436,8 @@ def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySetting
     return f"Step {k} served {me}: {why}.{extra}"
 
 
-def _most_tokens(names: Sequence[str], tokens: Sequence[float], me: int, kind: str) -> str:
+def _most_tokens(names: Sequence[str], tokens: Sequence[float], me: int, kind: str,
+                 parallel: bool) -> str:
     order = sorted(range(len(names)), key=lambda i: -tokens[i])
     vals = ", ".join(f"{names[i]} {int(tokens[i]):,}" for i in order)
     if kind != "dev":   # training texts are not parallel: the counts alone
@@ -413,8 +448,11 @@ def _most_tokens(names: Sequence[str], tokens: Sequence[float], me: int, kind: s
     if len(others) > 1:
         said.append(against(names[others[-1]], int(tokens[me]), int(tokens[others[-1]]))
                     + ", the fewest")
-    return (f"its dev text takes the most tokens for the same sentences, "
-            f"{int(tokens[me]):,}: {'; '.join(said)} ({vals})")
+    same = ("for the same sentences" if parallel else
+            "(the dev texts have different numbers of lines, so they are not the same "
+            "sentences: this compares their lengths as much as their compression)")
+    return f"its dev text takes the most tokens {same}, {int(tokens[me]):,}: " \
+           f"{'; '.join(said)} ({vals})"
 
 
 def against(name: str, mine: int, theirs: int) -> str:
@@ -508,6 +546,7 @@ class ParityTrainer:
         self.data = data
         self.settings = s
         self.names = data.names
+        self._parallel = data.unparallel() is None
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev_tables is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
@@ -828,7 +867,7 @@ class ParityTrainer:
         """Why this step served its language, and the pair it merged, in two sentences."""
         pair = f"'{readable(rec.left)}' + '{readable(rec.right)}'"
         where = "all languages" if rec.language is None else self.names[rec.language]
-        return (f"{turn_sentence(rec, self.names, self.settings)} Its most frequent pair: "
+        return (f"{turn_sentence(rec, self.names, self.settings, self._parallel)} Its most frequent pair: "
                 f"{pair} ({rec.count:,} times in {where}).")
 
     def plain_curve(self, n_merges: int | None = None) -> list[tuple[int, ...]]:

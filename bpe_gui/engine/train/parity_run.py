@@ -34,6 +34,8 @@ from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrain
 from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings
 
 RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
+# where the window sets target ratios (the training settings' parity box)
+WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,9 @@ class ParityInfo:
     ``plain``: each language's tokens at steps 0, 1, ... for plain BPE on the same data,
     once asked for (:meth:`ParityRun.compute_plain`), else None: the run's own list, which
     grows whenever the run goes past it (a raised target), so it covers every step the
-    run has made (fewer only where plain BPE itself stops first).
+    run has made (fewer only where plain BPE itself stops first). ``warning``: a
+    sentence when the dev texts have different numbers of lines (not parallel: see
+    ``ParityData.unparallel``), else None.
     """
 
     names: tuple[str, ...]
@@ -57,6 +61,7 @@ class ParityInfo:
     initial: tuple[int, ...]
     records: Sequence[ParityStep]
     plain: Sequence[tuple[int, ...]] | None = None
+    warning: str | None = None
 
 
 def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
@@ -77,7 +82,8 @@ class ParityRun:
         self._settings = TrainSettings(vocab_size=None, num_merges=trainer.target, mode="byte",
                                        pattern=PATTERN, tie_rule=RULE)
         self._parity = ParityInfo(trainer.names, trainer.kind, s, trainer.initial_tokens,
-                                  trainer.steps)
+                                  trainer.steps,
+                                  warning=trainer.data.unparallel(WINDOW_RATIOS))
         self._steps: list[MergeStep] = []
         self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
         # the words of every language, end to end: word id w of language i is

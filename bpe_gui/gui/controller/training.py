@@ -317,6 +317,9 @@ class Training:
         self.install(result)
         self.pending_step = None
         self.c.runs.ran(label)
+        info = result.parity
+        if info is not None and info.warning:   # (after ran: its line would hide this one)
+            self.c.message.emit("Warning: " + info.warning)
 
     def _reusable_table(self, settings: TrainSettings):
         """The trainer's pre-token table if it still fits: the plan it was built from

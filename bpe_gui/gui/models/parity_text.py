@@ -29,7 +29,8 @@ def turn_line(info: ParityInfo, k: int) -> str:
     :func:`~bpe_gui.engine.train.turn_sentence`."""
     if not 1 <= k <= len(info.records):
         return ""
-    return turn_sentence(info.records[k - 1], info.names, info.settings)
+    return turn_sentence(info.records[k - 1], info.names, info.settings,
+                         parallel=info.warning is None)
 
 
 def turn_counts(info: ParityInfo, n: int) -> str:

@@ -162,9 +162,15 @@ class StatusBar:
         # the names cut to three letters where the whole line does not fit
         short = " · ".join(f"{part.rsplit(' ', 1)[0][:3]} {part.rsplit(' ', 1)[1]}"
                            for part in turns.split(" · ")) if turns else ""
-        self.turns_label.set_variants([f"turns: {turns}", turns, short] if turns else [""])
-        self.turns_label.setToolTip("How many merges each language's turn made so far "
-                                    "(parity-aware training)" if turns else "")
+        warning = t.parity.warning if t.parity is not None else None
+        sign = "⚠ " if turns and warning else ""
+        self.turns_label.set_variants([f"{sign}turns: {turns}", sign + turns, sign + short]
+                                      if turns else [""])
+        tip = ("How many merges each language's turn made so far (parity-aware training)"
+               if turns else "")
+        if turns and warning:
+            tip += ". ⚠ " + warning[:1].upper() + warning[1:]
+        self.turns_label.setToolTip(tip)
         self.turns_label.setVisible(bool(turns))
         target = t.target_steps
         early = t.stopped_early()

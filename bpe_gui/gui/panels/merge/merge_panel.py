@@ -695,6 +695,7 @@ class MergePanel(QWidget):
         t = self.controller.view()
         if t is None:
             self.status.setText("Step 0 · no trainer")
+            self.status.setToolTip("")
             return
         target = t.target_steps
         of = f" of {target:,}" if target is not None else ""
@@ -709,15 +710,20 @@ class MergePanel(QWidget):
             rule += (f" · SuperBPE stage 2 (from step {T:,})" if t.n_steps > T else
                      f" · SuperBPE stage 1 (stage 2 from step {T:,})")
         what = "tie rule: " + rule
+        warning = ""
         if t.parity is not None:   # parity-aware: how many turns each language had
             what = f"parity ({t.parity.settings.variant}), turns: " + \
                 (turn_counts(t.parity, t.n_steps) or "none yet")
+            if t.parity.warning:
+                what += " · ⚠ dev texts not parallel"
+                warning = t.parity.warning[:1].upper() + t.parity.warning[1:]
         early = t.stopped_early()
         if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
             self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "
                                 f"{vocab} · {what}")
         else:
             self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · {what}")
+        self.status.setToolTip(warning)
         self.goto_spin.blockSignals(True)
         self.goto_spin.setValue(t.n_steps)
         self.goto_spin.blockSignals(False)
