@@ -173,10 +173,15 @@ def add_threads_option(p: argparse.ArgumentParser) -> None:
 def check_encoding(name: str) -> str:
     """A codec name Python knows, as its canonical name ('latin1' -> 'iso8859-1')."""
     try:
-        return codecs.lookup(name).name
+        info = codecs.lookup(name)
     except LookupError:
         raise UsageError(f"--encoding {name!r} is not an encoding Python knows; e.g. "
                          "latin-1, cp1252, gbk, shift_jis, utf-16") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise UsageError(f"--encoding {name!r} is not a character encoding of text files "
+                         "(it transforms bytes or text); give the file's own, e.g. "
+                         "latin-1, cp1252, gbk, shift_jis, utf-16")
+    return info.name
 
 
 # ----- options several commands take ------------------------------------------------------

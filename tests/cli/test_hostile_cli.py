@@ -165,6 +165,43 @@ def test_utf16_is_named_and_encoding_reads_it(tmp_path, corpus, command):
             (tmp_path / "o8" / "merges.txt").read_bytes()
 
 
+@pytest.mark.parametrize("command", ["train", "count"])
+def test_utf16_without_a_byte_order_mark_asks_for_the_byte_order(tmp_path, command):
+    """--encoding utf-16 on a file with no BOM: the codec cannot tell the byte order (it
+    was a traceback); the error names the file and the two encodings that say it, and
+    the one it names reads the file."""
+    (tmp_path / "u16le.txt").write_bytes(CORPUS.encode("utf-16-le"))
+    out = ["--vocab-size", "300", "--out", "o"] if command == "train" else ["--out", "t.tsv"]
+    for enc in ("utf-16", "utf-32"):
+        line = assert_user_error(run(command, "u16le.txt", "--encoding", enc, *out,
+                                     cwd=tmp_path), "u16le.txt", f"cannot be decoded as {enc}")
+        if enc == "utf-16":
+            assert "utf-16-le or utf-16-be" in line
+    p = run(command, "u16le.txt", "--encoding", "utf-16-le", *out, "-q", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+
+
+@pytest.mark.parametrize("codec", ["rot13", "hex", "base64", "zlib"])
+@pytest.mark.parametrize("command", ["train", "count"])
+def test_a_codec_that_is_not_a_text_encoding_is_refused(tmp_path, corpus, command, codec):
+    """Codecs Python knows that do not decode bytes to text were tracebacks (TypeError,
+    binascii.Error): refused as an option, and by the reader itself."""
+    out = ["--vocab-size", "300", "--out", "o"] if command == "train" else ["--out", "t.tsv"]
+    assert_user_error(run(command, "corpus.txt", "--encoding", codec, *out, cwd=tmp_path),
+                      f"--encoding {codec!r} is not a character encoding")
+
+
+@pytest.mark.parametrize("codec", ["rot13", "hex", "utf-16"])
+def test_the_engine_reader_says_the_same(tmp_path, codec):
+    from bpe_gui.engine.corpus import count_corpus
+    from bpe_gui.engine.errors import CorpusError
+    f = tmp_path / "c.txt"
+    f.write_bytes(b"plain ascii text, no byte-order mark\n" * 4)
+    with pytest.raises(CorpusError, match=f"cannot be decoded as {codec}") as e:
+        count_corpus(str(f), encoding=codec)
+    assert "c.txt" in str(e.value)
+
+
 def test_not_utf8_hint_names_an_option_that_exists(tmp_path):
     (tmp_path / "l1.txt").write_bytes("Café, naïve señor; über déjà vu.\n".encode("latin-1") * 30)
     line = assert_user_error(run("train", "l1.txt", "--vocab-size", "300", "--out", "o",

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..errors import CorpusError, NotUTF8Error, PatternError
-from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
+from .files import BOM, binary_error, inner_suffix, is_text_codec, jsonl_text, looks_binary, \
+    not_decodable, open_binary
 from .giant import Part, stream_parts
 from ..text.boundaries import lines_of, outside_specials
 from ..text.pretokenize import RUNAWAY_ADVICE, Pretokenizer, shown_pattern
@@ -250,9 +251,9 @@ class BlockReader:
                 except UnicodeDecodeError as e:
                     if _is_utf8(self.encoding):
                         raise NotUTF8Error(path, offset + e.start, line[e.start:e.start + 4]) from None
-                    raise CorpusError(f"cannot be decoded as {self.encoding} ({e}).", path) from e
-                except LookupError as e:
-                    raise CorpusError(f"cannot be decoded as {self.encoding} ({e}).", path) from e
+                    raise not_decodable(self.encoding, e, path) from e
+                except (UnicodeError, LookupError, TypeError, ValueError) as e:
+                    raise not_decodable(self.encoding, e, path) from e
                 offset += len(line)
                 doc = jsonl_text(text, lineno, path)
                 if doc is None:
@@ -293,15 +294,17 @@ def _is_utf8(encoding: str) -> bool:
 def _decoder(encoding: str, path: Path) -> Callable[[bytes, bool], bytes]:
     """bytes in ``encoding`` -> UTF-8 bytes, incrementally (a file the user said is in it)."""
     try:
+        if not is_text_codec(encoding):
+            raise LookupError(f"{encoding!r} is not a text encoding")
         dec = codecs.getincrementaldecoder(encoding)()
     except LookupError as e:
-        raise CorpusError(f"cannot be decoded as {encoding} ({e}).", path) from e
+        raise not_decodable(encoding, e, path) from e
 
     def convert(chunk: bytes, final: bool) -> bytes:
         try:
             return dec.decode(chunk, final).encode("utf-8", "surrogatepass")
-        except UnicodeDecodeError as e:
-            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", path) from e
+        except UnicodeError as e:
+            raise not_decodable(encoding, e, path) from e
     return convert
 
 

@@ -23,6 +23,29 @@ from ..io import json_problem
 BOM = b"\xef\xbb\xbf"
 
 
+def not_decodable(encoding: str, e: Exception, path: str | Path | None) -> CorpusError:
+    """The error for a file that ``encoding`` cannot decode (``e``: what the codec
+    said), with the fix: a UTF-16/32 file without a byte-order mark names its byte
+    order, and a codec that does not decode bytes to text is named as such."""
+    msg = f"cannot be decoded as {encoding} ({e})."
+    if "BOM" in str(e):
+        msg += (f" The file has no byte-order mark: give its byte order, e.g. --encoding "
+                f"{encoding}-le or {encoding}-be.")
+    elif isinstance(e, LookupError) or not is_text_codec(encoding):
+        msg += (" That is not a character encoding of text files: give the file's own, "
+                "e.g. utf-8, latin-1, cp1252, gbk, shift_jis, utf-16.")
+    return CorpusError(msg, path)
+
+
+def is_text_codec(encoding: str) -> bool:
+    """Whether ``encoding`` is a codec Python knows that decodes bytes to text (not
+    rot13, hex, base64 or zlib)."""
+    try:
+        return bool(getattr(codecs.lookup(encoding), "_is_text_encoding", True))
+    except LookupError:
+        return False
+
+
 def decode_utf8(data: bytes, path: str | Path | None = None) -> str:
     """Decode UTF-8 strictly (a leading BOM is dropped); NotUTF8Error names the byte offset."""
     try:
@@ -169,8 +192,8 @@ def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:
     else:
         try:
             text = data.decode(encoding)
-        except (UnicodeDecodeError, LookupError) as e:
-            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
+        except (UnicodeError, LookupError, TypeError, ValueError) as e:
+            raise not_decodable(encoding, e, p) from e
         if looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
             raise binary_error(p)
     if inner_suffix(p) != ".jsonl":
@@ -212,8 +235,8 @@ def read_head(path: str | Path, n_bytes: int = 1 << 20,
     else:
         try:   # an incremental decoder leaves a character cut by the limit undecoded
             text = codecs.getincrementaldecoder(encoding)().decode(data, final=complete)
-        except (UnicodeDecodeError, LookupError) as e:
-            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
+        except (UnicodeError, LookupError, TypeError, ValueError) as e:
+            raise not_decodable(encoding, e, p) from e
         if looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
             raise binary_error(p)
     if jsonl:
