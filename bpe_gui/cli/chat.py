@@ -90,6 +90,9 @@ def _now(date: str | None):
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    if args.json and args.color == "always":
+        raise UsageError("--color always colours the tokens shown, and --json shows none; "
+                         "leave --color out")
     path = tokenizer_path(args)
     tok = load_with_overrides(path, args)
     body = _body(args.messages)

@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..engine.corpus.files import decode_utf8, read_bytes
 from ..engine.check import (CheckReport, EncodeReport, check_ids, check_merges, read_ids,
                             read_result, show_pair)
 from ..engine.display import readable
@@ -113,6 +114,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if (args.ids is None) != (args.text is None):
         raise UsageError("--ids and --text go together: the ids your encoder produced for "
                          "that text")
+    if not args.corpus:
+        given = [flag for flag, value in (("--mode", args.mode),
+                                          ("--end-of-word", args.end_of_word),
+                                          ("--tie-rule", args.tie_rule),
+                                          ("--lines", args.lines),
+                                          ("--vocab-size", args.vocab_size)) if value]
+        if given:
+            raise UsageError(f"{', '.join(given)} set(s) how the merges are retrained, which "
+                             "only the merge check does: add --corpus FILE to check the "
+                             "merges too, or leave them out")
     refuse_special_files([args.result], "result file or folder", folders=True)
     if args.corpus:
         refuse_special_files(args.corpus)
@@ -136,7 +147,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                               end_of_word=args.end_of_word, tie_rule=args.tie_rule,
                               lines=args.lines)
     if args.ids is not None:
-        text = Path(args.text).read_text(encoding="utf-8")
+        text = decode_utf8(read_bytes(args.text), args.text)   # (errors name the file)
         encoded = check_ids(result, text, read_ids(Path(args.ids)), pattern=pattern)
     if args.json:
         json.dump(as_json(report, encoded), sys.stdout, ensure_ascii=False, indent=1)

@@ -214,11 +214,15 @@ def add_pattern_options(p: argparse.ArgumentParser, default_note: str = " (defau
     pat.add_argument("--pattern", metavar="REGEX", help=custom)
 
 
+def check_preset(name: str | None) -> None:
+    """A --preset name every command accepts, or the UsageError that lists them."""
+    if name is not None and name.lower() not in preset_names():
+        raise UsageError(f"unknown preset {name!r}; use one of {', '.join(preset_names())}")
+
+
 def resolve_preset_arg(args: argparse.Namespace) -> str:
     """--pattern, or --preset (checked), or gpt2."""
-    if args.preset is not None and args.preset.lower() not in preset_names():
-        raise UsageError(f"unknown preset {args.preset!r}; use one of "
-                         f"{', '.join(preset_names())}")
+    check_preset(args.preset)
     return args.pattern if args.pattern is not None else (args.preset or "gpt2")
 
 

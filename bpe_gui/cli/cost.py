@@ -16,7 +16,7 @@ from ..engine.errors import SettingsError
 from ..engine.io import write_files
 from ..engine.analysis import (
     MAX_ALPHA, held_out_files, language_cost, tokenizer_labels)
-from .common import add_quiet, json_head, note
+from .common import UsageError, add_quiet, json_head, note
 from .loading import load_with_overrides
 from .paths import refuse_overwriting_inputs
 
@@ -58,6 +58,9 @@ def alpha_arg(text: str) -> float:
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
+    if args.csv == "-" and args.json:
+        raise UsageError("--csv - and --json both write the table to standard output; "
+                         "pick one, or give --csv a file name")
     if len(args.tokenizer) > MAX_COST_TOKENIZERS:
         raise SettingsError(f"At most {MAX_COST_TOKENIZERS} tokenizers (got "
                             f"{len(args.tokenizer)}), so the table stays readable; run "

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..engine.corpus import count_corpus
 from ..engine.corpus import write_table
+from ..engine.corpus.table_file import check_table_name
 from ..engine.display import counted, human_size
 from ..engine.corpus import count_on_dask, local_workers, parse_address
 from ..engine.text import Pretokenizer
@@ -84,6 +85,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out} is a folder; give the table's file name, e.g. "
                          f"{out / 'corpus.counts.tsv'}")
     check_out_folder(out.parent)
+    check_table_name(out)   # (before the counting, which may take long)
     refuse_overwriting_inputs([out], args.corpus)
     refuse_special_files(args.corpus)
     refuse_tables_as_corpus(args.corpus, "count")

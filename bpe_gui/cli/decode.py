@@ -60,6 +60,11 @@ def parse_ids(words: list[str]) -> list[int]:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
+    for flag in ("preset", "pattern"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag} changes how text is split into words, and decode "
+                             "splits no text: leave it out (--special-token still adds "
+                             "tokens)")
     tok = load_with_overrides(tokenizer_path(args), args)
     ids = parse_ids(args.ids)
     text = tok.decode(ids, skip_special_tokens=args.skip)

@@ -146,6 +146,12 @@ def refuse_overridden_outputs(args: argparse.Namespace) -> None:
     if args.ids_only and args.json:
         raise UsageError("--ids-only and --json are two output forms; pick one (--json "
                          "holds the ids too, under \"ids\")")
+    if args.explain and (args.ordinary or args.add_special_tokens):
+        flag = "--ordinary" if args.ordinary else "--add-special-tokens"
+        raise UsageError(f"--explain shows how the tokenizer cuts the text as typed (typed "
+                         f"special tokens as tokens, nothing added), and {flag} would not "
+                         f"change it; leave {flag} out, or drop --explain to see the ids "
+                         "it gives")
     if args.color == "always" and (args.ids_only or args.json):
         raise UsageError(f"--color always colours the tokens shown, and "
                          f"{'--json' if args.json else '--ids-only'} shows none; leave "

@@ -21,8 +21,8 @@ from ..engine.display import readable
 from ..engine.errors import SettingsError
 from .common import UsageError, json_head, non_negative
 from .progress import Progress
-from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
-    source_line, tokenizer_name, tokenizer_path
+from .loading import add_tokenizer_overrides, add_tokenizer_source, check_merges_option, \
+    load_with_overrides, source_line, tokenizer_name, tokenizer_path
 
 
 def add_parser(sub) -> None:
@@ -62,6 +62,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         raise UsageError("--ok lists the ok tokens in the text report; --json lists them "
                          "always (under \"ok\"): leave --ok out")
     tok = load_with_overrides(tokenizer_path(args), args)
+    check_merges_option(tok, args.merges)
     if args.merges is not None:
         try:
             tok = tok.at_step(args.merges)

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..engine.errors import ArgumentError, PatternAssumedWarning
 from ..engine.formats import LocalModel, describe_source, find_models, load_tokenizer, \
     pick_model, tokenizer_file
-from .common import note
+from .common import UsageError, check_preset, note
 from .paths import refuse_special_files
 
 MODEL_HELP = ("a model already on this machine, by name (as 'bpe-gui models' lists it: "
@@ -66,6 +66,7 @@ def add_tokenizer_overrides(p: argparse.ArgumentParser) -> None:
 def load_with_overrides(path: str, args: argparse.Namespace):
     """The tokenizer at ``path``, with the command's --special-token/--preset/--pattern."""
     refuse_special_files([path], "tokenizer file or folder", folders=True)
+    check_preset(getattr(args, "preset", None))   # (an unknown name is no regex to split by)
     override = getattr(args, "pattern", None)
     if override is None:
         override = getattr(args, "preset", None)
@@ -78,6 +79,15 @@ def load_with_overrides(path: str, args: argparse.Namespace):
         note(f"{path}: loaded {tokenizer_file(path)}")
     warn_if_guessed(tok, path)
     return tok
+
+
+def check_merges_option(tok, n: int | None) -> None:
+    """--merges N with more merges than the tokenizer has: refused (it would silently
+    mean all of them)."""
+    if n is not None and n > tok.n_merges:
+        raise UsageError(f"--merges {n:,}: the tokenizer has only {tok.n_merges:,} merges; "
+                         f"give at most {tok.n_merges:,}, or leave --merges out for all "
+                         "of them")
 
 
 def warn_if_guessed(tok, path: str) -> None:

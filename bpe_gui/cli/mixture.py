@@ -15,7 +15,8 @@ import sys
 from ..engine.analysis import (check_mixture_tokenizer, check_solver, infer_mixture,
                                read_sample, sample_files)
 from .common import UsageError, positive
-from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
+from .loading import add_tokenizer_source, check_merges_option, load_with_overrides, \
+    tokenizer_path
 from .paths import refuse_special_files
 from .progress import Progress
 
@@ -81,6 +82,7 @@ def cmd_mixture(args: argparse.Namespace) -> int:
     refuse_special_files([p for _, p in cats], "sample file", folders=True)
     tok = load_with_overrides(tokenizer_path(args), args)
     check_mixture_tokenizer(tok)
+    check_merges_option(tok, args.merges)
     samples = {name: read_sample(sample_files(path), name) for name, path in cats}
     bar = Progress(sys.stderr, enabled=not args.quiet)
     try:

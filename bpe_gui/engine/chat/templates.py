@@ -84,6 +84,7 @@ def _from_config(p: Path, data: Any, name: str | None, tools: bool,
     if tpl is None:
         return None
     if isinstance(tpl, str):
+        _no_names(p, name)
         return TemplateSource(tpl, f"{p.name}: chat_template", str(p), None, (), specials)
     if isinstance(tpl, list) and all(isinstance(t, dict) and isinstance(t.get("name"), str)
                                      and isinstance(t.get("template"), str) for t in tpl):
@@ -113,7 +114,15 @@ def read_template_file(path: str | Path, name: str | None = None,
         if got is None:
             raise ChatError(f"{p}: has no \"chat_template\".")
         return got
+    _no_names(p, name)
     return TemplateSource(text, f"file {p.name}", str(p))
+
+
+def _no_names(p: Path, name: str | None) -> None:
+    """A template of one text has no names: asking for one by name is refused."""
+    if name is not None:
+        raise ChatError(f"{p} holds one chat template, not named ones, so none is named "
+                        f"{name!r}: leave the name out to use it.")
 
 
 def template_beside(tokenizer: str | Path, name: str | None = None,

@@ -47,11 +47,26 @@ READ_BYTES = 16 << 20        # bytes parsed per read
 
 # ----- writing -----------------------------------------------------------------------
 
+# names of compressed files that tables are not written as (only .gz and .xz are)
+_OTHER_COMPRESSED = (".bz2", ".zst", ".zstd", ".lz4", ".lzma", ".br", ".z", ".zip", ".7z")
+
+
+def check_table_name(path: str | Path) -> None:
+    """ExportError for a table name that promises a compression tables are not written
+    with (a .bz2 name on plain text would fool every reader of it)."""
+    suffix = Path(path).suffix.lower()
+    if suffix in _OTHER_COMPRESSED:
+        raise ExportError(f"{path}: tables are compressed as .gz or .xz only, and a {suffix} "
+                          "name on a table that is not would mislead its readers. Name it "
+                          ".tsv, .tsv.gz or .tsv.xz.")
+
+
 def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None = None,
                 progress=None) -> Path:
     """Write ``table`` (with ``meta``, default ``table.meta``) to ``path``: through a
     temporary file renamed into place, so a failed write leaves no half-written table.
     ``progress(done, total)`` reports rows."""
+    check_table_name(path)
     path = Path(path)
     meta = meta or getattr(table, "meta", None)
     if meta is None:
