@@ -306,3 +306,29 @@ def test_no_stale_text_after_a_mode_change_a_reset_or_a_new_target(window, qtbot
     label = window.status.step_label.text()
     assert "/ 4 " in label and "/ 10" not in label
     assert "of 4 " in window.dock_layout.merge_panel.status.text()
+
+
+def test_settings_have_errors_takes_you_to_the_error(window, ready, qtbot):
+    """The toolbar's "⚠ Settings have errors" showed the settings at whatever scroll
+    they had: the red line of the parity box, at their bottom, was out of sight even at
+    1920x1080. Clicking it now scrolls that line into view and gives its field the keys."""
+    use_corpus(window, ready, vocab_size=300)
+    window.resize(800, 600)
+    flow, panel = window.actions_menus.flow, window.dock_layout.settings_panel
+    window.dock_layout.settings_dock.show()
+    window.dock_layout.settings_dock.raise_()
+    panel.parity.check.setChecked(True)   # on, with no language: an error
+    qtbot.waitUntil(lambda: "Settings have errors" in flow.badge.text())
+    bar = panel.scroll_area.verticalScrollBar()
+    bar.setValue(0)
+    error = panel.parity.error
+    viewport = panel.scroll_area.viewport()
+
+    def in_view() -> bool:
+        top = error.mapTo(viewport, error.rect().topLeft()).y()
+        return 0 <= top and top + error.height() <= viewport.height()
+    qtbot.waitUntil(lambda: error.isVisible() or error.text() != "")
+    assert bar.maximum() > 0 and not in_view()   # (the premise: it is below the fold)
+    qtbot.mouseClick(flow.badge, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(in_view)
+    assert "at least two" in error.text()

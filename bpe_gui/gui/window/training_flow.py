@@ -154,10 +154,12 @@ class TrainingFlow(QObject):
             return sid
 
     def show_settings(self) -> None:
+        """The training settings in front; with errors, the first one in view."""
         dock = self.layout.settings_dock
         dock.show()
         dock.raise_()
-        self.panel.setFocus()
+        if not (self.panel.errors and self.panel.show_first_error()):
+            self.panel.setFocus()
 
     # ----- badge --------------------------------------------------------------------
     def _on_pending(self, pending: bool, changes: list) -> None:
@@ -167,7 +169,8 @@ class TrainingFlow(QObject):
         if not errors and "training settings marked in red" in bar.currentMessage():
             bar.clearMessage()   # fixed: the request to fix them would mislead now
         if errors:
-            text, tip, color = "⚠ Settings have errors", "Fix the fields marked in red", "error"
+            text, color = "⚠ Settings have errors", "error"
+            tip = "Fix the fields marked in red: click to see the first"
         elif pending:
             text = f"● {len(changes)} setting{'s' if len(changes) != 1 else ''} not applied"
             tip = ("Train or Retrain applies: " + ", ".join(changes)) if changes else ""

@@ -108,6 +108,7 @@ class SettingsPanel(QWidget):
         # width, re-wraps every label, and moves the field under the pointer: keep it.
         scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         outer.addWidget(scroll)
+        self.scroll_area = scroll
         body = QWidget()
         scroll.setWidget(body)
         lay = QVBoxLayout(body)
@@ -289,6 +290,18 @@ class SettingsPanel(QWidget):
         lab.setTextFormat(Qt.TextFormat.PlainText)
         lab.setVisible(False)
         return lab
+
+    def show_first_error(self) -> bool:
+        """Scroll to the first field marked in red, in the panel's order, and give it the
+        keyboard (the toolbar's "Settings have errors" does it); False when none is."""
+        for lab in (self.target_error, self.pattern_error, self.specials_error,
+                    self.superbpe.error, self.parity.error):
+            if lab.text() and not lab.isHidden():
+                self.scroll_area.ensureWidgetVisible(lab, 0, 40)
+                field = lab.parentWidget()
+                (field or lab).setFocus(Qt.FocusReason.OtherFocusReason)
+                return True
+        return False
 
     def _restyle(self) -> None:
         col = colors(self)
