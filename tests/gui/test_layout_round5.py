@@ -200,10 +200,16 @@ def test_compare_compact_table_names_every_row_in_its_cells_or_tooltips(
         for c in range(model.columnCount()):
             tip = model.index(r, c).data(Qt.ItemDataRole.ToolTipRole)
             assert tip.startswith(METRICS[r // 2][1] + ", " + name), tip
+    # the texts are hidden, and the line over the table says so and how to see them
+    from bpe_gui.gui.panels.compare.compare_view import HIDDEN_TEXTS
+    qtbot.waitUntil(lambda: "only B" in view.summary.text())
+    assert HIDDEN_TEXTS in view.summary.text() and "Focus" in view.summary.toolTip()
+    assert view.summary.isVisible()
     assert dl.toggle_focus(dl.compare_dock)   # Focus: the texts and long names again
     qtbot.waitUntil(lambda: not view.compact and view.pane_a.view.isVisible())
     assert model.index(0, 1).data().startswith("A: ")
     assert model.index(2, 0).data() == METRICS[1][1]
+    assert HIDDEN_TEXTS not in view.summary.text() and not view.summary.toolTip()
 
 
 @pytest.mark.regression

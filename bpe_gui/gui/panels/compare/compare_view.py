@@ -50,6 +50,13 @@ SAMPLE_TEXT = (
 )
 
 
+# compact, the sides' coloured texts give way to the table: the line over it says so in
+# two words (a longer line would wrap and take a row of the table), its tooltip in full
+HIDDEN_TEXTS = "texts: Focus"
+HIDDEN_TEXTS_TIP = ("The sides' coloured texts are hidden to give the table room: Focus, or "
+                    "a taller window, shows them.")
+
+
 # ----- the view -----------------------------------------------------------------------------
 class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
@@ -298,11 +305,12 @@ class CompareView(QWidget):
         color = cut_color(self.palette()).name()
         ws = " (whitespace runs ignored)" if self.fold.isChecked() else ""
         bar = f"<span style='color:{color}'>┃</span>"
-        if self.compact:   # one line in a narrow dock
+        if self.compact:   # one line in a narrow dock; the texts are hidden: say where
             self.summary.setText(f"{bar} cuts only A makes: <b>{len(a):,}</b>, only B: "
-                                 f"<b>{len(b):,}</b>{ws}")
+                                 f"<b>{len(b):,}</b>{ws} · {HIDDEN_TEXTS}")
+            self.summary.setToolTip(HIDDEN_TEXTS_TIP)
         else:
             self.summary.setText(f"{bar} cuts only one side makes{ws}: "
                                  f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B.")
+            self.summary.setToolTip("")
         self.fit.fit_summary()
-
