@@ -98,8 +98,9 @@ class _Counting:
         for text in texts_of(blk, self.lines):
             ordinal = counter.count_words(_regex_words(self.pre, text, blk.source or "text"),
                                           blk.index, ordinal)
-            counter.add_size(len(text), len(blk.data) if blk.docs is None
-                             else len(text.encode("utf-8")))
+            counter.add_size(len(text), 0 if blk.docs is None else len(text.encode("utf-8")))
+        if blk.docs is None:   # (the block's bytes once: its lines are all of it)
+            counter.add_size(0, len(blk.data))
 
     def table(self, counters: list) -> PretokenTable:
         # the union written out at once (no table is copied into another); the counters
