@@ -172,8 +172,13 @@ def _tools_json(tools: list[dict]) -> str:
         out.append({"type": t.get("type", "function"),
                     "function": {"name": fn.get("name", ""),
                                  "description": fn.get("description", ""),
-                                 "parameters": fn.get("parameters", {})}})
+                                 "parameters": _or_empty(fn.get("parameters"))}})
     return json.dumps(out, ensure_ascii=False)
+
+
+def _or_empty(params: Any) -> Any:
+    """A tool's parameters, absent or null read as {} (mistral-common's Function.from_openai)."""
+    return {} if params is None else params
 
 
 def _system_parts(system: list[tuple[str, int]]) -> list[tuple[str, str, int | None, str]]:

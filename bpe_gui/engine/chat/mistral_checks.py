@@ -1,13 +1,14 @@
 """The requests mistral-common refuses to encode, refused here with what to change: the
 order of roles, the message a prompt ends with, tool calls without their results, the
-names and ids of tool calls, and v2's one tool result per turn. (Not checked: whether a
-tool's "parameters" is a valid JSON Schema.)"""
+names and ids of tool calls, v2's one tool result per turn, and a tool whose
+"parameters" is not a JSON Schema of draft 7 (json_schema_check.py)."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
 from .conversation import ChatError
+from .json_schema_check import schema_problem, show
 from .mistral_tools import NEW, check_ids
 
 # mistral-common's validator: the roles each role may be followed by
@@ -23,7 +24,8 @@ def validate(messages: list[dict], version: str, tools: list[dict] | None = None
     """mistral-common's checks (as its tokenizer files load: "test" mode): the order of
     roles, no assistant answer last (an assistant message with ``prefix`` may be, to be
     continued), each assistant turn's tool calls answered before the next one, the
-    names of tools and calls, and from v3 the ids of calls and results."""
+    names of tools and calls, each tool's parameters a JSON Schema, and from v3 the ids of
+    calls and results."""
     if not messages:
         raise ChatError("mistral-common needs at least one message; add a user message.")
     if len(messages) == 1 and messages[0].get("role") not in ("user", "system"):
@@ -38,6 +40,7 @@ def validate(messages: list[dict], version: str, tools: list[dict] | None = None
         _content(i, m, version, i == len(messages) - 1)
     for t in tools or ():
         fn = t.get("function", t) if isinstance(t, dict) else {}
+        _parameters(fn)
         _name(fn.get("name"), "a tool's function")
 
 
@@ -96,6 +99,26 @@ def _content(i: int, m: dict, version: str, last: bool) -> None:
         _name(m.get("name"), f"message {i + 1}: a tool result's")
     if version != "v1" and version != "v2":
         check_ids(i, m, version)
+
+
+def _parameters(fn: dict) -> None:
+    """A tool's "parameters": a JSON object that is a valid draft-7 JSON Schema, as every
+    version of mistral-common checks it (its Function model takes an object, then
+    jsonschema's Draft7Validator.check_schema judges it). Absent or null is {}, as
+    mistral-common reads an OpenAI tool (Function.from_openai)."""
+    params = fn.get("parameters")
+    if params is None:
+        return
+    tool = f"tool {fn.get('name')!r}"
+    if not isinstance(params, dict):
+        raise ChatError(f"{tool}: \"parameters\" is {show(params)}, not a JSON object; "
+                        "mistral-common takes a JSON Schema object there, e.g. "
+                        "{\"type\": \"object\", \"properties\": {}}.")
+    problem = schema_problem(params)
+    if problem is not None:
+        raise ChatError(f"{tool}: \"parameters\" is not a valid JSON Schema (draft 7), which "
+                        f"mistral-common requires: at {problem}. Correct that value or "
+                        "remove the keyword.")
 
 
 def _name(name: Any, what: str) -> None:
