@@ -137,6 +137,43 @@ CASES |= {
         {"role": "user", "content": "hi"}], "tools": [TOOL]},
 }
 
+# a tool's parameters as draft 7 takes them (rendered) and not (refused by mistral-common's
+# jsonschema check, or by its Function model when not an object)
+COMPLEX_SCHEMA = {
+    "type": "object", "description": "Où ☂", "additionalProperties": False,
+    "definitions": {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+    "properties": {
+        "city": {"type": "string", "minLength": 1, "maxLength": 64.0, "pattern": "^[^\\d]+$"},
+        "unit": {"$ref": "#/definitions/unit"},
+        "days": {"type": ["integer", "null"], "minimum": 1, "exclusiveMaximum": 15,
+                 "multipleOf": 1},
+        "points": {"type": "array", "minItems": 1, "uniqueItems": True, "items": [
+            {"type": "number"}, {"anyOf": [{"type": "string", "format": "date"}, True]}]},
+        "extra": {"patternProperties": {"^x-": {}}, "dependencies": {"a": ["b"], "b": {
+            "required": ["a"]}}, "if": {"const": 1}, "then": False, "x-note": [1]}},
+    "required": ["city"]}
+
+
+def _tool(parameters) -> dict:
+    return {"type": "function", "function": {"name": "get_weather", "description": "Weather",
+                                             "parameters": parameters}}
+
+
+BAD_SCHEMAS = {
+    "tool_schema_type_misspelt": {"type": "object", "properties": {"city": {"type": "strng"}}},
+    "tool_schema_pattern_unclosed": {"type": "object", "properties": {"city": {"pattern": "("}}},
+    "tool_schema_required_twice": {"type": "object", "required": ["city", "city"]},
+    "tool_schema_items_empty": {"type": "array", "items": []},
+    "tool_schema_min_length_half": {"properties": {"city": {"minLength": 0.5}}},
+}
+CASES |= {name: {"messages": [_ASK], "tools": [_tool(schema)]}
+          for name, schema in BAD_SCHEMAS.items()}
+CASES |= {
+    "tool_schema_complex": {"messages": [_ASK], "tools": [_tool(COMPLEX_SCHEMA), TOOL]},
+    "tool_schema_empty": {"messages": [_ASK], "tools": [_tool({})]},
+    "tool_schema_a_list": {"messages": [_ASK], "tools": [_tool([])]},
+}
+
 
 def _want(path: Path, body: dict) -> list[int]:
     mt = MistralTokenizer.from_file(str(path))
@@ -197,6 +234,25 @@ def test_refusals_say_why(toks, name, case, message):
         _want(DATA / name, CASES[case])
     with pytest.raises(ChatError, match=message):
         encode_chat_mistral(toks[name], copy.deepcopy(CASES[case]))
+
+
+@pytest.mark.parametrize("case", list(BAD_SCHEMAS))
+@pytest.mark.parametrize("name", [f for f in FILES if f != "tokenizer.model.v1"])
+def test_a_broken_tool_schema_is_refused_by_both_naming_the_tool(toks, name, case):
+    from mistral_common.exceptions import InvalidToolSchemaException
+    with pytest.raises(InvalidToolSchemaException):
+        _want(DATA / name, CASES[case])
+    with pytest.raises(ChatError, match=r"^tool 'get_weather': \"parameters\" is not a valid "
+                                        r"JSON Schema \(draft 7\).* at (properties|required|items)"):
+        encode_chat_mistral(toks[name], copy.deepcopy(CASES[case]))
+
+
+def test_a_complex_valid_schema_renders_as_mistral_common_does(toks):
+    body = CASES["tool_schema_complex"]
+    for name in FILES:
+        if name != "tokenizer.model.v1":
+            assert encode_chat_mistral(toks[name], copy.deepcopy(body)).ids == \
+                _want(DATA / name, body), name
 
 
 def test_version_from_file_names_and_tekken_config():

@@ -96,6 +96,22 @@ CASES = {
                                              _call("aaaaaaaaa", "Rome")]},
         _result("aaaaaaaaa", "sun")]},
 }
+BROKEN_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string", "pattern": "[a-z"}}}}}
+COMPLEX_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "required": ["city"], "properties": {
+        "city": {"type": ["string", "null"], "minLength": 1.0},
+        "days": {"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 7},
+        "unit": {"enum": ["c", "f"], "default": "c"}}, "additionalProperties": False}}}
+CASES |= {
+    "tool_schema_broken": {"messages": [{"role": "user", "content": "Paris?"}],
+                           "tools": [BROKEN_TOOL]},
+    "tool_schema_complex": {"messages": [{"role": "user", "content": "Paris?"},
+                                         {"role": "assistant", "tool_calls": [_call(
+                                             "aaaaaaaaa", "Paris")]},
+                                         _result("aaaaaaaaa", "sun")],
+                            "tools": [COMPLEX_TOOL, TOOL]},
+}
 
 WORDS = ["Paris", "東京", "🌧️☔", "Привет", "def f(x):\n    return  x\t+ 1\n", "  ", "[INST]",
          "{\"a\": [1, 2]}", "hello world", "\n\n", "ok"]
@@ -163,6 +179,11 @@ def test_ids_equal_mistral_common(files, version, case):
     _check(files, version, CASES[case])
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_complex_valid_tool_schema_renders_as_mistral_common_does(files, version):
+    assert _check(files, version, CASES["tool_schema_complex"]) is not None
+
+
 @pytest.mark.parametrize("seed", range(40))
 @pytest.mark.parametrize("version", VERSIONS)
 def test_random_conversations_equal_mistral_common(files, version, seed):
@@ -195,6 +216,9 @@ def test_the_versions_put_calls_and_results_apart(files):
     ("two_calls_one_id", "v11", "share the id"),
     ("calls_with_no_id", "v13", "needs an \"id\" in v13"),
     ("calls_with_no_id", "v11", "needs an \"id\" in v11 \\(9 letters"),
+    ("tool_schema_broken", "v11", "tool 'get_weather': \"parameters\" is not a valid JSON "
+     "Schema .* at properties.city.pattern: \"\\[a-z\" is not a regular expression"),
+    ("tool_schema_broken", "v13", "tool 'get_weather': .* at properties.city.pattern"),
 ])
 def test_refusals_say_why(files, case, version, message):
     mt, tok = files[version]
