@@ -65,6 +65,28 @@ def note(message: str) -> None:
         print(f"{PROG}: note: {message}", file=sys.stderr, flush=True)
 
 
+def warn(message: str) -> None:
+    """A warning on stderr: a result the user may not expect (said even with -q)."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr, flush=True)
+
+
+def warn_unmatched_corpus(pre, paths, encoding: str, lines: bool) -> None:
+    """A warning when a custom pattern leaves text of the corpus out of training, judged
+    on the first MB of the first file (before the counting; the presets take every
+    character and are not read again)."""
+    if pre.native is not None or pre.preset is not None or not paths:
+        return
+    from ..engine.corpus.files import read_head
+    from ..engine.text import lines_of
+    from ..engine.text.pretokenize import unmatched_sentence
+    text, complete = read_head(paths[0], 1 << 20, encoding)
+    n = sum(map(pre.unmatched, lines_of(text) if lines else [text]))
+    if n:
+        where = f"{paths[0]}" if complete else f"the first MiB of {paths[0]}"
+        warn(unmatched_sentence(n, len(text), where, "text it does not match is left out of "
+                                "training"))
+
+
 def add_quiet(p: argparse.ArgumentParser, what: str = "no progress or notes on stderr") -> None:
     """-q / --quiet, the same on every command."""
     p.add_argument("-q", "--quiet", action="store_true", help=what)

@@ -24,7 +24,7 @@ from ..engine.corpus import count_on_dask, local_workers, parse_address
 from ..engine.text import Pretokenizer
 from ..engine.corpus import RANGE_BYTES
 from .common import examples, UsageError, add_encoding_option, add_pattern_options, \
-    add_threads_option, check_encoding, note, resolve_preset_arg
+    add_threads_option, check_encoding, note, resolve_preset_arg, warn_unmatched_corpus
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
@@ -103,6 +103,8 @@ def cmd_count(args: argparse.Namespace) -> int:
         kind, wanted = parse_address(args.dask)
         if kind == "local" and local_workers(int(wanted), range_bytes)[1]:
             note(local_workers(int(wanted), range_bytes)[1])
+    else:
+        warn_unmatched_corpus(pre, args.corpus, encoding, bool(args.lines))
     progress = Progress(sys.stderr, enabled=not args.quiet)
     report = lambda done, total: progress("pretokenize", done, total)  # noqa: E731
     t0 = time.perf_counter()

@@ -9,7 +9,8 @@ import os
 import sys
 from typing import Iterable, Iterator
 
-from .common import examples, UsageError, add_quiet, isatty, json_head
+from .common import examples, UsageError, add_quiet, isatty, json_head, warn
+from ..engine.text.pretokenize import Pretokenizer, unmatched_sentence
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
 from .explain import format_explanation
@@ -129,6 +130,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
         for text in given:
             print(format_explanation(tok.explain(text), use_color(args)))
         return 0
+    warn_unmatched_texts(tok, given)
     encs = [tok.encode_with_offsets(text, **policy(args)) for text in given]
     if args.json:
         out = {**json_head("encode"), "tokenizer": tokenizer_name(args),
@@ -139,6 +141,20 @@ def cmd_encode(args: argparse.Namespace) -> int:
     for text, enc in zip(given, encs):
         print_encoding(text, enc, tok, args)
     return 0
+
+
+def warn_unmatched_texts(tok, texts: list[str]) -> None:
+    """A warning when the tokenizer's pattern (a custom one: the presets take every
+    character) leaves characters of a text without a word, and so without ids."""
+    pre = getattr(tok, "pre", None)
+    if not isinstance(pre, Pretokenizer) or pre.native is not None or pre.preset is not None \
+            or pre.matcher is not None:   # (a tokenizer.json's own steps keep all text)
+        return
+    for i, text in enumerate(texts):
+        n = pre.unmatched(text)
+        if n:
+            where = "the text" if len(texts) == 1 else f"text {i + 1}"
+            warn(unmatched_sentence(n, len(text), where, "they get no ids"))
 
 
 def refuse_overridden_outputs(args: argparse.Namespace) -> None:

@@ -14,7 +14,8 @@ from ..engine.formats import FORMATS, output_files, render_files, settings_probl
 from ..engine.io import check_name
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import examples, no_collections, PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
-    add_threads_option, non_negative, parse_formats, positive, resolve_preset_arg
+    add_threads_option, non_negative, parse_formats, positive, resolve_preset_arg, \
+    warn_unmatched_corpus
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus, write_run_export
 from .progress import Progress
@@ -147,6 +148,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     names = [n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
     refuse_overwriting_inputs([out / n for n in names], [*args.corpus, *args.counts])
 
+    if args.corpus:
+        from ..engine.text import Pretokenizer
+        warn_unmatched_corpus(Pretokenizer(settings.pattern, settings.special_tokens),
+                              args.corpus, encoding, bool(args.lines))
     progress = Progress(sys.stderr, enabled=not args.quiet)
     t0 = time.perf_counter()
     phase_times: dict[str, float] = {}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from test_cli import assert_user_error, out, run
+from test_cli import assert_user_error, err, out, run
 
 CORPUS = "low lower newest widest the a of\n" * 40
 
@@ -170,3 +170,31 @@ def test_check_text_that_cannot_be_read_is_named(work, bad):
     line = assert_user_error(run("check", "--tokenizer", "tok", "--ids", "ids.txt", "--text",
                                  bad, cwd=work), bad)
     assert "Traceback" not in line
+
+
+@pytest.mark.parametrize("command", ["train", "count"])
+def test_a_pattern_that_leaves_text_out_is_warned_about(work, tmp_path, command):
+    """train --pattern 'x*' trained on 153 of 200,000 bytes, exit 0, no word about it:
+    now a warning names the file and how much the pattern leaves out (and how to keep
+    it); a pattern that takes everything, and every preset, say nothing."""
+    text = "hello world 123, again!\n" * 50
+    (tmp_path / "c.txt").write_text(text, "utf-8")
+    out = ["--vocab-size", "300", "--format", "hf", "--out", "o"] if command == "train" \
+        else ["--out", "t.tsv"]
+    p = run(command, "c.txt", "--pattern", "[a-z]+", *out, "-q", cwd=tmp_path)
+    assert p.returncode == 0
+    lost = len(text) - sum(len(w) for w in __import__("re").findall("[a-z]+", text))
+    want = f"({lost:,} of {len(text):,} characters): text it does not match is left out"
+    assert "warning: the pattern matches no word" in err(p) and want in err(p), err(p)
+    assert "c.txt" in err(p) and r"|\s+|\S" in err(p)
+    for quiet in (["--pattern", r"[a-z]+|\s+|\S"], ["--preset", "whitespace"], []):
+        q = run(command, "c.txt", *quiet, *out, "-q", cwd=tmp_path)
+        assert q.returncode == 0 and "warning" not in err(q), err(q)
+
+
+def test_encode_warns_about_text_its_pattern_gives_no_ids(work):
+    p = run("encode", "--tokenizer", "tok", "--pattern", "[a-z]+", "low 123 low", cwd=work)
+    assert p.returncode == 0
+    assert "(5 of 11 characters): they get no ids" in err(p), err(p)
+    q = run("encode", "--tokenizer", "tok", "low 123 low", cwd=work)
+    assert "warning" not in err(q)

@@ -355,3 +355,26 @@ def test_a_session_holding_a_presets_written_out_pattern_opens_as_applied(make_w
     assert panel.preset_combo.currentData() == "o200k"
     assert not panel.apply_button.isEnabled() and not panel.is_pending()
     assert "In use." in panel.state_label.text()
+
+
+def test_a_pattern_that_leaves_text_out_says_so_and_still_applies(window, qtbot, ready):
+    """A custom pattern that skips text (digits and punctuation here) trained on what it
+    matched with no sign; the settings now say, over the preview, how much of the corpus
+    start it leaves out and how to keep it -- a warning, not an error: Apply stays on."""
+    c = window.controller
+    c.set_corpus_text("hello world 123, again!\n" * 20)
+    ready(c)
+    panel = window.dock_layout.settings_panel
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.setText("[a-z]+")
+    panel.check()
+    warning = panel.pattern_warning
+    assert warning.isVisibleTo(panel)
+    assert "matches no word in" in warning.text() and r"|\s+|\S" in warning.text()
+    assert "pattern" not in panel.errors and panel.apply_button.isEnabled()
+    panel.pattern_edit.setText(r"[a-z]+|\s+|\S")
+    panel.check()
+    assert not warning.isVisibleTo(panel) and warning.text() == ""
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("whitespace"))
+    panel.check()
+    assert not warning.isVisibleTo(panel)

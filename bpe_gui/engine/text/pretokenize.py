@@ -169,6 +169,19 @@ def shown_pattern(pattern: str, most: int = 60) -> str:
     return f"'{pattern}'" if len(pattern) <= most else f"'{pattern[:most]}...'"
 
 
+# what a pattern that leaves text out can end with to take the rest (unmatched_sentence)
+TAKE_THE_REST = r"|\s+|\S"
+
+
+def unmatched_sentence(n: int, total: int, where: str, then: str) -> str:
+    """What ``Pretokenizer.unmatched`` found, said with the fix: 'the pattern matches no
+    word in 25.3% of WHERE (n of total characters): THEN. To keep all text, ...'."""
+    share = 100 * n / total if total else 0.0
+    return (f"the pattern matches no word in {share:.1f}% of {where} ({n:,} of {total:,} "
+            f"characters): {then}. To keep all text, end the pattern with an alternative "
+            f"that takes the rest, e.g. {TAKE_THE_REST}")
+
+
 class Pretokenizer:
     """Splits text on special tokens, then into words with a pattern.
 
@@ -298,6 +311,15 @@ class Pretokenizer:
             for start, end in self._run(self._finditer, piece.text):
                 if end > start:
                     yield piece.start + start, piece.start + end, False
+
+    def unmatched(self, text: str) -> int:
+        """Characters of ``text`` that no word and no special token covers: the text a
+        custom pattern leaves out of training and encoding (0 for the presets, whose
+        patterns take every character). One text: give each line of a corpus read one
+        text per line on its own (``boundaries.lines_of``)."""
+        if self.native is not None:
+            return 0
+        return len(text) - sum(e - s for s, e, _ in self.spans(text))
 
     @property
     def max_special_len(self) -> int:

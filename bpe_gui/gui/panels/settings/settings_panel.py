@@ -19,6 +19,7 @@ from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.text import (
     compile_pattern, lines_of, refuse_bare_name, resolve_pattern, special_splitter,
     validate_special_tokens)
+from ....engine.text.pretokenize import unmatched_sentence
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.glyphs import shown
 from ...models.settings_changes import LINES_HELP, LINES_LABEL, describe_changes, rule_label
@@ -204,6 +205,12 @@ class SettingsPanel(QWidget):
         self.preview_label = QLabel(wordWrap=True)
         self.preview_label.setTextFormat(Qt.TextFormat.PlainText)
         self.preview_label.setToolTip("How the pattern cuts the start of the corpus into words")
+        # a custom pattern that leaves text out: said, but training may go on (on purpose,
+        # e.g. letters only)
+        self.pattern_warning = QLabel(wordWrap=True)
+        self.pattern_warning.setObjectName("patternWarning")
+        self.pattern_warning.setTextFormat(Qt.TextFormat.PlainText)
+        self.pattern_warning.setVisible(False)
         self.lines_check = QCheckBox(LINES_LABEL)
         self.lines_check.setToolTip(
             f"{LINES_HELP} With the tie rule “{rule_label('lowest-ids-hf')}”: exactly "
@@ -211,6 +218,7 @@ class SettingsPanel(QWidget):
         pl.addWidget(self.preset_combo)
         pl.addWidget(self.pattern_edit)
         pl.addWidget(self.pattern_error)
+        pl.addWidget(self.pattern_warning)
         pl.addWidget(self.preview_label)
         pl.addWidget(WrappedChoice(self.lines_check))
         lay.addWidget(pre_box)
@@ -316,6 +324,8 @@ class SettingsPanel(QWidget):
         self.tie_help.setStyleSheet("font-weight: normal;")
         self.tie_combo.setStyleSheet("font-weight: normal;")
         self.preview_label.setStyleSheet(f"color: {col['muted']};")
+        self.pattern_warning.setStyleSheet(f"QLabel#patternWarning {{ color: {col['warn_fg']}; "
+                                           f"background: {col['warn_bg']}; padding: 3px; }}")
         self.superbpe.hint.setStyleSheet(f"color: {col['muted']};")
         self.parity.hint.setStyleSheet(f"color: {col['muted']};")
         self._pattern_field(self.preset_combo.currentData() == CUSTOM)
@@ -428,11 +438,13 @@ class SettingsPanel(QWidget):
         except BPEError as e:
             errors["pattern"] = str(e)
             self.preview_label.clear()
+            self.pattern_warning.setVisible(False)
         except TimeoutError:
             errors["pattern"] = (f"The pattern ran for more than {PREVIEW_TIMEOUT_S:g} s on "
                                  f"{PREVIEW_CHARS} characters: it backtracks catastrophically "
                                  "(nested quantifiers such as (a+)+). Simplify it or pick a preset.")
             self.preview_label.clear()
+            self.pattern_warning.setVisible(False)
         vocab, merges = self.vocab_spin.number(), self.merges_spin.number()
         minfreq = self.minfreq_spin.number()
         if (merges if use_merges else vocab) is None:
@@ -487,15 +499,22 @@ class SettingsPanel(QWidget):
                 pos = m.end()
             pieces.append((part[pos:], False))
         words: list[str] = []
+        left_out = 0   # characters no word covers (the text training leaves out)
         for piece, special in pieces:
             if special:
                 words.append(piece)
             elif piece:
-                found = rx.findall(piece, timeout=PREVIEW_TIMEOUT_S)
-                words += [w if isinstance(w, str) else "".join(w) for w in found]
+                found = [m.group() for m in rx.finditer(piece, timeout=PREVIEW_TIMEOUT_S)]
+                left_out += len(piece) - sum(map(len, found))
+                words += found
         words = [w for w in words if w]
         self.preview_label.setText("Words: " + " ".join(f"[{shown(visible(w))}]"
                                                         for w in words[:40]))
+        said = unmatched_sentence(left_out, len(text), "the start of the corpus",
+                                  "training leaves that text out") if left_out and words \
+            else ""
+        self.pattern_warning.setText("⚠ " + said[:1].upper() + said[1:] if said else "")
+        self.pattern_warning.setVisible(bool(said))
         return bool(words) or not text.strip()
 
     def check(self) -> bool:
