@@ -161,6 +161,8 @@ def not_utf8_message(e, has_encoding: bool) -> str:
     """NotUTF8Error with the command line's fixes (its own says 'open it with another
     encoding', which on the command line is --encoding, where the command has it)."""
     where = f"{e.path}: " if e.path else ""
+    if getattr(e, "cut", False):   # a UTF-8 text cut short: no other encoding helps
+        return f"{where}{e.reason}"
     fix = "convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8 IN > OUT)"
     if has_encoding:
         fix += ", or give its encoding, e.g. --encoding latin-1 (or cp1252, gbk, shift_jis)"

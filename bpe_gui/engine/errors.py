@@ -7,6 +7,8 @@ Code that catches at a boundary (the GUI, the CLI) catches ``BPEError`` and show
 """
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Callable
 
@@ -52,12 +54,40 @@ class NotUTF8Error(CorpusError):
     def __init__(self, path: str | Path | None, offset: int, bad: bytes):
         self.offset = offset
         self.bad = bad
-        super().__init__(
-            f"not valid UTF-8 at byte offset {offset} (bytes {bad.hex(' ')}). "
-            "Re-save the file as UTF-8, or open it with another encoding "
-            "(e.g. latin-1, gbk) so it can be converted.",
-            path,
-        )
+        # the text ends inside a character: not an encoding problem
+        self.cut = _cut_character(bad) and _ends_at(path, offset + len(bad))
+        if self.cut:   # (another encoding would not help: say what happened)
+            shown = f" (bytes {bad.hex(' ')})" if bad else ""
+            msg = (f"ends in the middle of a UTF-8 character at byte offset {offset}"
+                   f"{shown}: the text was cut short (by head -c, a split or an unfinished "
+                   "copy). Cut it at a line end instead, or use the whole file.")
+        else:
+            msg = (f"not valid UTF-8 at byte offset {offset} (bytes {bad.hex(' ')}). "
+                   "Re-save the file as UTF-8, or open it with another encoding "
+                   "(e.g. latin-1, gbk) so it can be converted.")
+        self.reason = msg   # (without the path: the command line puts its own first)
+        super().__init__(msg, path)
+
+
+def _ends_at(path: str | Path | None, end: int) -> bool:
+    """Whether the file at ``path`` (as stored: not a .gz or .xz) is ``end`` bytes long."""
+    if path is None or str(path).endswith((".gz", ".xz")):
+        return False
+    try:
+        return os.path.getsize(path) == end
+    except OSError:
+        return False
+
+
+def _cut_character(bad: bytes) -> bool:
+    """Whether ``bad`` (the bytes from the first undecodable one, up to 4) can be the
+    start of a UTF-8 character whose end is missing."""
+    if not bad:
+        return True
+    lead = bad[0]
+    need = 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else \
+        4 if 0xF0 <= lead <= 0xF4 else 0
+    return len(bad) < need and all(0x80 <= b <= 0xBF for b in bad[1:])
 
 
 class SettingsError(BPEError):

@@ -112,6 +112,25 @@ def test_not_utf8_file_offers_another_encoding(window, tmp_path, qtbot, ready):
     assert c.corpus_paths == [str(bad)]
 
 
+def test_a_utf8_file_cut_inside_a_character_says_so_and_offers_no_encoding(
+        window, tmp_path, qtbot, idle):
+    """A file cut by head -c inside its last character opened the encoding dialog, whose
+    every choice reads it wrong: now it is said to be cut, at the character's offset,
+    and nothing is replaced."""
+    c = window.controller
+    data = "分词器把文字切成 token。\n".encode("utf-8") * 20
+    cut = tmp_path / "cut.txt"
+    cut.write_bytes(data + "汉".encode("utf-8")[:2])
+    window.dock_layout.editor.open_files([str(cut)])
+    qtbot.waitUntil(lambda: window.status.last_error is not None, timeout=10_000)
+    idle(c)
+    title, why = window.status.last_error
+    assert "ends in the middle of a UTF-8 character" in why
+    assert f"byte offset {len(data)}" in why and "cut.txt" in why
+    assert getattr(window.files, "encoding_dialog", None) is None
+    assert c.corpus_sample == "tutorial"
+
+
 def test_not_utf8_without_a_listener_is_a_message(tmp_path, qtbot, qapp):
     from bpe_gui.gui.controller.controller import Controller
     c = Controller()

@@ -186,8 +186,10 @@ def _decoded(path: Path, on_read: Callable[[int], None] | None) -> Iterator[str]
                 first = False
             try:
                 text = dec.decode(data, final=not data)
-            except UnicodeDecodeError as e:
-                raise NotUTF8Error(path, offset + e.start, data[e.start:e.start + 4]) from None
+            except UnicodeDecodeError as e:   # (e.object: the bytes the decoder held, then data)
+                held = len(e.object) - len(data)
+                raise NotUTF8Error(path, offset - held + e.start,
+                                   bytes(e.object[e.start:e.start + 4])) from None
             offset += len(data)
             if on_read is not None:
                 on_read(raw.tell())

@@ -190,10 +190,12 @@ class NotUtf8:
     bad: str            # the file
     offset: int | None  # its first bad byte
     message: str
+    cut: bool = False   # UTF-8 cut inside its last character: no encoding would read it
 
     @classmethod
     def of(cls, e, paths: Sequence[str]) -> "NotUtf8":
-        return cls(list(paths), e.path or paths[0], e.offset, str(e))
+        return cls(list(paths), e.path or paths[0], e.offset, str(e), bool(getattr(e, "cut",
+                                                                                  False)))
 
 
 def same_source(a: Corpus, b: Corpus) -> bool:

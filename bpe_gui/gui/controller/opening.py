@@ -155,7 +155,9 @@ class Opening:
     def not_utf8(self, e: NotUtf8) -> None:
         """Offer another encoding (a listener of notUtf8), else say what is wrong."""
         c = self.c
-        if c.isSignalConnected(QMetaMethod.fromSignal(c.notUtf8)):
+        if e.cut:   # (a cut file: the encoding dialog would offer what cannot help)
+            self._fail("Reading files", e.message)
+        elif c.isSignalConnected(QMetaMethod.fromSignal(c.notUtf8)):
             c.notUtf8.emit(e.paths, e.bad, e.offset, e.message)
         else:
             self._fail("Reading files", e.message)
