@@ -131,23 +131,22 @@ def json_head(command: str, version: int = JSON_SCHEMA) -> dict:
 MAX_COUNT = (1 << 63) - 1
 
 
-def positive(text: str) -> int:
-    """A whole number >= 1 (and below 2**63)."""
+def positive(text: str, least: int = 1) -> int:
+    """A whole number >= ``least`` (1, or 0 for non_negative) and below 2**63."""
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} must be at least 1")
+    if n < least:
+        raise argparse.ArgumentTypeError(f"{n} must be at least {least}")
     if n > MAX_COUNT:
         raise argparse.ArgumentTypeError(f"{text} is too large (at most {MAX_COUNT:,})")
     return n
 
 
 def non_negative(text: str) -> int:
-    if text.strip() == "0":
-        return 0
-    return positive(text)
+    """A whole number >= 0 (and below 2**63)."""
+    return positive(text, least=0)
 
 
 def isatty(stream) -> bool:

@@ -26,7 +26,7 @@ from ..engine.corpus import RANGE_BYTES
 from .common import examples, UsageError, add_encoding_option, add_pattern_options, \
     add_threads_option, check_encoding, note, resolve_preset_arg, warn_unmatched_corpus
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus
+    refuse_tables_as_corpus, refuse_urls
 from .progress import Progress
 
 SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -87,6 +87,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     check_out_folder(out.parent)
     check_table_name(out)   # (before the counting, which may take long)
     refuse_overwriting_inputs([out], args.corpus)
+    if not args.dask:
+        refuse_urls(args.corpus, "add --dask (local, or a cluster's address) to read URLs, "
+                    "or download the file first")
     refuse_special_files(args.corpus)
     refuse_tables_as_corpus(args.corpus, "count")
     encoding = check_encoding(args.encoding)

@@ -97,6 +97,14 @@ def refuse_special_files(paths: Iterable[str | Path], what: str = "corpus file",
         raise CorpusError(f"{p} is {kind}, not a {what}: {fix}.")
 
 
+def refuse_urls(paths: Iterable[str | Path], fix: str) -> None:
+    """A URL given as a file where the command reads files of this machine only: said
+    as a URL (the reader's Path folds its // and said "file not found")."""
+    for p in paths:
+        if "://" in str(p):
+            raise UsageError(f"{p} is a URL, and this reads files of this machine: {fix}")
+
+
 def write_run_export(out: Path, files: dict[str, bytes], name: str) -> list[Path]:
     """A training run's export, all or none: the files an earlier run (or export) of the
     same name wrote into ``out`` and this one does not are removed with it, so no stale

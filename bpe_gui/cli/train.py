@@ -17,7 +17,7 @@ from .common import examples, no_collections, PROG, UsageError, add_encoding_opt
     add_threads_option, non_negative, parse_formats, positive, resolve_preset_arg, \
     warn_unmatched_corpus
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus, write_run_export
+    refuse_tables_as_corpus, refuse_urls, write_run_export
 from .progress import Progress
 from .train_parity import add_parity_options
 
@@ -115,6 +115,9 @@ def cmd_train(args: argparse.Namespace) -> int:
                          "--counts tables are counted already (give --threads to "
                          "`bpe-gui count`)")
     encoding = check_encoding(args.encoding)
+    refuse_urls([*args.corpus, *args.counts], "download the file first, or count it on "
+                "Dask (`bpe-gui count URL --dask local --out T.tsv`) and train on the "
+                "table (--counts T.tsv)")
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")
     refuse_tables_as_corpus(args.corpus, "train")

@@ -383,3 +383,44 @@ def test_sweep_held_out_texts(tmp_path, tok, kind):
         return
     assert_user_error(p, "en.txt")
     assert not (tmp_path / "c.csv").exists()
+
+
+# ----- messages that named the wrong thing (a sweep, 2026-11-27) -----------------------------
+@pytest.mark.parametrize("flag,least", [("--num-merges", 0), ("--vocab-size", 1)])
+def test_a_negative_number_is_told_the_least_the_option_takes(tmp_path, corpus, flag, least):
+    """'-1 must be at least 1' where 0 is taken (--num-merges 0)."""
+    assert_user_error(run("train", "corpus.txt", flag, "-1", "--out", "o", cwd=tmp_path),
+                      flag, f"-1 must be at least {least}")
+
+
+@pytest.mark.parametrize("given,missing", [("other.json", "merges.txt"),
+                                           ("vocab.json", "merges.txt"),
+                                           ("merges.txt", "vocab.json")])
+def test_a_gpt2_half_without_the_other_names_both(tmp_path, given, missing):
+    """A JSON of token: id pairs read as vocab.json said only "merges.txt: file not found",
+    a file the user never gave."""
+    d = tmp_path / "t"
+    d.mkdir()
+    (d / given).write_text('{"foo": 1}' if given.endswith(".json") else "#version: 0.2\na b\n",
+                           "utf-8")
+    line = assert_user_error(run("encode", "--tokenizer", f"t/{given}", "hi", cwd=tmp_path),
+                             f"t/{missing}: file not found", f"{given} (given) is read as")
+    assert "GPT-2" in line
+
+
+def test_a_symlink_to_nothing_is_said_to_be_one(tmp_path):
+    (tmp_path / "loop.txt").symlink_to("loop.txt")
+    (tmp_path / "gone.txt").symlink_to("nowhere.txt")
+    for name in ("loop.txt", "gone.txt"):
+        assert_user_error(run("train", name, "--vocab-size", "300", "--out", "o",
+                              cwd=tmp_path), name, "symbolic link that leads to no file")
+
+
+@pytest.mark.parametrize("command", ["train", "count"])
+def test_a_url_without_dask_is_said_to_be_a_url(tmp_path, command):
+    """count https://... without --dask said "https:/example.com/x.txt: file not found"
+    (the // folded) and nothing about URLs."""
+    out = ["--vocab-size", "300", "--out", "o"] if command == "train" else ["--out", "t.tsv"]
+    line = assert_user_error(run(command, "https://example.com/x.txt", *out, cwd=tmp_path),
+                             "https://example.com/x.txt is a URL")
+    assert "--dask" in line

@@ -118,6 +118,10 @@ def inner_suffix(p: Path) -> str:
 
 def _check_path(p: Path) -> None:
     if not p.exists():
+        if p.is_symlink():   # (exists() follows it: a loop or a missing target is not there)
+            raise CorpusError("is a symbolic link that leads to no file (to itself, round a "
+                              "loop, or to a file that was moved). Point it at the file, or "
+                              "give the file itself.", p)
         raise CorpusError("file not found. Check the path (a typo, or a file that was moved).", p)
     if p.is_dir():
         raise CorpusError("is a folder, not a file. Pick the text files inside it.", p)

@@ -238,8 +238,19 @@ def _load(path: str | Path, special_tokens: list[str] | None, **kwargs) -> BaseT
         p = _pick_in_folder(p)[1]
     if fmt == "gpt2":
         if fine == "gpt2-merges" or p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
-            return gpt2.load(gpt2_files.vocab_beside(p), p, special_tokens, **kwargs)
-        return gpt2.load(p, None, special_tokens, **kwargs)
+            other, p_is = gpt2_files.vocab_beside(p), "GPT-2 merges.txt"
+            vocab, merges = other, p
+        else:
+            other, p_is = gpt2_files.merges_beside(p), "GPT-2 vocab.json (token: id pairs)"
+            vocab, merges = p, None
+        try:
+            return gpt2.load(vocab, merges, special_tokens, **kwargs)
+        except FormatError as e:   # (the other half missing: say why it was looked for)
+            if e.path != str(other) or other.exists():
+                raise
+            raise FormatError(other, f"file not found, and {p.name} (given) is read as a "
+                              f"{p_is}, which needs it beside it: put it there, or open the "
+                              "tokenizer's own file (tokenizer.json, .tiktoken ...).") from None
     if fmt == "tiktoken" and (fine == "tiktoken-meta" or p.suffix == ".json"):
         # the metadata: load the ranks beside it
         stem = p.name[: -len(tiktoken_fmt.META_SUFFIX)] if p.name.endswith(
