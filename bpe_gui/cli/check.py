@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..engine.corpus.files import decode_utf8, read_bytes
+from ..engine.corpus import decode_utf8, read_bytes
 from ..engine.check import (CheckReport, EncodeReport, check_ids, check_merges, read_ids,
                             read_result, show_pair)
 from ..engine.display import readable

@@ -76,9 +76,9 @@ def warn_unmatched_corpus(pre, paths, encoding: str, lines: bool) -> None:
     character and are not read again)."""
     if pre.native is not None or pre.preset is not None or not paths:
         return
-    from ..engine.corpus.files import read_head
+    from ..engine.corpus import read_head
     from ..engine.text import lines_of
-    from ..engine.text.pretokenize import unmatched_sentence
+    from ..engine.text import unmatched_sentence
     text, complete = read_head(paths[0], 1 << 20, encoding)
     n = sum(map(pre.unmatched, lines_of(text) if lines else [text]))
     if n:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..engine.corpus import count_corpus
 from ..engine.corpus import write_table
-from ..engine.corpus.table_file import check_table_name
+from ..engine.corpus import check_table_name
 from ..engine.display import counted, human_size
 from ..engine.corpus import count_on_dask, local_workers, parse_address
 from ..engine.text import Pretokenizer

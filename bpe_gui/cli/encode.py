@@ -10,7 +10,7 @@ import sys
 from typing import Iterable, Iterator
 
 from .common import examples, UsageError, add_quiet, isatty, json_head, warn
-from ..engine.text.pretokenize import Pretokenizer, unmatched_sentence
+from ..engine.text import Pretokenizer, unmatched_sentence
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
 from .explain import format_explanation

@@ -24,26 +24,28 @@ from .._lazy import lazy_face
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .counting import build_table, count_corpus, table_from_files, table_from_text
     from .distributed import count_on_dask, local_workers, parse_address
-    from .files import open_binary, read_corpus_text, read_documents, read_head
+    from .files import decode_utf8, open_binary, read_bytes, read_corpus_text, read_documents, \
+        read_head
     from .ranges import RANGE_BYTES
     from .table import CountMeta, PretokenTable
-    from .table_file import is_count_table, read_table, write_table
+    from .table_file import check_table_name, is_count_table, read_table, write_table
     from .table_sums import check_settings, read_tables, settings_for_table
     from .word_limit import MAX_WORD_BYTES
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".counting": "build_table count_corpus table_from_files table_from_text",
     ".distributed": "count_on_dask local_workers parse_address",
-    ".files": "open_binary read_corpus_text read_documents read_head",
+    ".files": "decode_utf8 open_binary read_bytes read_corpus_text read_documents read_head",
     ".ranges": "RANGE_BYTES",
     ".table": "CountMeta PretokenTable",
-    ".table_file": "is_count_table read_table write_table",
+    ".table_file": "check_table_name is_count_table read_table write_table",
     ".table_sums": "check_settings read_tables settings_for_table",
     ".word_limit": "MAX_WORD_BYTES",
 })
 
 __all__ = ["CountMeta", "MAX_WORD_BYTES", "PretokenTable", "RANGE_BYTES", "build_table",
-           "check_settings", "count_corpus", "count_on_dask", "is_count_table",
-           "local_workers", "open_binary", "parse_address", "read_corpus_text", "read_documents",
+           "check_settings", "check_table_name", "count_corpus", "count_on_dask",
+           "decode_utf8", "is_count_table", "local_workers", "open_binary", "parse_address",
+           "read_bytes", "read_corpus_text", "read_documents",
            "read_head", "read_table", "read_tables", "settings_for_table",
            "table_from_files", "table_from_text", "write_table"]

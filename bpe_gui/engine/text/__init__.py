@@ -35,7 +35,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
     from .pretokenize import (Pretokenizer, compile_pattern, pattern_names, pattern_spellings,
                               refuse_bare_name, resolve_pattern, special_splitter,
-                              validate_special_tokens)
+                              unmatched_sentence, validate_special_tokens)
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".boundaries": "lines_of stream_boundary",
@@ -43,10 +43,12 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".normal_forms": "is_normalized",
     ".presets": "PRESET_ALIASES PRESET_LABELS PRESETS",
     ".pretokenize": ("Pretokenizer compile_pattern pattern_names pattern_spellings refuse_bare_name "
-                     "resolve_pattern special_splitter validate_special_tokens"),
+                     "resolve_pattern special_splitter unmatched_sentence "
+                     "validate_special_tokens"),
 })
 
 __all__ = ["Branch", "BranchMatcher", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
            "compile_pattern", "is_normalized", "lines_of", "pattern_names", "pattern_spellings",
            "refuse_bare_name",
-           "resolve_pattern", "special_splitter", "stream_boundary", "validate_special_tokens"]
+           "resolve_pattern", "special_splitter", "stream_boundary", "unmatched_sentence",
+           "validate_special_tokens"]

@@ -18,8 +18,7 @@ from ....engine.errors import BPEError
 from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.text import (
     compile_pattern, lines_of, refuse_bare_name, resolve_pattern, special_splitter,
-    validate_special_tokens)
-from ....engine.text.pretokenize import unmatched_sentence
+    unmatched_sentence, validate_special_tokens)
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.glyphs import shown
 from ...models.settings_changes import LINES_HELP, LINES_LABEL, describe_changes, rule_label
