@@ -6,10 +6,13 @@ import argparse
 import codecs
 import json
 import os
+import shlex
 import sys
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from .common import examples, UsageError, add_quiet, isatty, json_head, warn
+from ..engine.errors import DisallowedSpecialError
 from ..engine.text import Pretokenizer, unmatched_sentence
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
@@ -32,17 +35,31 @@ def add_parser(sub) -> None:
                                   "bpe-gui encode --tokenizer cl100k_base.tiktoken --explain "
                                   "'unbelievable'"))
     add_tokenizer_source(e)
-    e.add_argument("text", nargs="*", default=["-"], metavar="TEXT",
+    e.add_argument("text", nargs="*", metavar="TEXT",
                    help="texts to encode, each on its own; '-' or nothing reads standard input")
+    e.add_argument("--file", action="append", default=[], metavar="PATH",
+                   help="encode a file's text (UTF-8), streamed: repeat for several files, "
+                   "'-' is standard input")
     e.add_argument("--ids-only", action="store_true", help="print only the ids (a line per "
                    "text)")
     e.add_argument("--json", action="store_true", help='print {"schema", "tokenizer", '
                    '"encodings": [{"text", "ids", "tokens", "offsets", "special"}]} '
                    "(docs/CLI.md)")
+    e.add_argument("--allowed-special", action="append", metavar="TOKEN",
+                   help="a special token whose typed text becomes its id ('all': every one; "
+                   "repeat for several), as tiktoken's allowed_special. Default: as the "
+                   "tokenizer's own library reads typed special text (a .tiktoken file "
+                   "refuses it; tokenizer.json, GPT-2 files and tokenizers trained here read it)")
+    e.add_argument("--disallowed-special", action="append", metavar="TOKEN",
+                   help="a special token whose typed text is refused ('all': every one not "
+                   "allowed; 'none': none, the rest read as text), as tiktoken's "
+                   "disallowed_special")
     e.add_argument("--ordinary", action="store_true", help="read special tokens' text as "
-                   "ordinary text (default: typed special tokens become their ids)")
-    e.add_argument("--add-special-tokens", action="store_true", help="add the tokens the "
-                   "format puts around a text (a tokenizer.json's template, e.g. BOS)")
+                   "ordinary text and add nothing around the text (encode_ordinary)")
+    e.add_argument("--add-special-tokens", action=argparse.BooleanOptionalAction,
+                   default=None, help="add (or, with --no-add-special-tokens, leave out) the "
+                   "tokens the format puts around a text, e.g. a tokenizer.json's BOS "
+                   "(default: as the format's library does: on for tokenizer.json)")
     add_tokenizer_overrides(e)
     e.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour tokens (default: auto, when printing to a terminal)")
@@ -89,6 +106,24 @@ def stdin_text(chunk_bytes: int = 1 << 20) -> Iterator[str]:
             return
 
 
+def file_text(path: str) -> Iterator[str]:
+    """A file's text (or standard input's, for '-'), chunk by chunk, strict UTF-8."""
+    if path == "-":
+        yield from stdin_text()
+        return
+    from ..engine.corpus import read_text_chunks
+    yield from read_text_chunks(path)
+
+
+def warn_texts_naming_files(texts: list[str]) -> None:
+    """A TEXT that is the path of an existing file is encoded as the text of its name:
+    said, with the flag that reads the file."""
+    for t in texts:
+        if t != "-" and len(t) < 4096 and "\n" not in t and Path(t).is_file():
+            warn(f"{t!r} is encoded as the text of its name; it names a file: to encode "
+                 f"the file's text, pass --file {shlex.quote(t)} --ids-only")
+
+
 def write_ids(ids: Iterable[int], out, batch: int = 1 << 14) -> None:
     """Ids space-separated on one line, written as they come (bounded memory)."""
     sep = ""
@@ -103,26 +138,66 @@ def write_ids(ids: Iterable[int], out, batch: int = 1 << 14) -> None:
 
 
 def policy(args: argparse.Namespace) -> dict:
-    """The engine's special-token arguments for the command's flags (the command reads
-    typed special tokens, as it always did, unless --ordinary)."""
-    read = {"disallowed_special": ()} if args.ordinary else {"allowed_special": "all"}
-    return {**read, "add_special_tokens": args.add_special_tokens}
+    """The engine's special-token arguments for the command's flags: none given, the
+    library's defaults for this kind of tokenizer (the same ids as ``encode(text)``)."""
+    if args.ordinary:
+        return {"disallowed_special": (), "add_special_tokens": False}
+    out: dict = {}
+    for flag, key in (("allowed_special", "allowed_special"),
+                      ("disallowed_special", "disallowed_special")):
+        given = getattr(args, flag)
+        if given is None:
+            continue
+        if "all" in given:
+            out[key] = "all"
+        elif given == ["none"]:
+            out[key] = ()
+        else:
+            out[key] = set(given)
+    if args.add_special_tokens is not None:
+        out["add_special_tokens"] = args.add_special_tokens
+    return out
+
+
+def cli_refusal(e: DisallowedSpecialError) -> UsageError:
+    """The engine's refusal of typed special text, with the command's flags as the fix."""
+    t = e.token
+    return UsageError(f"the text holds {t!r}, the text of a special token, and this "
+                      f"tokenizer reads typed special text only when asked (as tiktoken "
+                      f"does). To encode it as the special token, pass --allowed-special "
+                      f"{shlex.quote(t)} (or --allowed-special all); to encode it as ordinary "
+                      f"text, pass --ordinary (or --disallowed-special none)")
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    texts: list[str] = args.text
-    if texts.count("-") > 1:
+    try:
+        return _encode(args)
+    except DisallowedSpecialError as e:
+        raise cli_refusal(e) from None
+
+
+def _encode(args: argparse.Namespace) -> int:
+    files: list[str] = args.file
+    if args.text and files:
+        raise UsageError("give texts or --file, not both (a text that names a file is encoded "
+                         "as the text of its name)")
+    texts: list[str] = args.text or ([] if files else ["-"])
+    sources = texts or files
+    if sources.count("-") > 1:
         raise UsageError("'-' (standard input) can be given once")
-    if "-" in texts:
+    if "-" in sources:
         refuse_stdout_is_stdin()
     refuse_overridden_outputs(args)
     tok = load_with_overrides(tokenizer_path(args), args)
-    if args.ids_only and not args.explain and not args.json and texts == ["-"] \
-            and not args.add_special_tokens:
+    if files and (args.explain or args.json or not args.ids_only):
+        raise UsageError("--file streams a file's ids: give --ids-only (for --json or "
+                         "--explain, give the text itself, e.g. \"$(cat FILE)\")")
+    if (files or texts == ["-"]) and args.ids_only and not args.explain and not args.json:
         # a stream of any size: ids written as they come, never the whole text held
-        read = {"disallowed_special": ()} if args.ordinary else {"allowed_special": "all"}
-        write_ids(tok.encode_iterable(stdin_text(), **read), sys.stdout)
+        for path in files or ["-"]:
+            write_ids(tok.encode_iterable(file_text(path), **policy(args)), sys.stdout)
         return 0
+    warn_texts_naming_files(texts)
     given = [read_input_text(t) for t in texts]
     if args.explain:
         if args.ids_only or args.json:

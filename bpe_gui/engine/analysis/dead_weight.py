@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from .. import checks
-from .per_language import read_chunks
+from ..corpus.files import read_text_chunks
 from ..errors import ArgumentError, Cancelled, CancelFn
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.base import BaseTokenizer
@@ -188,7 +188,7 @@ def dead_weight_of_files(tok: BaseTokenizer, paths: Sequence[str | Path], *,
 
         def on_read(n: int) -> None:
             read[0] = n
-        for chunk in read_chunks(f, on_read):
+        for chunk in read_text_chunks(f, on_read):
             if cancel is not None and cancel():
                 raise Cancelled()
             buf = carry + chunk

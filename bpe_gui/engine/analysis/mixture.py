@@ -50,7 +50,7 @@ from ..train import PAIR_RECORD, SKIP, MergeReplay
 from .mixture_lp import Solved, solve
 from .mixture_warnings import (MixtureWarning, evidence_check, not_converged, slack_check,
                                uncovered_check)
-from .per_language import read_chunks
+from ..corpus.files import read_text_chunks
 
 PER = 1_000_000     # MixtureStep counts are per this many bytes of sample
 TOP_K = 4           # each category's best pairs before each step: runner-up candidates
@@ -187,7 +187,7 @@ def read_sample(paths: Sequence[str | Path], name: str = "") -> str:
     """One category's sample: its files' texts (UTF-8, .xz/.gz read as they are, .jsonl
     as its texts) joined by newlines. NotUTF8Error names the file and offset;
     CorpusError when there is no text at all."""
-    texts = ["".join(read_chunks(Path(p).expanduser())) for p in paths]
+    texts = ["".join(read_text_chunks(Path(p).expanduser())) for p in paths]
     text = "\n".join(t for t in texts if t)
     if not text.strip():
         what = f"category {name!r}" if name else "sample"

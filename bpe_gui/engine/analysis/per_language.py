@@ -25,7 +25,6 @@ other, so only an illustration; ``bench/bench_analysis.py``)::
 """
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 from collections import Counter
@@ -35,14 +34,13 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from .. import checks
 from ..errors import (
-    CancelFn, Cancelled, CorpusError, NotUTF8Error, SettingArgumentError, SettingsError,
+    CancelFn, Cancelled, CorpusError, SettingArgumentError, SettingsError,
     SettingTypeError)
-from ..corpus.files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
+from ..corpus.files import inner_suffix, read_text_chunks
 from .distribution import RENYI_ALPHA, renyi_efficiency
 from ..tokenizers.base import BaseTokenizer
 
 TEXT_SUFFIXES = (".txt", ".md", ".jsonl")
-READ_BYTES = 1 << 20
 CSV_COLUMNS = ("language", "tokenizer", "characters", "bytes", "tokens", "bytes_per_token",
                "tokens_per_char", "parity", "reference", "renyi_efficiency", "alpha",
                "token_types", "vocab_size")
@@ -164,57 +162,6 @@ def held_out_files(folder: str | Path) -> dict[str, Path]:
     return found
 
 
-def read_chunks(path: Path, on_read: Callable[[int], None] | None = None) -> Iterator[str]:
-    """The text of a file in chunks of about a MB, decoded strictly as UTF-8 (a .jsonl
-    file: its ``text`` fields joined by newlines, as the corpus editor joins them).
-    ``on_read(n)`` gets the bytes read from the file on disk so far."""
-    chunks = _decoded(path, on_read)
-    return _jsonl_docs(chunks, path) if inner_suffix(path) == ".jsonl" else chunks
-
-
-def _decoded(path: Path, on_read: Callable[[int], None] | None) -> Iterator[str]:
-    dec = codecs.getincrementaldecoder("utf-8")()
-    offset, first = 0, True
-    with open_binary(path) as (stream, raw):
-        while True:
-            data = stream.read(READ_BYTES)
-            if first:
-                if looks_binary(data):
-                    raise binary_error(path, data)
-                if data.startswith(BOM):
-                    data, offset = data[3:], 3
-                first = False
-            try:
-                text = dec.decode(data, final=not data)
-            except UnicodeDecodeError as e:   # (e.object: the bytes the decoder held, then data)
-                held = len(e.object) - len(data)
-                raise NotUTF8Error(path, offset - held + e.start,
-                                   bytes(e.object[e.start:e.start + 4])) from None
-            offset += len(data)
-            if on_read is not None:
-                on_read(raw.tell())
-            if text:
-                yield text
-            if not data:
-                return
-
-
-def _jsonl_docs(chunks: Iterator[str], path: Path) -> Iterator[str]:
-    tail, lineno, sep = "", 0, ""
-    for chunk in chunks:
-        lines = (tail + chunk).split("\n")
-        tail = lines.pop()
-        for line in lines:
-            lineno += 1
-            doc = jsonl_text(line, lineno, path)
-            if doc is not None:
-                yield sep + doc
-                sep = "\n"
-    doc = jsonl_text(tail, lineno + 1, path)
-    if doc is not None:
-        yield sep + doc
-
-
 # ----- counting -----------------------------------------------------------------------
 @dataclass
 class _Count:
@@ -236,7 +183,7 @@ def text_cost(path: Path, tok: BaseTokenizer, language: str = "", label: str = "
               cancel: CancelFn | None = None) -> CostRow:
     """Encode one file with one tokenizer, streaming; parity is left to the caller."""
     acc = _Count()
-    counts = Counter(tok.encode_iterable(_measured(read_chunks(path, on_read), acc, cancel),
+    counts = Counter(tok.encode_iterable(_measured(read_text_chunks(path, on_read), acc, cancel),
                                         allowed_special="all"))
     size = len(tok.vocab)
     return CostRow(language or language_of(path), label, acc.chars, acc.bytes,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .counting import build_table, count_corpus, table_from_files, table_from_text
     from .distributed import count_on_dask, local_workers, parse_address
     from .files import decode_utf8, open_binary, read_bytes, read_corpus_text, read_documents, \
-        read_head
+        read_head, read_text_chunks
     from .ranges import RANGE_BYTES
     from .table import CountMeta, PretokenTable
     from .table_file import check_table_name, is_count_table, read_table, write_table
@@ -35,7 +35,8 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
 __getattr__, __dir__ = lazy_face(__name__, {
     ".counting": "build_table count_corpus table_from_files table_from_text",
     ".distributed": "count_on_dask local_workers parse_address",
-    ".files": "decode_utf8 open_binary read_bytes read_corpus_text read_documents read_head",
+    ".files": "decode_utf8 open_binary read_bytes read_corpus_text read_documents read_head "
+              "read_text_chunks",
     ".ranges": "RANGE_BYTES",
     ".table": "CountMeta PretokenTable",
     ".table_file": "check_table_name is_count_table read_table write_table",
@@ -47,5 +48,5 @@ __all__ = ["CountMeta", "MAX_WORD_BYTES", "PretokenTable", "RANGE_BYTES", "build
            "check_settings", "check_table_name", "count_corpus", "count_on_dask",
            "decode_utf8", "is_count_table", "local_workers", "open_binary", "parse_address",
            "read_bytes", "read_corpus_text", "read_documents",
-           "read_head", "read_table", "read_tables", "settings_for_table",
+           "read_head", "read_table", "read_text_chunks", "read_tables", "settings_for_table",
            "table_from_files", "table_from_text", "write_table"]

@@ -14,13 +14,14 @@ import lzma
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from .. import checks
 from ..errors import CorpusError, NotUTF8Error
 from ..io import json_problem
 
 BOM = b"\xef\xbb\xbf"
+READ_TEXT_BYTES = 1 << 20   # read_text_chunks reads this much at a time
 
 
 def not_decodable(encoding: str, e: Exception, path: str | Path | None) -> CorpusError:
@@ -247,3 +248,55 @@ def read_head(path: str | Path, n_bytes: int = 1 << 20,
         docs = (jsonl_text(line, n, p) for n, line in enumerate(text.split("\n"), 1))
         text = "\n".join(d for d in docs if d is not None)
     return text, complete
+
+
+def read_text_chunks(path: str | Path, on_read: Callable[[int], None] | None = None) -> Iterator[str]:
+    """The text of a file in chunks of about a MB, decoded strictly as UTF-8 (a .jsonl
+    file: its ``text`` fields joined by newlines, as the corpus editor joins them).
+    ``on_read(n)`` gets the bytes read from the file on disk so far."""
+    path = Path(path)
+    chunks = _decoded(path, on_read)
+    return _jsonl_docs(chunks, path) if inner_suffix(path) == ".jsonl" else chunks
+
+
+def _decoded(path: Path, on_read: Callable[[int], None] | None) -> Iterator[str]:
+    dec = codecs.getincrementaldecoder("utf-8")()
+    offset, first = 0, True
+    with open_binary(path) as (stream, raw):
+        while True:
+            data = stream.read(READ_TEXT_BYTES)
+            if first:
+                if looks_binary(data):
+                    raise binary_error(path, data)
+                if data.startswith(BOM):
+                    data, offset = data[3:], 3
+                first = False
+            try:
+                text = dec.decode(data, final=not data)
+            except UnicodeDecodeError as e:   # (e.object: the bytes the decoder held, then data)
+                held = len(e.object) - len(data)
+                raise NotUTF8Error(path, offset - held + e.start,
+                                   bytes(e.object[e.start:e.start + 4])) from None
+            offset += len(data)
+            if on_read is not None:
+                on_read(raw.tell())
+            if text:
+                yield text
+            if not data:
+                return
+
+
+def _jsonl_docs(chunks: Iterator[str], path: Path) -> Iterator[str]:
+    tail, lineno, sep = "", 0, ""
+    for chunk in chunks:
+        lines = (tail + chunk).split("\n")
+        tail = lines.pop()
+        for line in lines:
+            lineno += 1
+            doc = jsonl_text(line, lineno, path)
+            if doc is not None:
+                yield sep + doc
+                sep = "\n"
+    doc = jsonl_text(tail, lineno + 1, path)
+    if doc is not None:
+        yield sep + doc

@@ -14,16 +14,18 @@ by every kind alike; offsets stay relative to the string given.
 """
 from __future__ import annotations
 
+import codecs
 import os
 from abc import ABC, abstractmethod
 from array import array
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from .. import checks
-from ..errors import UnknownIdError
+from ..errors import ArgumentError, UnknownIdError
 from .conventions import LibraryNames
-from .special_policy import Checked, SpecialSet, holds_any, refuse_disallowed, resolve
+from .special_policy import ALL, Checked, SpecialSet, holds_any, refuse_disallowed, resolve
 from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined, \
     word_text
 from ..text.pretokenize import Pretokenizer
@@ -82,6 +84,11 @@ class BaseTokenizer(LibraryNames, ABC):
     post: PostProcessor | None = None
     # decode's skip_special_tokens when not given (the format's library's default)
     skip_special_default: bool = False
+    # encode's special-token policy when a call names neither allowed_special nor
+    # disallowed_special (the format's library's default): True reads every special token
+    # it can find in text (tokenizers, CS336's Tokenizer(vocab, merges, special_tokens)),
+    # False refuses them (tiktoken, on its own files)
+    reads_specials: bool = True
     _meta: dict | Callable[[], dict]   # the meta property's value (a dict, or made when read)
 
     def __init__(self, model: WordModel, *, vocab: dict[int, bytes],
@@ -116,19 +123,24 @@ class BaseTokenizer(LibraryNames, ABC):
         return self.model.n_merges
 
     # ----- encoding: every kind treats text that UTF-8 cannot hold alike --------------
-    def encode(self, text: str, *, allowed_special: SpecialSet = frozenset(),
-               disallowed_special: SpecialSet = "all",
+    def encode(self, text: str, *, allowed_special: SpecialSet | None = None,
+               disallowed_special: SpecialSet | None = None,
                add_special_tokens: bool | None = None) -> list[int]:
-        """Text -> token ids, as tiktoken's ``encode``: the text of a special token
-        becomes its id only when ``allowed_special`` names it (or is ``"all"``); text
-        holding one of ``disallowed_special`` (default: every special token not allowed)
-        raises :class:`~bpe_gui.engine.errors.DisallowedSpecialError`; one in neither is
-        ordinary text. ``add_special_tokens``: the tokens the format adds around a text
-        (a tokenizer.json's post-processor, e.g. Llama 3's BOS; default as the format's
-        library does: on for tokenizer.json, off elsewhere).
+        """Text -> token ids. Special tokens as tiktoken's ``encode`` reads them when a
+        call names ``allowed_special`` or ``disallowed_special``: the text of a special
+        token becomes its id only when ``allowed_special`` names it (or is ``"all"``);
+        text holding one of ``disallowed_special`` (default: every special token not
+        allowed) raises :class:`~bpe_gui.engine.errors.DisallowedSpecialError`; one in
+        neither is ordinary text. A call naming neither reads them as the format's library
+        does (:attr:`reads_specials`): a ``.tiktoken`` file or a known encoding refuses
+        typed special text, as tiktoken does; a tokenizer.json, GPT-2 files and a tokenizer
+        built or trained here with ``special_tokens`` read them, as tokenizers and CS336's
+        ``Tokenizer(vocab, merges, special_tokens)`` do. ``add_special_tokens``: the tokens
+        the format adds around a text (a tokenizer.json's post-processor, e.g. Llama 3's
+        BOS; default as the format's library does: on for tokenizer.json, off elsewhere).
 
         Example: ``tok.encode("a<|endoftext|>", allowed_special="all")`` ends with the
-        special token's id; ``tok.encode("a<|endoftext|>")`` raises.
+        special token's id; on a ``.tiktoken`` file ``tok.encode("a<|endoftext|>")`` raises.
         """
         checks.text(text, "Tokenizer.encode(text)")
         clone = self._policy(text, allowed_special, disallowed_special, "Tokenizer.encode")
@@ -136,8 +148,16 @@ class BaseTokenizer(LibraryNames, ABC):
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text -> ids with every special token's text read as ordinary text and nothing
-        added around it (tiktoken's ``encode_ordinary``)."""
+        added around it (tiktoken's ``encode_ordinary``; ``encode(text,
+        disallowed_special=(), add_special_tokens=False)``)."""
         return self.encode(text, disallowed_special=(), add_special_tokens=False)
+
+    def encode_ordinary_batch(self, texts: Iterable[str], *,
+                              num_threads: int | None = None) -> list[list[int]]:
+        """``[encode_ordinary(t) for t in texts]`` on ``num_threads`` threads (tiktoken's
+        ``encode_ordinary_batch``)."""
+        return self.encode_batch(texts, num_threads=num_threads, disallowed_special=(),
+                                 add_special_tokens=False)
 
     def _encode_clean(self, text: str) -> list[int]:
         try:
@@ -145,33 +165,39 @@ class BaseTokenizer(LibraryNames, ABC):
         except UnicodeEncodeError:   # lone surrogates
             return self._encode(clean_text(text))
 
-    def encode_to_array(self, text: str, *, allowed_special: SpecialSet = frozenset(),
-                        disallowed_special: SpecialSet = "all",
+    def encode_to_array(self, text: str, *, allowed_special: SpecialSet | None = None,
+                        disallowed_special: SpecialSet | None = None,
                         add_special_tokens: bool | None = None) -> array:
         """``encode(text, ...)`` as an ``array('I')`` of 4-byte ids: no int object per id,
         and ``numpy.frombuffer(a, numpy.uint32)`` or ``memoryview(a)`` read it without a
         copy (as tiktoken's ``encode_to_numpy``)."""
         checks.text(text, "Tokenizer.encode_to_array(text)")
         clone = self._policy(text, allowed_special, disallowed_special,
-                           "Tokenizer.encode_to_array")
-        plan = clone._native_plan((text,)) if self._adds(add_special_tokens) is None else None
+                             "Tokenizer.encode_to_array")
+        plan = clone._native_plan((text,))
         if plan is not None:
             enc, (given,), ordinary = plan
             try:
-                return (enc.encode_ordinary_to_array if ordinary else enc.encode_to_array)(given)
+                got = (enc.encode_ordinary_to_array if ordinary else enc.encode_to_array)(given)
             except UnicodeEncodeError:   # lone surrogates: encode() cleans the text
                 pass
+            else:
+                post = self._adds(add_special_tokens)
+                if post is None:
+                    return got
+                return array("I", [i for i, _ in post.before]) + got + \
+                    array("I", [i for i, _ in post.after])
         return array("I", self._post_ids(clone._encode_clean(text), add_special_tokens))
 
-    def encode_with_offsets(self, text: str, *, allowed_special: SpecialSet = frozenset(),
-                            disallowed_special: SpecialSet = "all",
+    def encode_with_offsets(self, text: str, *, allowed_special: SpecialSet | None = None,
+                            disallowed_special: SpecialSet | None = None,
                             add_special_tokens: bool | None = None) -> Encoding:
         """Ids, token bytes and character spans (for colouring text token by token);
         special tokens as :meth:`encode` reads them (tokens a post-processor adds have
         the span (0, 0), as in tokenizers' ``Encoding.offsets``)."""
         checks.text(text, "Tokenizer.encode_with_offsets(text)")
         clone = self._policy(text, allowed_special, disallowed_special,
-                           "Tokenizer.encode_with_offsets")
+                             "Tokenizer.encode_with_offsets")
         try:
             enc = clone._encode_offsets(text)
         except UnicodeEncodeError:
@@ -185,24 +211,29 @@ class BaseTokenizer(LibraryNames, ABC):
         return enc if post is None else _around(enc, post, self.vocab)
 
     def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16, *,
-                        allowed_special: SpecialSet = frozenset(),
-                        disallowed_special: SpecialSet = "all") -> Iterator[int]:
+                        allowed_special: SpecialSet | None = None,
+                        disallowed_special: SpecialSet | None = None,
+                        add_special_tokens: bool | None = None) -> Iterator[int]:
         """Encode a stream of text (e.g. an open file) lazily, in bounded memory: the ids
-        equal ``encode`` of the whole text (without tokens a post-processor adds). Text
+        equal ``encode`` of the whole text with the same arguments, the tokens a
+        post-processor adds included (before the first id and after the last). Text
         holding a disallowed special token raises when the stream reaches it."""
         chunks = checks.texts(iterable, "Tokenizer.encode_iterable(iterable)")
         checks.whole(chunk_chars, "Tokenizer.encode_iterable(chunk_chars)", 1)
-        matchable = self._matchable()
-        allow, refuse = resolve(allowed_special, disallowed_special, matchable,
-                                "Tokenizer.encode_iterable")
-        clone = self if allow == matchable else self._restricted(allow)
+        allow, refuse = self._call_policy(allowed_special, disallowed_special,
+                                          "Tokenizer.encode_iterable")
+        clone = self if allow == self._matchable() else self._restricted(allow)
         if refuse:
             chunks = iter(Checked(chunks, refuse))
-        return clone._encode_stream(clean_chunks(chunks), chunk_chars)
+        post = self._adds(add_special_tokens)
+        ids = clone._encode_stream(clean_chunks(chunks), chunk_chars)
+        if post is None:
+            return ids
+        return chain((i for i, _ in post.before), ids, (i for i, _ in post.after))
 
     def encode_batch(self, texts: Iterable[str], *, num_threads: int | None = None,
-                     allowed_special: SpecialSet = frozenset(),
-                     disallowed_special: SpecialSet = "all",
+                     allowed_special: SpecialSet | None = None,
+                     disallowed_special: SpecialSet | None = None,
                      add_special_tokens: bool | None = None,
                      threads: int | None = None) -> list[list[int]]:
         """``[encode(t, ...) for t in texts]`` on ``num_threads`` threads (default: one
@@ -224,7 +255,8 @@ class BaseTokenizer(LibraryNames, ABC):
                          "Tokenizer.encode_batch(num_threads)", 1)
         toks = [self._policy(t, allowed_special, disallowed_special, "Tokenizer.encode_batch")
                 for t in texts]
-        plan = self._native_plan(texts) if all(t is self for t in toks) else None
+        lead = toks[0] if toks else self
+        plan = lead._native_plan(texts) if all(t is lead for t in toks) else None
         if plan is not None:
             enc, given, ordinary = plan
             try:
@@ -252,16 +284,29 @@ class BaseTokenizer(LibraryNames, ABC):
     def _find_matchable(self) -> frozenset[str]:
         return frozenset(self.pre.special_tokens)
 
-    def _policy(self, text: str, allowed: SpecialSet, disallowed: SpecialSet,
+    def _call_policy(self, allowed: SpecialSet | None, disallowed: SpecialSet | None,
+                     where: str) -> tuple[frozenset[str], frozenset[str]]:
+        """(allowed, refused) matchable special tokens for a call's two arguments: a call
+        naming either reads them as tiktoken does (the other at tiktoken's default); one
+        naming neither as the format's library does (:attr:`reads_specials`)."""
+        if allowed is None and disallowed is None:
+            if self.reads_specials:
+                allowed, disallowed = ALL, ()
+            else:
+                allowed, disallowed = frozenset(), ALL
+        return resolve(frozenset() if allowed is None else allowed,
+                       ALL if disallowed is None else disallowed, self._matchable(), where)
+
+    def _policy(self, text: str, allowed: SpecialSet | None, disallowed: SpecialSet | None,
                 where: str) -> "BaseTokenizer":
         """The tokenizer that encodes ``text`` as the call's special-token policy says
         (itself unless the text holds a special token to be read as text), after
         refusing a disallowed one."""
         matchable = self._matchable()
-        if not matchable and allowed in (frozenset(), "all") and \
-                disallowed in ("all", (), frozenset()):
+        if not matchable and allowed in (None, frozenset(), ALL) and \
+                disallowed in (None, ALL, (), frozenset()):
             return self
-        allow, refuse = resolve(allowed, disallowed, matchable, where)
+        allow, refuse = self._call_policy(allowed, disallowed, where)
         if refuse:
             refuse_disallowed(text, refuse)
         if allow != matchable and holds_any(text, matchable - allow):
@@ -355,29 +400,63 @@ class BaseTokenizer(LibraryNames, ABC):
     # ----- decoding ---------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """Ids -> the bytes of their tokens joined (tiktoken's ``decode_bytes``)."""
-        ids = checks.ids(ids, "Tokenizer.decode_bytes(ids)")
-        vocab = self.vocab
-        try:
-            return b"".join(vocab[i] for i in ids)
-        except KeyError as e:
-            raise self._unknown(e.args[0], "Tokenizer.decode_bytes(ids)") from None
+        ids = self._known_ids(ids, "Tokenizer.decode_bytes(ids)")
+        return b"".join(map(self.vocab.__getitem__, ids))
 
-    def decode(self, ids: Iterable[int], *, skip_special_tokens: bool | None = None) -> str:
-        """Ids -> text; a partial UTF-8 character becomes U+FFFD, never an error.
+    def decode(self, ids: Iterable[int], errors: str = "replace", *,
+               skip_special_tokens: bool | None = None) -> str:
+        """Ids -> text. ``errors``: what a partial UTF-8 character becomes, as in
+        tiktoken's ``decode`` and ``bytes.decode``: U+FFFD by default ("replace"),
+        UnicodeDecodeError with "strict"; any other handler ("ignore",
+        "backslashreplace", ...) where the text is the tokens' bytes (a tokenizer.json
+        whose decoder rewrites them takes "replace" and "strict" only).
         ``skip_special_tokens``: leave special tokens out (default as the format's
         library does: on for tokenizer.json, as tokenizers' ``decode``; off elsewhere,
         as tiktoken's). An id not in the vocabulary raises
-        :class:`~bpe_gui.engine.errors.UnknownIdError`."""
-        ids = list(checks.ids(ids, "Tokenizer.decode(ids)"))
-        vocab = self.vocab
-        for i in ids:
-            if i not in vocab:
-                raise self._unknown(i, "Tokenizer.decode(ids)")
+        :class:`~bpe_gui.engine.errors.UnknownIdError`; an id that is not a whole number
+        a TypeError (:class:`~bpe_gui.engine.errors.ArgumentTypeError`)."""
+        ids = self._known_ids(ids, "Tokenizer.decode(ids)")
+        checks.string(errors, "Tokenizer.decode(errors)", 'an error handler such as '
+                      '"replace" or "strict"')
+        try:
+            codecs.lookup_error(errors)
+        except LookupError:
+            raise ArgumentError(f"Tokenizer.decode(errors={errors!r}) names no error handler "
+                                "Python knows; use \"replace\" (the default), \"strict\", "
+                                "\"ignore\" or \"backslashreplace\".") from None
         skip = self.skip_special_default if skip_special_tokens is None else skip_special_tokens
         if skip:
             drop = self._skipped_ids()
             ids = [i for i in ids if i not in drop]
+        if errors == "replace":
+            return self._decode(ids)
+        data = b"".join(map(self.vocab.__getitem__, ids))
+        if self._decodes_bytes():
+            return data.decode("utf-8", errors)
+        if errors != "strict":
+            raise ArgumentError(f"Tokenizer.decode(errors={errors!r}): this tokenizer's "
+                                "decoder rewrites its tokens' text (as its library's does), so "
+                                "only errors=\"replace\" and errors=\"strict\" apply; "
+                                "decode_bytes(ids) gives the bytes to decode as you like.")
+        data.decode("utf-8")   # (strict: a partial character raises UnicodeDecodeError)
         return self._decode(ids)
+
+    def _known_ids(self, ids: Iterable[int], where: str) -> list[int]:
+        """The ids as a list, each a whole number in the vocabulary (else the error a
+        caller can act on)."""
+        ids = list(checks.ids(ids, where))
+        vocab = self.vocab
+        for i in ids:
+            if type(i) is not int:
+                if not checks.is_whole(i):
+                    checks.bad_id(i, where)
+            if i not in vocab:
+                raise self._unknown(i, where)
+        return ids
+
+    def _decodes_bytes(self) -> bool:
+        """Whether the text is the tokens' bytes decoded as UTF-8 (tiktoken's rule)."""
+        return False
 
     def _skipped_ids(self) -> set[int]:
         """The ids ``skip_special_tokens`` leaves out: the special tokens'."""

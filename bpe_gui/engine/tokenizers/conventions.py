@@ -63,7 +63,7 @@ class LibraryNames:
     special_tokens: list[str]
     meta: dict
 
-    def decode(self, ids: Iterable[int], *,
+    def decode(self, ids: Iterable[int], errors: str = "replace", *,
                skip_special_tokens: bool | None = None) -> str:   # (BaseTokenizer's)
         raise NotImplementedError
 

@@ -303,6 +303,9 @@ class Tokenizer(BaseTokenizer):
             return text.strip() if self.end_of_word == "suffix" else text.lstrip()
         return data.decode("utf-8", errors="replace")
 
+    def _decodes_bytes(self) -> bool:
+        return self.mode == "byte"
+
     # ----- another thread -----------------------------------------------------------
     def copy_for_thread(self) -> Callable[[], Tokenizer]:
         """For work on another thread while this tokenizer stays in use here. Encoding

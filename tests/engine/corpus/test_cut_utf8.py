@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_gui.engine.analysis import per_language
+from bpe_gui.engine.corpus import files
 from bpe_gui.engine.corpus import blocks, count_corpus, read_corpus_text
 from bpe_gui.engine.errors import NotUTF8Error
 
@@ -19,7 +19,7 @@ def _readers(path):
     yield "count", lambda: count_corpus(path)
     yield "count lines", lambda: count_corpus(path, lines=True)
     yield "whole", lambda: read_corpus_text([path])
-    yield "cost", lambda: list(per_language.read_chunks(path))
+    yield "cost", lambda: list(files.read_text_chunks(path))
 
 
 def _where(data: bytes) -> int:
@@ -36,7 +36,7 @@ def test_a_file_cut_inside_a_character_is_said_to_be_cut(tmp_path, monkeypatch, 
                                                          small_reads):
     if small_reads:
         monkeypatch.setattr(blocks, "BLOCK_BYTES", 4096)
-        monkeypatch.setattr(per_language, "READ_BYTES", 1000)
+        monkeypatch.setattr(files, "READ_TEXT_BYTES", 1000)
     data = TEXT.encode("utf-8") + "汉".encode("utf-8")[:keep]   # its first bytes only
     path = tmp_path / "cut.txt"
     path.write_bytes(data)
@@ -53,7 +53,7 @@ def test_a_file_cut_inside_a_character_is_said_to_be_cut(tmp_path, monkeypatch, 
 def test_a_bad_byte_inside_is_still_another_encoding(tmp_path, monkeypatch, small_reads):
     if small_reads:
         monkeypatch.setattr(blocks, "BLOCK_BYTES", 4096)
-        monkeypatch.setattr(per_language, "READ_BYTES", 1000)
+        monkeypatch.setattr(files, "READ_TEXT_BYTES", 1000)
     good = TEXT.encode("utf-8")
     at = good.index(b"\n", 5000) + 1   # a line's start
     data = good[:at] + b"\xe4x" + good[at:]   # a lead byte, then not its continuation

@@ -48,6 +48,18 @@ def test_llama_cpp_expected_ids_of_every_bpe_vocabulary(llama_models, name):
     _check_expected(llama_models / f"ggml-vocab-{name}.gguf")
 
 
+@pytest.mark.regression
+@pytest.mark.parametrize("name", ["mpt", "gpt-2", "llama-spm", "phi-3"])
+def test_llama_cpp_expected_ids_with_every_default(llama_models, name):
+    """load_tokenizer(path).encode(text), nothing set, gives llama.cpp's expected ids on
+    its own texts (MPT's 178 USER_DEFINED runs of spaces were treated as special: the
+    default call refused '    ' with DisallowedSpecialError)."""
+    path = llama_models / f"ggml-vocab-{name}.gguf"
+    tok = load_tokenizer(path)
+    for text, want in cases(path):   # (no text holds a CONTROL token's text)
+        assert tok.encode(text) == want, (path.name, text)
+
+
 def _check_expected(path: Path):
     tok = load_tokenizer(path, parse_special=False)   # test-tokenizer-0's setting
     assert detect_format(path) == "gguf"
@@ -214,7 +226,12 @@ def test_special_tokens_as_llama_cpp_cuts_them(tmp_path, byte_bpe):
     assert ids[0] == n and n + 1 in ids and n + 3 in ids and n + 2 in ids
     assert off.encode(text, allowed_special="all")[:2] != [n] and n + 3 in off.encode(text, allowed_special="all")
     assert on.encode(text, allowed_special="all") == on.encode_with_offsets(text, allowed_special="all").ids
-    assert set(on.special_ids.values()) >= {n, n + 1, n + 2, n + 3}
+    # (USER_DEFINED tokens are text to llama.cpp: cut out, not special)
+    assert set(on.special_ids.values()) >= {n, n + 1}
+    assert not {n + 2, n + 3} & set(on.special_ids.values())
+    plain = "hi <tool>x <tool>"   # (no CONTROL token: the policy does not touch it)
+    assert on.encode(plain, disallowed_special="all") == on.encode(plain, disallowed_special=())
+    assert n + 3 in on.encode(plain, disallowed_special=())
 
 
 def test_phi3_special_tokens_swallow_the_whitespace_after_them(tmp_path, byte_bpe):

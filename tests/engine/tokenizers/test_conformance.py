@@ -91,12 +91,17 @@ def tiktoken_of(tok: BaseTokenizer) -> "tiktoken.Encoding":
                              special_tokens=dict(tok.special_ids))
 
 
-def tt_kind(name: str, tok: BaseTokenizer, enc) -> Kind:
+def tt_kind(name: str, tok: BaseTokenizer, enc, reads: bool = False) -> Kind:
+    """A kind whose oracle is tiktoken over its ranks; ``reads``: its own default reads
+    typed special tokens (CS336's ``Tokenizer(vocab, merges, special_tokens)``, whose
+    tests compare with tiktoken's ``allowed_special``), else tiktoken's default refuses
+    them (a .tiktoken file)."""
     specials = {enc.encode_single_token(t) for t in enc.special_tokens_set}
     return Kind(name, tok, lambda s: enc.encode(s, allowed_special="all"), enc.decode,
                 ordinary=enc.encode_ordinary,
                 decode_skip=lambda ids: enc.decode([i for i in ids if i not in specials]),
-                default=enc.encode)
+                default=(lambda s: enc.encode(s, allowed_special="all")) if reads
+                else enc.encode)
 
 
 def hf_kind(name: str, tok: BaseTokenizer, hf, surrogates=False) -> Kind:
@@ -118,11 +123,11 @@ def ranks_file(path: Path, ranks: dict[bytes, int]) -> Path:
 def build(name: str, d: Path, monkeypatch) -> Kind:
     if name == "trained":
         tok = trained().tokenizer()
-        return tt_kind(name, tok, tiktoken_of(tok))
+        return tt_kind(name, tok, tiktoken_of(tok), reads=True)
     if name == "at-step":
         tok = trained().tokenizer(at_step=120)
         assert tok.n_merges == 120
-        return tt_kind(name, tok, tiktoken_of(tok))
+        return tt_kind(name, tok, tiktoken_of(tok), reads=True)
     if name == "gpt2-ours":
         tok = trained("gpt2").tokenizer()
         export_tokenizer(tok, d, "gpt2")
@@ -180,7 +185,7 @@ def build(name: str, d: Path, monkeypatch) -> Kind:
         return after_byte_level_kind(d)
     if name.startswith("trained-"):   # trained-whitespace ...
         tok = trained(PRESET_KINDS[name.split("-", 1)[1]]).tokenizer()
-        return tt_kind(name, tok, tiktoken_of(tok))
+        return tt_kind(name, tok, tiktoken_of(tok), reads=True)
     return exported_kind(name, PRESET_KINDS[name.split("-", 1)[1]], d)
 
 

@@ -158,7 +158,10 @@ def test_the_command_line_adds_special_tokens(tmp_path, ranks_files):
     want = tiktoken_with(enc, ["X"])
     text = f"aX{EOT}b"
     p = run("encode", "--tokenizer", str(path), "--special-token", "X", text, "--ids-only",
-            cwd=tmp_path)
+            cwd=tmp_path)   # (a .tiktoken file refuses typed special text, as tiktoken does)
+    assert p.returncode == 2 and "--allowed-special X" in err(p)
+    p = run("encode", "--tokenizer", str(path), "--special-token", "X", text, "--ids-only",
+            "--allowed-special", "all", cwd=tmp_path)
     assert p.returncode == 0, err(p)
     assert out(p).split() == [str(i) for i in want.encode(text, allowed_special="all")]
     assert str(enc.max_token_value + 1) in out(p).split()

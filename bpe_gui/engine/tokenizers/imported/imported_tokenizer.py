@@ -278,6 +278,9 @@ class PipelineTokenizer(BaseTokenizer):
     def _decode(self, ids: list[int]) -> str:
         return self.pipeline.decode(ids)
 
+    def _decodes_bytes(self) -> bool:
+        return self.pipeline.decodes_bytes()
+
     def _find_matchable(self) -> frozenset[str]:
         return frozenset(self.pipeline.matched_specials()) & frozenset(self.special_ids)
 

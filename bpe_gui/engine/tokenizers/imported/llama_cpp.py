@@ -463,6 +463,9 @@ class Special:
     text: str
     lstrip: bool = False
     rstrip: bool = False
+    # a special token (CONTROL, UNKNOWN) rather than a user-defined one, which llama.cpp
+    # always cuts out as a token of the text, parse_special or not
+    special: bool = True
 
 
 class LlamaSpecials:
@@ -490,11 +493,12 @@ class LlamaSpecials:
         return max((len(t.text) for t in self.tokens), default=0)
 
     def special_texts(self) -> list[str]:
-        return [t.text for t in self.tokens]
+        return [t.text for t in self.tokens if t.special]
 
     def restricted(self, allow: frozenset[str]) -> "LlamaSpecials | None":
-        """Only the tokens in ``allow`` cut out (the others read as text)."""
-        kept = [t for t in self.tokens if t.text in allow]
+        """Only the special tokens in ``allow`` cut out (the others read as text), and
+        every user-defined one."""
+        kept = [t for t in self.tokens if t.text in allow or not t.special]
         return LlamaSpecials(kept) if kept else None
 
     def _present(self, text: str) -> list[Special]:

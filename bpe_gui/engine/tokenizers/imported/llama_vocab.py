@@ -119,7 +119,7 @@ def specials_of(v: LlamaVocab, types: list[int], parse_special: bool) -> list[Sp
             rstrip = text not in ("<unk>", "<s>", "<|endoftext|>")
         elif "modern-bert" in name:
             lstrip = text == "[MASK]"
-        out.append(Special(i, text, lstrip, rstrip))
+        out.append(Special(i, text, lstrip, rstrip, types[i] != USER_DEFINED))
     return out
 
 
@@ -209,8 +209,8 @@ def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
     pre = LlamaPreTokenizer(t.kind)
     pipe = Pipeline(model, kind="hf", vocab=table,
                     added=LlamaSpecials(specials) if specials else None, pre=pre,
-                    specials=frozenset(s.id for s in every))
-    special_ids = {s.text: s.id for s in every}
+                    specials=frozenset(s.id for s in every if s.special))
+    special_ids = {s.text: s.id for s in every if s.special}
     add_bos = v.flags.get("add_bos_token", t.add_bos)
     adds = [f"{what} {v.special_ids[key]}" for what, key, on in (
         ("BOS", "bos", add_bos), ("EOS", "eos", v.flags.get("add_eos_token", False)))
@@ -318,7 +318,7 @@ def build_gemma4(v: LlamaVocab, *, parse_special: bool = True,
                     added=LlamaSpecials(specials) if specials else None,
                     pre=pre_tokenizer(GEMMA4_PRE, source=str(v.path)),
                     decode=decoder(GEMMA4_DECODER), key_of=native.key_text,
-                    specials=frozenset(s.id for s in every))
+                    specials=frozenset(s.id for s in every if s.special))
     adds = [f"BOS {v.special_ids['bos']}"] if "bos" in v.special_ids else []
     if v.flags.get("add_eos_token", False) and "eos" in v.special_ids:
         adds.append(f"EOS {v.special_ids['eos']}")
@@ -336,5 +336,6 @@ def build_gemma4(v: LlamaVocab, *, parse_special: bool = True,
             **(meta or {})}
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)
     return PipelineTokenizer(pipe, vocab=table, bytes_to_id=t2i, merges=merges,
-                             special_ids={s.text: s.id for s in every}, pattern=NEWLINES,
+                             special_ids={s.text: s.id for s in every if s.special},
+                             pattern=NEWLINES,
                              meta=info, matched_specials=[s.text for s in specials])

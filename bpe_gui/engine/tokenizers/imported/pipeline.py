@@ -572,7 +572,9 @@ class Pipeline:
             yield from self._encode_at(buf, done)
 
     def _encode_at(self, text: str, start: int) -> list[int]:
-        if start == 0:
+        """The ids of a stream's part that starts at character ``start`` of the whole:
+        ``encode``'s, unless a step reads where a piece starts (Metaspace "first")."""
+        if start == 0 or self.pre is None or not self.pre.needs_start:
             return self.encode(text)
         out: list[int] = []
         for piece, tid in self.pieces(text, start):
@@ -588,6 +590,10 @@ class Pipeline:
     def model_word(self, text: str) -> Word:
         """What the model encodes for a piece's text (see hf_parts.model_word)."""
         return model_word(text) if self.pre is not None and self.pre.alphabet else text
+
+    def decodes_bytes(self) -> bool:
+        """Whether decode is the tokens' bytes read as UTF-8 (no decoder rewrites them)."""
+        return self._decode is None or self.key_of is None
 
     def decode(self, ids: Iterable[int]) -> str:
         if self._decode is None or self.key_of is None:

@@ -100,6 +100,8 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
                     special_map={s: specials[s] for s in matched},
                     specials=frozenset(specials.values()))
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
-    return PipelineTokenizer(pipe, vocab=vocab, bytes_to_id=t2i, merges=merges,
-                             special_ids=specials, pattern=words.pattern, meta=meta,
-                             matched_specials=matched, classes=classes)
+    tok = PipelineTokenizer(pipe, vocab=vocab, bytes_to_id=t2i, merges=merges,
+                            special_ids=specials, pattern=words.pattern, meta=meta,
+                            matched_specials=matched, classes=classes)
+    tok.reads_specials = False   # tiktoken refuses typed special text unless allowed
+    return tok

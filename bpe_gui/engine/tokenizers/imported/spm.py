@@ -334,6 +334,9 @@ class SpmPipeline(Pipeline):
         return self.encode(text)
 
     # ----- decoding ----------------------------------------------------------------
+    def decodes_bytes(self) -> bool:
+        return False
+
     def decode(self, ids: Iterable[int]) -> str:
         """As sentencepiece decodes: '▁' as a space, byte pieces joined into UTF-8 (a byte
         that starts no valid character is one U+FFFD), control pieces left out, <unk> as
@@ -470,11 +473,12 @@ def build_llama(tokens: list[str], scores: list[float] | None, types: list[int] 
                    bytes(kinds), True, add_dummy_prefix=add_space_prefix,
                    remove_extra_whitespaces=False, llama=True, meta=dict(meta or {}))
     cutting = kinds if attrs is None else attrs
-    cut = [AddedToken(i, t, normalized=False, special=True) for i, (t, k) in
+    # (a user-defined token is text to llama.cpp, cut out whatever parse_special says)
+    cut = [AddedToken(i, t, normalized=False, special=k != USER_DEFINED) for i, (t, k) in
            enumerate(zip(tokens, cutting))
            if t and (k == USER_DEFINED or (parse_special and k in (CONTROL, UNKNOWN)))]
     every = {t: i for i, (t, k) in enumerate(zip(tokens, cutting))
-             if t and k in (CONTROL, USER_DEFINED, UNKNOWN)}
+             if t and k in (CONTROL, UNKNOWN)}
     if specials is not None:
         from .llama_cpp import LlamaSpecials
         return build_spm(spec, added=LlamaSpecials(specials) if specials else None,
