@@ -31,6 +31,7 @@ def test_the_example_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "refused <|endoftext|>" and lines[1].startswith("unknown ")
+    assert lines[2] == "True"   # a tokenizer.json reads its special token, as tokenizers does
     assert lines[-2:] == ["True", "True"]   # token_to_id(id_to_token(i)) is i; added after
 
 

@@ -6,7 +6,7 @@ k UTF-8 bytes (byte-level tokens can split a character).
 from __future__ import annotations
 
 from ..display import is_partial
-from ..tokenizers.base import Encoding
+from ..tokenizers.encoding import Encoding
 from .scripts import utf8_len
 
 Cut = tuple[int, int]

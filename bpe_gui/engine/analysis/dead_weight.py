@@ -353,7 +353,7 @@ def _words_of(tok: BaseTokenizer) -> tuple[Pretokenizer | None, Mapping[str, int
     if isinstance(tok, Tokenizer):
         return tok.pre, tok.special_ids, None
     pipeline = getattr(tok, "pipeline", None)
-    if pipeline is not None and pipeline.kind == "tiktoken" and pipeline.words is not None:
+    if pipeline is not None and pipeline.kind == "words" and pipeline.words is not None:
         return pipeline.words, pipeline.special_map, pipeline.model_word
     return None, {}, None
 

@@ -85,16 +85,21 @@ class CostTable:
                 return r
         raise KeyError((language, tokenizer))
 
+    def records(self) -> list[dict]:
+        """One dict per (language, tokenizer), keyed by CSV_COLUMNS (None: no value)."""
+        return [dict(zip(CSV_COLUMNS, (
+            r.language, r.tokenizer, r.chars, r.bytes, r.tokens, r.bytes_per_token,
+            r.tokens_per_char, r.parity, self.reference, r.renyi, self.alpha, r.types,
+            r.vocab_size))) for r in self.rows]
+
     def to_csv(self) -> str:
         """The table as CSV, one row per (language, tokenizer); empty cells for no value."""
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
         w.writerow(CSV_COLUMNS)
-        for r in self.rows:
-            w.writerow([r.language, r.tokenizer, r.chars, r.bytes, r.tokens,
-                        _num(r.bytes_per_token), _num(r.tokens_per_char), _num(r.parity),
-                        self.reference, _num(r.renyi), _num(self.alpha), r.types,
-                        r.vocab_size])
+        for rec in self.records():
+            w.writerow([_num(v) if isinstance(v, float) or v is None else v
+                        for v in rec.values()])
         return out.getvalue()
 
 

@@ -24,7 +24,7 @@ import regex
 
 from ..display import is_partial
 from ..text.presets import GPT2_PATTERN
-from ..tokenizers.base import Encoding
+from ..tokenizers.encoding import Encoding
 from ..tokenizers.merge_model import EOW, UNK
 
 SCRIPTS = ("Latin", "Han", "Kana", "Cyrillic", "Other")

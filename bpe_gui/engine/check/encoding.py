@@ -33,7 +33,7 @@ from typing import Callable, NamedTuple, Sequence
 from .. import Tokenizer
 from ..display import readable
 from ..errors import FormatError
-from ..tokenizers.model import Playback
+from ..tokenizers.model import Playback, char_of_byte
 from .causes import PATTERNS, pattern_label
 from .result import LearnerResult
 
@@ -148,7 +148,7 @@ def check_ids(result: LearnerResult | Tokenizer, text: str, ids: Sequence[int], 
     enc = tok.encode_with_offsets(text, allowed_special="all", add_special_tokens=False)
     ours = list(enc.ids)
     data = text.encode("utf-8", "surrogatepass")
-    charpos = _char_of_byte(text)
+    charpos = (char_of_byte(text) or list(range(len(text)))) + [len(text)]
     our_spans = _spans(tok, ours, charpos)
     unknown = [i for i in ids if i not in tok.vocab]
     if unknown:
@@ -178,16 +178,6 @@ def check_ids(result: LearnerResult | Tokenizer, text: str, ids: Sequence[int], 
 def _plain(ids, ours, first, cause, sentence, our_spans, their_spans) -> EncodeReport:
     return EncodeReport(False, len(ids), len(ours), first, cause, sentence, None, (),
                         tuple(our_spans), tuple(their_spans))
-
-
-def _char_of_byte(text: str) -> list[int]:
-    """Byte offset -> character index (one past the end included).
-    Example: "a你" -> [0, 1, 1, 1, 2]."""
-    out: list[int] = []
-    for ci, ch in enumerate(text):
-        out.extend([ci] * len(ch.encode("utf-8", "surrogatepass")))
-    out.append(len(text))
-    return out
 
 
 def _byte_bounds(tok: Tokenizer, ids: Sequence[int]) -> list[int]:

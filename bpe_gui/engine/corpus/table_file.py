@@ -42,6 +42,9 @@ except ImportError:  # pragma: no cover - no C compiler at install time
 HEADER = b"count\tword"
 MAX_HEADER_BYTES = 64 << 20   # line 1 (its sources list) is long only for many files
 CHUNK_ROWS = 1 << 18         # rows formatted per write
+# bytes handed to a compressor per call: Ctrl+C is seen between two calls, and xz takes
+# about 0.1 s for this much
+COMPRESS_SLICE = 1 << 18
 READ_BYTES = 16 << 20        # bytes parsed per read
 
 
@@ -84,7 +87,10 @@ def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None =
             out.write(HEADER + b"\n")
             n = len(table)
             for lo in range(0, n, CHUNK_ROWS):
-                out.write(_rows(table, lo, min(n, lo + CHUNK_ROWS)))
+                rows = memoryview(_rows(table, lo, min(n, lo + CHUNK_ROWS)))
+                step = len(rows) if out is raw else COMPRESS_SLICE
+                for k in range(0, len(rows), step):   # (a signal waits for one slice)
+                    out.write(rows[k:k + step])
                 if progress is not None:
                     progress(min(n, lo + CHUNK_ROWS), n)
             if out is not raw:

@@ -168,7 +168,7 @@ def load(path: str | Path, special_tokens=None, **kwargs):
     from ..display import gpt2_bytes
     from ..tokenizers.imported import clip
     from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokenizer
-    from ..tokenizers.imported.pipeline import Pipeline
+    from ..tokenizers.pipeline import Pipeline
     from ..tokenizers.imported.word_model import PipelineModel, model_class
     p = Path(path)
     if special_tokens is not None or kwargs.get("pattern") is not None:

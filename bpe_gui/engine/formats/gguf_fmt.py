@@ -443,6 +443,17 @@ def read_metadata(path: str | Path, cap: int = MAX_METADATA_BYTES) -> GGUFMetada
         raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
 
 
+def vocab_only(path: str | Path) -> bytes:
+    """The GGUF file at ``path`` with no tensors: its header (tensor count 0) and its
+    metadata, which hold the whole tokenizer (what llama.cpp's vocab-only files are)."""
+    meta = read_metadata(path)
+    with open(path, "rb") as f:
+        data = bytearray(f.read(meta.end))
+    order = "<" if meta.byte_order == "little" else ">"
+    data[8:16] = struct.pack(order + "Q", 0)
+    return bytes(data)
+
+
 # ----- the tokenizer ------------------------------------------------------------------
 def _typed(meta: GGUFMetadata, key: str, want: tuple[str, ...], required: bool = False):
     if key not in meta.values:

@@ -370,7 +370,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None,
          **kwargs) -> BaseTokenizer:
     """Load a BPE ``tokenizer.json``.
 
-    Files from anywhere run through :mod:`bpe_gui.engine.tokenizers.imported.pipeline`, exactly as Hugging
+    Files from anywhere run through :mod:`bpe_gui.engine.tokenizers.pipeline`, exactly as Hugging
     Face ``tokenizers`` runs them (or are refused naming the part that cannot be run).
     bpe-gui's own character-level exports load back as character-level tokenizers, and
     asking for other special tokens or another ``pattern`` gives a byte-level tokenizer

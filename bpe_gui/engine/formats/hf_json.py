@@ -24,7 +24,7 @@ from ..display import gpt2_bytes
 from ..errors import FormatError
 from ._json import model_kind, not_bpe
 from ..io.reading import read_bytes, read_json
-from ..tokenizers.imported.pipeline import Pipeline
+from ..tokenizers.pipeline import Pipeline
 from ..tokenizers.imported.added_tokens import AddedToken, AddedTokens
 from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokenizer
 from ..tokenizers.imported.lazy import lazy_tables

@@ -2,7 +2,9 @@
 loaded by its format's module; what a file is before loading it."""
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -12,7 +14,8 @@ from ..tokenizers.base import BaseTokenizer
 from . import clip_fmt, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, sniff, tekken_fmt, \
     tiktoken_fmt
 from ..tokenizers import gpt2_files
-from ..io.reading import read_json
+from ..io.reading import noting_reads, read_json
+from .sources import FileSource, Pickled, Snapshot
 
 IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "gguf", "tekken", "clip", "sentencepiece")
 # what each importable format is, for the import dialog, the status bar and the CLI
@@ -264,7 +267,27 @@ def _load(path: str | Path, special_tokens: list[str] | None, **kwargs) -> BaseT
     if loader is None:   # a format read here whose tokenizer is not built yet
         raise FormatError(p, f"is a {IMPORT_LABELS[fmt]}, which this version reads but "
                           "does not run; open the model's tokenizer.json if it has one.")
-    return loader(p, special_tokens, **kwargs)
+    with noting_reads() as seen:
+        tok = loader(p, special_tokens, **kwargs)
+    tok.source = FileSource([p, *seen], special_tokens, kwargs, from_snapshot)   # (to pickle it)
+    return tok
+
+
+def from_snapshot(snap: Snapshot) -> BaseTokenizer:
+    """The tokenizer a pickle holds (sources.py): its files written under their own names
+    to a temporary folder, loaded as ``load_tokenizer`` loaded them, the folder removed."""
+    with tempfile.TemporaryDirectory(prefix="bpe-gui-tokenizer-") as d:
+        for name, data in snap.files:
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        main = Path(d) / snap.files[0][0]
+        tok = load_tokenizer(main, None if snap.special_tokens is None
+                             else list(snap.special_tokens), **dict(snap.options))
+    meta = tok.meta if isinstance(tok.meta, dict) else None
+    if meta is not None and "source" in meta:
+        meta["source"] = snap.source
+    tok.source = Pickled(snap, from_snapshot)   # (its files are gone: pickled from these bytes)
+    return tok
 
 
 def describe_source(tok) -> str:

@@ -4,7 +4,7 @@
   export folder checked and created, one file written through a temporary file.
 - :mod:`.reading`: bounded, strict reads of tokenizer files (size, UTF-8, JSON depth), a
   ``FormatError`` naming the file and the place, never a traceback; ``json_problem``, a
-  JSON error's message and column.
+  JSON error's message and column; ``noting_reads``, the files a loader read.
 """
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .atomic import check_name, ensure_folder, replace_set, write_atomic, write_files
-    from .reading import as_id, json_problem, read_bytes, read_json, read_text
+    from .reading import as_id, json_problem, noting_reads, read_bytes, read_json, read_text
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".atomic": "check_name ensure_folder replace_set write_atomic write_files",
-    ".reading": "as_id json_problem read_bytes read_json read_text",
+    ".reading": "as_id json_problem noting_reads read_bytes read_json read_text",
 })
 
-__all__ = ["as_id", "check_name", "ensure_folder", "json_problem", "read_bytes", "read_json",
+__all__ = ["as_id", "check_name", "ensure_folder", "json_problem", "noting_reads",
+           "read_bytes", "read_json",
            "read_text", "replace_set", "write_atomic", "write_files"]

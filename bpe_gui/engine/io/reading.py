@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..checks import MAX_ID
 from ..errors import FormatError
@@ -60,10 +62,29 @@ def sniff(head: bytes, path, kind: str, final: bool = False) -> None:
                               "Check that you picked the right file.", line=1)
 
 
+# the files read_bytes reads while noting_reads() runs (None: not noting)
+_NOTED: ContextVar[list[Path] | None] = ContextVar("bpe_gui_files_read", default=None)
+
+
+@contextmanager
+def noting_reads() -> Iterator[list[Path]]:
+    """The files :func:`read_bytes` reads while the block runs, in order (a tokenizer's
+    own files, kept so it can be pickled: formats/sources.py)."""
+    seen: list[Path] = []
+    token = _NOTED.set(seen)
+    try:
+        yield seen
+    finally:
+        _NOTED.reset(token)
+
+
 def read_bytes(path: str | Path, kind: str = "text") -> bytes:
     """A tokenizer file's bytes, refused early (FormatError) if it is missing, a folder,
     larger than MAX_FILE_BYTES, or its head shows it is not a ``kind`` file."""
     p = Path(path)
+    noted = _NOTED.get()
+    if noted is not None:
+        noted.append(p)
     if not p.exists():
         raise FormatError(p, "file not found. Check the path, or pick the file again.")
     if p.is_dir():

@@ -1,7 +1,9 @@
 """Every tokenizer, whatever it came from, as one kind of object.
 
 - :mod:`.model`: ``WordModel``, the one model interface inside a word (start symbols,
-  merges applied in order, playback).
+  merges applied in order, playback), and byte offsets into character offsets.
+- :mod:`.pipeline`: ``Pipeline``, the one runtime every tokenizer encodes through
+  (special tokens, pieces, the model; the route a text takes, chosen in one place).
 - :mod:`.base`: ``BaseTokenizer``, what every tokenizer is (encode with offsets, stream,
   decode, pieces, playback, explain), and ``Encoding``; :mod:`.conventions`: tiktoken's
   and tokenizers' names on it (``n_vocab``, ``decode_batch``, ``id_to_token``...).
@@ -25,20 +27,22 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
-    from .base import BaseTokenizer, Encoding
+    from .base import BaseTokenizer
+    from .encoding import Encoding
     from .explain import (PLAYBACK_MAX, ExplainedWord, Explanation, matcher_for, playback,
                           safe_end, safe_start, show, why_it_ends, word_spans)
-    from .model import MergeApplied, Playback, WordModel
-    from .steps import apply_merge, char_of_byte, undo_merge, word_numbers
+    from .model import MergeApplied, Playback, WordModel, char_of_byte
+    from .steps import apply_merge, undo_merge, word_numbers
     from .strategies import MergeStrategy, merge_strategies, merge_strategy, set_merge_strategy
     from .trained import EOW, UNK, Tokenizer
 
 __getattr__, __dir__ = lazy_face(__name__, {
-    ".base": "BaseTokenizer Encoding",
+    ".base": "BaseTokenizer",
+    ".encoding": "Encoding",
     ".explain": ("PLAYBACK_MAX ExplainedWord Explanation matcher_for playback safe_end "
                  "safe_start show why_it_ends word_spans"),
-    ".model": "MergeApplied Playback WordModel",
-    ".steps": "apply_merge char_of_byte undo_merge word_numbers",
+    ".model": "MergeApplied Playback WordModel char_of_byte",
+    ".steps": "apply_merge undo_merge word_numbers",
     ".strategies": "MergeStrategy merge_strategies merge_strategy set_merge_strategy",
     ".trained": "EOW UNK Tokenizer",
 })

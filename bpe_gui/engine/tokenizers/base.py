@@ -9,22 +9,28 @@ it, each with its own constructor that runs this one:
 :class:`~.pipeline.bridge.PipelineTokenizer` (``tokenizer.json``, ``.tiktoken``, the
 known encodings).
 
+Every kind encodes through one runtime, its :class:`~.pipeline.Pipeline`; this class
+adds what a call asks around it (the special-token policy, the tokens a post-processor
+adds, batches, arrays, streams of lines).
+
 Text with lone surrogates is encoded as tiktoken encodes it (see :func:`~.model.clean_text`),
 by every kind alike; offsets stay relative to the string given.
 """
 from __future__ import annotations
 
 import codecs
+import copy
+import io
 import os
 from abc import ABC, abstractmethod
 from array import array
-from dataclasses import dataclass, field
-from itertools import chain
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from itertools import chain, islice
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .. import checks
-from ..errors import ArgumentError, UnknownIdError
+from ..errors import ArgumentError, ArgumentTypeError, UnknownIdError
 from .conventions import LibraryNames
+from .encoding import Encoding
 from .special_policy import ALL, Checked, SpecialSet, holds_any, refuse_disallowed, resolve
 from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined, \
     word_text
@@ -32,36 +38,39 @@ from ..text.pretokenize import Pretokenizer
 
 if TYPE_CHECKING:   # (explain, with its pattern analysis, is imported when first asked)
     from .explain import Explanation
+    from .pipeline import Pipeline
     from .post import PostProcessor
 
 
-@dataclass(frozen=True)
-class Encoding:
-    """One encoding result: ids, token bytes and character spans, index-aligned.
-
-    ``offsets[i] = (start, end)``: the characters of the text that token i covers. A
-    token holding part of a UTF-8 character covers that whole character, so two
-    neighbouring tokens may share one. ``special[i]`` marks special tokens.
-    """
-
-    ids: list[int]
-    tokens: list[bytes]
-    offsets: list[tuple[int, int]]
-    special: list[bool] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-
-def token_tables(vocab: dict[int, bytes]) -> tuple[array, list[bytes]]:
-    """(the byte length of each id's token as an ``array('i')``, each id's token bytes as
-    a list), indexed by id up to the largest: what the C encoder's ``encode_offsets``
-    reads to place each token in the text from its id alone (an id without a token has
-    length 0 there, and the C side then gives up: the caller's slow path runs)."""
-    top = max(vocab, default=-1) + 1
-    get = vocab.get
-    tokens = [get(i, b"") for i in range(top)]
-    return array("i", map(len, tokens)), tokens
+def _joined(chunks: Iterable[str], size: int) -> Iterator[str]:
+    """A stream's chunks joined into strings of about ``size`` characters, each chunk a
+    ``str`` (else the TypeError that says so). Chunks are taken as many at a time as make
+    about ``size`` characters, so a file read line by line costs no Python step per line."""
+    if isinstance(chunks, io.TextIOBase):   # a text file: read in blocks, not by lines
+        read = chunks.read
+        it: Iterator[str] = iter(lambda: read(size), "")
+    else:
+        it = iter(chunks)
+    parts: list[str] = []
+    n, k = 0, 1
+    while True:
+        batch = list(islice(it, k))
+        if not batch:
+            break
+        try:
+            got = "".join(batch)
+        except TypeError:
+            for c in batch:
+                checks.text(c, "each chunk of Tokenizer.encode_iterable(iterable)")
+            raise
+        parts.append(got)
+        n += len(got)
+        if n >= size:
+            yield "".join(parts) if len(parts) > 1 else got
+            parts, n = [], 0
+        k = max(1, min(1 << 16, size * len(batch) // (len(got) or 1)))
+    if parts:
+        yield "".join(parts)
 
 
 def _around(enc: Encoding, post: "PostProcessor", vocab: dict[int, bytes]) -> Encoding:
@@ -90,6 +99,10 @@ class BaseTokenizer(LibraryNames, ABC):
     # False refuses them (tiktoken, on its own files)
     reads_specials: bool = True
     _meta: dict | Callable[[], dict]   # the meta property's value (a dict, or made when read)
+    pipeline: Pipeline   # the runtime every encode goes through (pipeline.py)
+
+    # where a loaded tokenizer's files are, to pickle it (formats/sources.py), or None
+    source: Any = None
 
     def __init__(self, model: WordModel, *, vocab: dict[int, bytes],
                  bytes_to_id: dict[bytes, int], merges, special_tokens: list[str],
@@ -106,6 +119,22 @@ class BaseTokenizer(LibraryNames, ABC):
         self.mode = mode                         # "byte" or "char" (</w>)
         self.end_of_word = end_of_word
         self.meta = meta if meta is not None else {}
+
+    # ----- copies and pickles: the same tokenizer in another process ------------------
+    def __copy__(self) -> "BaseTokenizer":
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def __reduce__(self):
+        """A tokenizer read from a file pickles as its files' bytes (formats/sources.py:
+        no path needs to exist where it is loaded again); one trained here as its data."""
+        if self.source is None:
+            raise ArgumentTypeError(
+                f"This {type(self).__name__} was built in memory, not read from a file, so "
+                "it cannot be pickled: save it (export_tokenizer) and load that file, whose "
+                "tokenizer pickles.")
+        return self.source.reduce()
 
     @property
     def meta(self) -> dict:
@@ -174,7 +203,7 @@ class BaseTokenizer(LibraryNames, ABC):
         checks.text(text, "Tokenizer.encode_to_array(text)")
         clone = self._policy(text, allowed_special, disallowed_special,
                              "Tokenizer.encode_to_array")
-        plan = clone._native_plan((text,))
+        plan = clone.pipeline.route((text,))
         if plan is not None:
             enc, (given,), ordinary = plan
             try:
@@ -214,22 +243,24 @@ class BaseTokenizer(LibraryNames, ABC):
                         allowed_special: SpecialSet | None = None,
                         disallowed_special: SpecialSet | None = None,
                         add_special_tokens: bool | None = None) -> Iterator[int]:
-        """Encode a stream of text (e.g. an open file) lazily, in bounded memory: the ids
-        equal ``encode`` of the whole text with the same arguments, the tokens a
-        post-processor adds included (before the first id and after the last). Text
-        holding a disallowed special token raises when the stream reaches it."""
-        chunks = checks.texts(iterable, "Tokenizer.encode_iterable(iterable)")
+        """Encode a stream of text (e.g. an open file, read line by line) lazily, in
+        bounded memory: the ids equal ``encode`` of the whole text with the same
+        arguments, the tokens a post-processor adds included (before the first id and
+        after the last). Text holding a disallowed special token raises when the stream
+        reaches it."""
+        checks.texts(iterable, "Tokenizer.encode_iterable(iterable)")
         checks.whole(chunk_chars, "Tokenizer.encode_iterable(chunk_chars)", 1)
         allow, refuse = self._call_policy(allowed_special, disallowed_special,
                                           "Tokenizer.encode_iterable")
         clone = self if allow == self._matchable() else self._restricted(allow)
+        chunks = clean_chunks(_joined(iterable, chunk_chars))
         if refuse:
             chunks = iter(Checked(chunks, refuse))
         post = self._adds(add_special_tokens)
-        ids = clone._encode_stream(clean_chunks(chunks), chunk_chars)
-        if post is None:
-            return ids
-        return chain((i for i, _ in post.before), ids, (i for i, _ in post.after))
+        parts = clone.pipeline.encode_iterable(chunks, chunk_chars)
+        if post is not None:
+            parts = chain(([i for i, _ in post.before],), parts, ([i for i, _ in post.after],))
+        return chain.from_iterable(parts)
 
     def encode_batch(self, texts: Iterable[str], *, num_threads: int | None = None,
                      allowed_special: SpecialSet | None = None,
@@ -256,7 +287,7 @@ class BaseTokenizer(LibraryNames, ABC):
         toks = [self._policy(t, allowed_special, disallowed_special, "Tokenizer.encode_batch")
                 for t in texts]
         lead = toks[0] if toks else self
-        plan = lead._native_plan(texts) if all(t is lead for t in toks) else None
+        plan = lead.pipeline.route(texts) if all(t is lead for t in toks) else None
         if plan is not None:
             enc, given, ordinary = plan
             try:
@@ -282,7 +313,7 @@ class BaseTokenizer(LibraryNames, ABC):
         return got[1]
 
     def _find_matchable(self) -> frozenset[str]:
-        return frozenset(self.pre.special_tokens)
+        return frozenset(self.pipeline.matched_specials()) & frozenset(self.special_ids)
 
     def _call_policy(self, allowed: SpecialSet | None, disallowed: SpecialSet | None,
                      where: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -314,10 +345,18 @@ class BaseTokenizer(LibraryNames, ABC):
         return self
 
     def _restricted(self, allow: frozenset[str]) -> "BaseTokenizer":
-        """A tokenizer like this one that reads only ``allow`` of its special tokens
-        from text (the others are ordinary text there)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot read only some special "
-                                  "tokens from text")
+        """This tokenizer reading only ``allow`` of its special tokens from text (the
+        others are ordinary text there); one made per set, kept until the model changes."""
+        made = self.__dict__.setdefault("_restricted_of", {})
+        clone = made.get(allow)
+        if clone is None:
+            clone = copy.copy(self)
+            clone.__dict__["_restricted_of"] = {}
+            clone.pipeline = self.pipeline.restricted(allow)
+            clone.pre = self.pre.with_specials([t for t in self.pre.special_tokens
+                                                if t in allow])
+            made[allow] = clone
+        return clone
 
     def _adds(self, add_special_tokens: bool | None) -> PostProcessor | None:
         """The post-processor to run, if any adds tokens."""
@@ -332,41 +371,29 @@ class BaseTokenizer(LibraryNames, ABC):
         post = self._adds(add_special_tokens)
         return ids if post is None else post.apply(ids)
 
-    def _native_encoder(self):
-        """The C encoder (``_encode.Encoder``) whose ``encode(text)`` is ``_encode(text)``
-        for every text UTF-8 can hold, or None."""
-        return None
-
-    def _native_plan(self, texts: Sequence[str]):
-        """(encoder, the texts to give it, ordinary): ``encoder.encode_batch(given,
-        ordinary=ordinary)`` is ``[_encode(t) for t in texts]`` for texts UTF-8 can hold
-        (a tokenizer.json's normalizer gives the normalized texts: Pipeline.encoder_plan),
-        or None (then encode_batch and encode_to_array go through ``encode``). Here: the
-        texts as they are to ``_native_encoder``."""
-        enc = self._native_encoder()
-        return None if enc is None else (enc, list(texts), False)
-
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one word of the tokenizer's pattern (no special tokens in it)."""
         return self.model.merge(clean_text(word))
 
-    @abstractmethod
-    def _encode(self, text: str) -> list[int]: ...
+    def _encode(self, text: str) -> list[int]:
+        return self.pipeline.encode(text)
 
-    @abstractmethod
-    def _encode_offsets(self, text: str) -> Encoding: ...
-
-    @abstractmethod
-    def _encode_stream(self, chunks: Iterable[str], chunk_chars: int) -> Iterator[int]: ...
+    def _encode_offsets(self, text: str) -> Encoding:
+        return self.pipeline.encode_with_offsets(text)
 
     # ----- how a text is tokenized, step by step ---------------------------------------------
     def split(self, text: str) -> list[Piece]:
-        """The pieces the model gets, and special tokens, in order (``explain`` plays
-        each back). Here: the pattern's words."""
+        """The pieces the model gets, and special tokens, in order, with their spans in
+        ``text`` (``explain`` plays each back): the pattern's words, or the pieces a
+        pipeline's parts cut (normalized text, '▁' for spaces...)."""
+        return self._pieces(self.pipeline.pieces(text))
+
+    def _pieces(self, pieces) -> list[Piece]:
+        model_word = self.pipeline.model_word
         out = []
-        for s, e, special in self.pre.spans(text):
-            w = text[s:e]
-            out.append(Piece(s, e, w, self.special_ids[w] if special else None))
+        for piece, tid in pieces:
+            s, e = piece.span(0, len(piece.text))
+            out.append(Piece(s, e, model_word(piece.text), tid))
         return out
 
     def playback(self, word: str) -> Playback:
@@ -384,8 +411,8 @@ class BaseTokenizer(LibraryNames, ABC):
     def played_split(self, text: str) -> list[Piece]:
         """The pieces :meth:`playback` replays one after another: :meth:`split`'s,
         unless the model merges across them (a SentencePiece model merges a whole text
-        part by score)."""
-        return self.split(text)
+        part by score: the pipeline's ``played_pieces``)."""
+        return self._pieces(self.pipeline.played_pieces(text))
 
     def explain(self, text: str) -> Explanation:
         """Encoding step by step: each word with the pattern branch that took it, why

@@ -8,20 +8,31 @@ and which line or key is wrong.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
 from .. import checks
 from ..display import gpt2_bytes, gpt2_text
 from ..errors import FormatError
-from ..io.reading import as_id, read_json, read_text
+from ..io.reading import as_id, loads, read_text
 
 OPENAI_VOCAB, OPENAI_MERGES = "encoder.json", "vocab.bpe"   # GPT-2's files as published
+_RANK_LINE = re.compile(r"[A-Za-z0-9+/=]+ [0-9]+\r?\n")
 
 
 def read_vocab(path: str | Path) -> dict[str, int]:
     """vocab.json -> {key: id}, checked: an object of whole-number ids, each id once."""
-    data = read_json(path)
+    text = read_text(path)
+    head = text.lstrip(" \t\r\n")[:200]
+    if not head.startswith(("{", "[")):   # (not JSON at all: another format)
+        what = " (it looks like tiktoken ranks: 'BASE64 RANK' lines)" \
+            if _RANK_LINE.match(head) else ""
+        raise FormatError(path, f"is not a GPT-2 vocab.json, a JSON object of token: id"
+                          f"{what}. Tokenizer.from_files reads GPT-2 files only; load it with "
+                          "bpe_gui.engine.load_tokenizer(path), which opens every format.",
+                          line=1)
+    data = loads(text, path)
     if not isinstance(data, dict):
         raise FormatError(path, f"should be a JSON object mapping each token to its id, not a "
                                 f"{type(data).__name__}.")

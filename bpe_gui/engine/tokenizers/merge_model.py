@@ -15,19 +15,19 @@ from __future__ import annotations
 import copy
 import sys
 from collections.abc import Iterable, Sequence
-from itertools import repeat
+from itertools import accumulate, repeat
 
 from ..errors import BPEError, EncodeError
-from .model import Word, WordModel, word_text
+from .model import Word, WordModel, char_spans, word_text
 from .symbols import EOW as _EOW, UNK as _UNK
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
     from . import _encode
-    from ._encode import Encoder as _Encoder, Merger as _Merger, WordCache
+    from ._encode import Merger as _Merger, WordCache
     from ..text.scanner import install_tables
     install_tables(_encode)  # its copy of the scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _Encoder = _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
+    _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
 EOW, UNK = _EOW, _UNK   # (named here too: the trained tokenizer's symbols)
 _NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
@@ -191,11 +191,53 @@ class MergeModel(WordModel):
                 break
         return tuple(ids)
 
-    # ----- many words, in C ---------------------------------------------------------------
+    # ----- many words (the pipeline's model interface) -----------------------------------
     def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
-        """Byte level: the ids of each word, through the C loop and ``cache``."""
-        assert self.merger is not None   # called only when .native
-        return self.merger.encode_words(words, cache, self.limit, cache_limit)
+        """The ids of each word, through ``cache`` (word -> ids): the C loop at byte level,
+        else each word merged here."""
+        if self.merger is not None:
+            return self.merger.encode_words(words, cache, self.limit, cache_limit)
+        out: list[int] = []
+        get = cache.get
+        for w in words:
+            ids = get(w)
+            if ids is None:
+                ids = self.merge(w)
+                if len(cache) >= cache_limit:
+                    cache.clear()
+                cache[w] = ids
+            out += ids
+        return out
+
+    def whole_text(self) -> tuple | None:
+        """(merger, merges in use, words the encoder caches) for the C encoder of whole
+        texts, or None (character level, or no C)."""
+        if self.merger is None:
+            return None
+        return self.merger, self.limit, 1 << 16
+
+    def token_spans(self, word: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """(ids, each token's character span in the word): at byte level from the tokens'
+        byte lengths; at character level from their characters, ``</w>`` covering the
+        space before a word (prefix) or nothing (suffix)."""
+        ids = self.merge(word)
+        vocab = self.vocab
+        if self.mode == "byte":
+            ends = list(accumulate(len(vocab[i]) for i in ids))
+            return ids, char_spans(word, [0] + ends[:-1], ends)
+        pos = len(word) - len(word.lstrip())
+        spans = []
+        for i in ids:
+            t = vocab[i]
+            eow = t.endswith(EOW) if self.end_of_word == "suffix" else t.startswith(EOW)
+            body = t.replace(EOW, b"") if eow else t
+            n = len(body.decode("utf-8", "replace")) if i != self.unk else 1
+            if eow and self.end_of_word == "prefix":
+                spans.append((pos - 1 if pos else 0, pos + n))
+            else:
+                spans.append((pos, pos + n))
+            pos += n
+        return ids, tuple(spans)
 
     def joins(self) -> bytes:
         """65536 flags, ``[x << 8 | y]`` set when a merge in use joins a token ending in
@@ -213,13 +255,6 @@ class MergeModel(WordModel):
         the ids (int32) and each word's start among them (int64), as bytes."""
         assert self.merger is not None   # called only when .native
         return self.merger.encode_pieces(blob, starts, joins, self.limit, cache)
-
-    def encoder(self, preset: int, specials: dict[str, int], cache_words: int = 1 << 16):
-        """The one-pass C encoder of whole texts (``_encode.Encoder``) over this model's
-        merges in use, for a native scanner preset; ``specials``: text -> id."""
-        assert self.merger is not None   # called only when .native
-        return _Encoder(self.merger, preset, self.limit, specials=specials or None,
-                        cache_words=cache_words)
 
 
 def word_cache(limit: int):

@@ -290,3 +290,32 @@ def clean_chunks(chunks):
         yield clean_text(chunk)
     if held:
         yield clean_text(held)
+
+
+# ----- byte offsets into character offsets: the one home of the rule ---------------------
+def char_of_byte(text: str) -> list[int] | None:
+    """Character index of each UTF-8 byte of ``text`` (a lone surrogate counts as the three
+    bytes "surrogatepass" gives it); None for ASCII, where it is the identity.
+
+    Example: 'a你' -> [0, 1, 1, 1]
+    """
+    if text.isascii():
+        return None
+    out: list[int] = []
+    for ci, ch in enumerate(text):
+        out.extend([ci] * len(ch.encode("utf-8", "surrogatepass")))
+    return out
+
+
+def char_spans(word: str, starts: Sequence[int], ends: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Each token's character span in ``word`` from its byte span in the word's UTF-8: a
+    token holding part of a character covers that whole character, so two neighbouring
+    tokens may share one.
+
+    Example: 'a你', byte spans (0, 1), (1, 3), (3, 4) -> (0, 1), (1, 2), (1, 2)
+    """
+    cob = char_of_byte(word)
+    if cob is None:
+        return tuple(zip(starts, ends))
+    cob.append(len(word))
+    return tuple((cob[s], cob[e - 1] + 1 if e > s else cob[s]) for s, e in zip(starts, ends))

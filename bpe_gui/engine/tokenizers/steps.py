@@ -16,20 +16,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Sequence
 
-from .base import Encoding
-
-
-def char_of_byte(text: str) -> list[int] | None:
-    """Character index of each UTF-8 byte of ``text`` (None for ASCII: the identity).
-
-    Example: 'a你' -> [0, 1, 1, 1]
-    """
-    if text.isascii():
-        return None
-    out: list[int] = []
-    for ci, ch in enumerate(text):
-        out.extend([ci] * len(ch.encode("utf-8")))
-    return out
+from .encoding import Encoding
 
 
 def word_numbers(word_starts: Sequence[int], offsets: Sequence[tuple[int, int]]) -> list[int]:
@@ -138,4 +125,4 @@ def undo_merge(enc: Encoding, words: list[int], new: int, a: int, b: int, left: 
     return Encoding(o_ids, o_toks, o_offs, o_spec), o_words
 
 
-__all__ = ["apply_merge", "char_of_byte", "undo_merge", "word_numbers"]
+__all__ = ["apply_merge", "undo_merge", "word_numbers"]

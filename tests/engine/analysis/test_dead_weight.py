@@ -6,6 +6,8 @@ outputs are the tokenizer's ids), so a wrong piece or merge shows; the fast coun
 scanner words, one build per output token) must equal it, for every kind of tokenizer."""
 from __future__ import annotations
 
+from bpe_gui.engine.corpus import files as corpus_files
+
 import base64
 import gzip
 import io
@@ -311,7 +313,6 @@ def test_files_streamed_in_small_chunks_count_as_their_text(tmp_path, monkeypatc
     to the last line break that ends every word, the rest carried to the next."""
     import lzma
     from bpe_gui.engine.analysis import dead_weight_of_files
-    from bpe_gui.engine.analysis import per_language
     tok = trained().tokenizer()
     path = tmp_path / name
     if name.endswith(".xz"):
@@ -324,7 +325,7 @@ def test_files_streamed_in_small_chunks_count_as_their_text(tmp_path, monkeypatc
     else:
         path.write_text(CORPUS, "utf-8")
         want = CORPUS
-    monkeypatch.setattr(per_language, "READ_BYTES", 300)
+    monkeypatch.setattr(corpus_files, "READ_TEXT_BYTES", 300)
     seen = []
     got = dead_weight_of_files(tok, [path, path], progress=lambda *a: seen.append(a))
     whole = dead_weight_of(tok, [want, want])

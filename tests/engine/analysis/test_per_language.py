@@ -3,6 +3,8 @@ text, encoded by tiktoken (byte-level tokenizers, built from the same vocabulary
 Hugging Face tokenizers (a tokenizer.json), with the Rényi formula written out."""
 from __future__ import annotations
 
+from bpe_gui.engine.corpus import files as corpus_files
+
 import csv
 import gzip
 import io
@@ -16,7 +18,6 @@ import pytest
 tiktoken = pytest.importorskip("tiktoken")
 tokenizers = pytest.importorskip("tokenizers")
 
-from bpe_gui.engine.analysis import per_language as langcost  # noqa: E402
 from bpe_gui.engine.corpus.counting import Cancelled  # noqa: E402
 from bpe_gui.engine.errors import CorpusError, NotUTF8Error, SettingsError  # noqa: E402
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
@@ -94,7 +95,7 @@ def hf_pair(tmp_path_factory):
 
 @pytest.mark.parametrize("read_bytes", [1 << 20, 97])   # 97: chunks cut inside characters
 def test_every_number_matches_the_oracles(folder, hf_pair, monkeypatch, read_bytes):
-    monkeypatch.setattr(langcost, "READ_BYTES", read_bytes)
+    monkeypatch.setattr(corpus_files, "READ_TEXT_BYTES", read_bytes)
     a, b = trained(vocab_size=500), trained(vocab_size=420, pattern="cl100k")
     tk, hf = hf_pair
     toks = {"a": a, "b": b, "hf": hf}
@@ -141,7 +142,7 @@ def test_default_reference_and_alpha(folder):
 
 
 def test_files_are_streamed_in_blocks(folder, monkeypatch):
-    monkeypatch.setattr(langcost, "READ_BYTES", 256)
+    monkeypatch.setattr(corpus_files, "READ_TEXT_BYTES", 256)
     tok = trained(vocab_size=400)
     seen = []
     real = tok.encode_iterable

@@ -12,7 +12,7 @@ from scan_oracle import texts
 
 from bpe_gui.engine import Tokenizer
 from bpe_gui.engine.text import presets as pk
-from bpe_gui.engine.tokenizers import trained as tokenizer_module
+from bpe_gui.engine.tokenizers import pipeline as tokenizer_module
 from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 from bpe_gui.engine.text.boundaries import stream_boundary

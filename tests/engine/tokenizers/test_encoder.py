@@ -196,10 +196,11 @@ def test_trained_native_equals_python_path(kind):
                                                     special_tokens=["<|x|>", "<|x|>y"]))
     t.run()
     tok = t.tokenizer()
-    assert tok._native_encoder() is not None
+    assert tok.pipeline.whole_text_encoder is not None
     for text in _random_texts(1500, seed=5, length=(1, 120)) + ["a<|x|>yb<|x|>"]:
         want = [i for p in tok.pre.pieces(text) for i in
-                ([tok.special_ids[p.text]] if p.special else tok._encode_words(p.text))]
+                ([tok.special_ids[p.text]] if p.special else
+                 [j for w in tok.pre.findall(p.text) for j in tok.model.merge(w)])]
         assert tok.encode(text, allowed_special="all") == want, text
 
 
@@ -212,7 +213,7 @@ def test_encode_to_array(tmp_path_factory):
     t = Trainer.from_text(tti.CORPUS, TrainSettings(vocab_size=300, pattern=r"\s+|\S+"))
     t.run()
     regex_tok = t.tokenizer()   # no C encoder: the list made into an array
-    assert regex_tok._native_encoder() is None
+    assert regex_tok.pipeline.whole_text_encoder is None
     assert regex_tok.encode_to_array("a b  c", allowed_special="all").tolist() == regex_tok.encode("a b  c", allowed_special="all")
 
 
@@ -272,7 +273,7 @@ def test_one_cache_for_every_thread_bounded(tmp_path_factory):
     """Threads share the encoder's cache (a word merged by one serves all), its memory is
     fixed, and each thread that encoded at once keeps one scratch."""
     ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
-    merger = ours.pipeline._merger
+    merger = ours.pipeline.merger
     small = _encode.Encoder(merger, PRESET_IDS["cl100k"], cache_words=1024)
     texts = _random_texts(400, seed=8, length=(50, 300))
     want = [enc.encode_ordinary(t) for t in texts]
@@ -419,7 +420,7 @@ def test_a_texts_first_words_stay_cached_while_newer_ones_come_and_go(tmp_path_f
     front, the cache's way back from words no longer in use: after 50,000 more, most of
     the 60 have gone. The ids stay exact throughout."""
     ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
-    cache = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=4096)
+    cache = _encode.Encoder(ours.pipeline.merger, PRESET_IDS["cl100k"], cache_words=4096)
     rng = random.Random(29)
     letters = "abcdefghijklmnopqrstuvwxyz"
     # (words of up to 6 bytes: at most 6 ids, the most a slot holds)
@@ -457,7 +458,7 @@ def test_words_that_never_come_back_mostly_stay_out_of_the_cache(tmp_path_factor
     besides; a text whose words do repeat is stored in full again. The ids stay exact
     throughout, and every thread's scratch keeps its own count."""
     ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
-    cache = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
+    cache = _encode.Encoder(ours.pipeline.merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
     rng = random.Random(41)
     letters = "abcdefghijklmnopqrstuvwxyz"
     words = list(dict.fromkeys(" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 5)))
@@ -478,7 +479,7 @@ def test_words_that_never_come_back_mostly_stay_out_of_the_cache(tmp_path_factor
     held = sum(cache.holds(w.encode()) for w in twice)
     assert held >= 0.9 * len(twice), f"only {held} of {len(twice)} words that came back are cached"
     # a fresh encoder stores a text of words that repeat in full from its first word
-    fresh = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
+    fresh = _encode.Encoder(ours.pipeline.merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
     assert fresh.encode(again) == enc.encode_ordinary(again)
     assert sum(fresh.holds(w.encode()) for w in twice) >= 0.9 * len(twice)
 
@@ -491,7 +492,7 @@ def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_tex
     the time) or roomy; each gets the ids a fresh encoder gives on one thread, which are
     tiktoken's."""
     ours, enc = _tiktoken_pair(tmp_path_factory, known.O200K_PATTERN, {"<|endoftext|>": 1000})
-    merger = ours.pipeline._merger
+    merger = ours.pipeline.merger
     pieces = [text[i:i + 3000] + ("<|endoftext|>" if i % 2 else "")
               for text in hard_texts.values() for i in range(0, min(len(text), 30_000), 3000)]
     oracle = _encode.Encoder(merger, PRESET_IDS["o200k"], specials={"<|endoftext|>": 1000})

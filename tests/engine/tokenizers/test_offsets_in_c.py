@@ -5,7 +5,7 @@ normalizer's alignment and trimmed as ``tokenizers`` trims.
 Oracles: ``tokenizers`` (ids and offsets of tokenizer.json files), ``tiktoken`` (ids, and
 spans worked out here from ``decode_single_token_bytes`` of each id, checked against
 ``decode_with_offsets``' starts), and the piece-by-piece paths the C path replaced
-(``Pipeline._offsets_by_piece``, ``Tokenizer._offsets_by_word``). Each test also checks
+(``Pipeline._offsets_by_piece``). Each test also checks
 the C path was taken, so a broken one cannot hide behind the slow path.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ tokenizers = pytest.importorskip("tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
 
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
-from bpe_gui.engine.tokenizers.base import Encoding  # noqa: E402
+from bpe_gui.engine.tokenizers import Encoding  # noqa: E402
 from bpe_gui.engine.tokenizers.model import clean_with_map  # noqa: E402
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
 
@@ -217,16 +217,17 @@ def trained_tok(request):
 
 def test_trained_offsets_equal_the_word_path(trained_tok):
     tok = trained_tok
-    assert tok._native_encoder() is not None
+    assert tok.pipeline.whole_text_encoder is not None
     for text in texts(6):
         got = tok.encode_with_offsets(text, allowed_special="all")
-        assert got == tok._offsets_by_word(text), text
+        assert got == tok.pipeline._offsets_by_piece(text), text
         assert got.ids == tok.encode(text, allowed_special="all")
         assert got.offsets == byte_spans(text, [tok.vocab[i] for i in got.ids])
     for step in (0, 10, 200):   # a tokenizer as of a step: its own encoder and tables
         past = tok.at_step(step)
         for text in texts(7, 10):
-            assert past.encode_with_offsets(text, allowed_special="all") == past._offsets_by_word(text)
+            assert past.encode_with_offsets(text, allowed_special="all") == \
+                past.pipeline._offsets_by_piece(text)
 
 
 # ----- the C function itself --------------------------------------------------------------

@@ -19,7 +19,7 @@ tokenizers = pytest.importorskip("tokenizers")
 _encode = pytest.importorskip("bpe_gui.engine.tokenizers._encode")
 
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
-from bpe_gui.engine.tokenizers.imported import pipeline as pipeline_mod  # noqa: E402
+from bpe_gui.engine.tokenizers import pipeline as pipeline_mod  # noqa: E402
 
 from hf_files import CASES  # noqa: E402
 

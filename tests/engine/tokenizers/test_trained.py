@@ -488,7 +488,7 @@ def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
                 lowest_rank_leftmost(ids, ranks, limit), (big, limit, word[:20])
 
 
-@pytest.mark.skipif(merge_module._Encoder is None, reason="C encoder not built")
+@pytest.mark.skipif(merge_module._Merger is None, reason="C encoder not built")
 @pytest.mark.parametrize("big", [0, (1 << 21) - 4, 1 << 21, (1 << 26) - 8])
 def test_long_words_in_a_row_with_ranks_past_the_flat_keys(big):
     """Two long words in a row are merged side by side in the flat loop (one step of each
@@ -502,6 +502,6 @@ def test_long_words_in_a_row_with_ranks_past_the_flat_keys(big):
              ("ab" * 7 + "c") * 40, "ab" * 10, fits * 3, past, "cab" * 341 + "a"]
     pieces = [words[0]] + [" " + w for w in words[1:]]
     for limit in (1 << 30, 6, big + 2, big + 3):
-        enc = merge_module._Encoder(m, PRESET_IDS["cl100k"], limit)
+        enc = merge_module._encode.Encoder(m, PRESET_IDS["cl100k"], limit)
         want = [i for p in pieces for i in lowest_rank_leftmost(list(p.encode()), ranks, limit)]
         assert enc.encode(" ".join(words)) == want, (big, limit)

@@ -1,7 +1,7 @@
 """Imported tokenizers, run exactly as their own libraries run them: the parts a file
-reader (``engine/formats``) assembles into a :class:`Pipeline`.
+reader (``engine/formats``) assembles into a :class:`~..pipeline.Pipeline` (the runtime
+every tokenizer shares: ``tokenizers/pipeline.py``).
 
-- :mod:`.pipeline`: ``Pipeline``: added tokens, normalizer, pre-tokenizer, model, decoder.
 - :mod:`.imported_tokenizer`: ``PipelineTokenizer``, a ``BaseTokenizer`` around a pipeline.
 - :mod:`.lazy`: ``Later`` / ``Lazy``: the id -> bytes and bytes -> id tables, made when
   first read (encoding needs only the C model).
@@ -26,11 +26,9 @@ from ..._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .imported_tokenizer import PipelineTokenizer
-    from .pipeline import Pipeline
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".imported_tokenizer": "PipelineTokenizer",
-    ".pipeline": "Pipeline",
 })
 
-__all__ = ["Pipeline", "PipelineTokenizer"]
+__all__ = ["PipelineTokenizer"]

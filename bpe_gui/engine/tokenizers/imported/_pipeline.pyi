@@ -1,6 +1,6 @@
 """Tables of imported tokenizers (tokenizer.json, .tiktoken, SentencePiece), built and run in C.
 
-Use it through :mod:`bpe_gui.engine.tokenizers.imported.pipeline` (``pymodel.py`` is the Python stand-in
+Use it through :mod:`bpe_gui.engine.tokenizers.pipeline` (``pymodel.py`` is the Python stand-in
 with the same API, less ``merge_table``). Models are made only by the ``from_*`` class
 methods. After loading a model is only read: threads can share one.
 """

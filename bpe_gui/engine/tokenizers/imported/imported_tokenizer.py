@@ -9,13 +9,11 @@ merge at a time.
 """
 from __future__ import annotations
 
-import copy
 import unicodedata
 
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
-from ..base import BaseTokenizer, Encoding
-from ..model import Piece
+from ..base import BaseTokenizer
 from ...errors import BPEError, SettingsError
 from ...text.branches import Branch, BranchMatcher
 from ...text.pretokenize import Pretokenizer
@@ -175,7 +173,7 @@ def with_marks(text: str, spans: Sequence[tuple[int, int]], end: int) -> list[tu
 
 class PipelineTokenizer(BaseTokenizer):
     """A tokenizer loaded from a published file: every encode and decode goes to its
-    :class:`~bpe_gui.engine.tokenizers.imported.pipeline.Pipeline`; the rest (vocab, merges, special tokens,
+    :class:`~bpe_gui.engine.tokenizers.pipeline.Pipeline`; the rest (vocab, merges, special tokens,
     meta, the model) reads like any tokenizer's. Always shown with all its merges."""
 
     vocab = Lazy[dict[int, bytes]]()          # each a dict, or a Later made when first read
@@ -242,61 +240,15 @@ class PipelineTokenizer(BaseTokenizer):
         with the GIL held, so two threads can use one pipeline."""
         return lambda: self
 
-    def _encode(self, text: str) -> list[int]:
-        return self.pipeline.encode(text)
-
-    def _native_plan(self, texts: Sequence[str]):
-        return self.pipeline.encoder_plan(texts)
-
-    def _encode_offsets(self, text: str) -> Encoding:
-        return self.pipeline.encode_with_offsets(text)
-
-    def _encode_stream(self, chunks: Iterable[str], chunk_chars: int):
-        return self.pipeline.encode_iterable(chunks, chunk_chars)
-
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one word, cut into pieces by the pipeline (no special tokens)."""
         return tuple(self._encode_clean(word))
-
-    def split(self, text: str) -> list[Piece]:
-        """The pieces the model gets, as the pipeline cuts them (normalized text, '▁'
-        for spaces...), with spans in ``text``; added tokens with their ids."""
-        out = []
-        for piece, tid in self.pipeline.pieces(text):
-            s, e = piece.span(0, len(piece.text))
-            out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
-        return out
-
-    def played_split(self, text: str) -> list[Piece]:
-        """The pieces word playback replays (the pipeline's :meth:`played_pieces`)."""
-        out = []
-        for piece, tid in self.pipeline.played_pieces(text):
-            s, e = piece.span(0, len(piece.text))
-            out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
-        return out
 
     def _decode(self, ids: list[int]) -> str:
         return self.pipeline.decode(ids)
 
     def _decodes_bytes(self) -> bool:
         return self.pipeline.decodes_bytes()
-
-    def _find_matchable(self) -> frozenset[str]:
-        return frozenset(self.pipeline.matched_specials()) & frozenset(self.special_ids)
-
-    def _restricted(self, allow: frozenset[str]) -> "PipelineTokenizer":
-        """This tokenizer reading only ``allow`` of its special tokens from text (one
-        made per set, kept: the pipeline never changes)."""
-        made = self.__dict__.setdefault("_restricted_of", {})
-        clone = made.get(allow)
-        if clone is None:
-            clone = copy.copy(self)
-            clone.__dict__["_restricted_of"] = {}
-            clone.pipeline = self.pipeline.restricted(allow)
-            clone.pre = self.pre.with_specials([t for t in self.pre.special_tokens
-                                                if t in allow])
-            made[allow] = clone
-        return clone
 
     def __repr__(self) -> str:
         return (f"PipelineTokenizer({len(self.vocab)} tokens, {self.pipeline.kind}, "

@@ -33,7 +33,7 @@ from .hf_parts import pre_tokenizer
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .llama_cpp import (NEWLINES, LlamaPreTokenizer, LlamaSpecials, Special, main_regex,
                         pre_type)
-from .pipeline import Pipeline
+from ..pipeline import Pipeline
 from .word_model import PipelineModel, model_class
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6

@@ -15,7 +15,7 @@ from ...errors import FormatError, PatternError
 from ...text.dialects import DialectError, read_pattern
 from ...text.pretokenize import Pretokenizer, resolve_pattern
 from ...text.unicode_versions import TIKTOKEN
-from .pipeline import Pipeline
+from ..pipeline import Pipeline
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .lazy import lazy_tables
 from .word_model import PipelineModel, model_class
@@ -96,7 +96,7 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     words.source = source
     if trusted:
         words.timeout = None
-    pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
+    pipe = Pipeline(model, kind="words", vocab=vocab, words=words,
                     special_map={s: specials[s] for s in matched},
                     specials=frozenset(specials.values()))
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)

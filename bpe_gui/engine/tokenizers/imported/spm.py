@@ -30,12 +30,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ..base import Encoding
+from ..encoding import Encoding
 from ..model import MergeApplied, Playback, Word, clean_text, word_text
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .lazy import Later, Lazy
 from .normalized import NStr
-from .pipeline import Pipeline
+from ..pipeline import Pipeline
 from .word_model import PipelineModel, model_class
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -328,7 +328,7 @@ class SpmPipeline(Pipeline):
 
     def encode_iterable(self, chunks: Iterable[str], chunk_chars: int = 1 << 16):
         # sentencepiece normalizes a text as a whole (the dummy prefix, extra spaces)
-        yield from self.encode("".join(chunks))
+        yield self.encode("".join(chunks))
 
     def _encode_at(self, text: str, start: int) -> list[int]:
         return self.encode(text)

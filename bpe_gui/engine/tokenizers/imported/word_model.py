@@ -22,6 +22,15 @@ from __future__ import annotations
 from ..model import Word, WordModel
 from .lazy import Later, Lazy
 
+try:  # the merge table of whole texts' C encoder (the pipeline makes the encoder)
+    from .. import _encode
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _encode = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+
+NO_LIMIT = 2**31 - 1   # merge with every rank
+# words in the C encoder's cache, shared by every thread (64 bytes each: 16 MB)
+ENCODER_WORDS = 1 << 18
+
 TIKTOKEN_WHOLE = ("The whole piece is a token of the vocabulary, so it becomes that one "
                   "token without any merge (tiktoken's rule).")
 IGNORE_MERGES = ("The whole word is a token of the vocabulary, so it becomes that one token "
@@ -60,6 +69,18 @@ class PipelineModel(WordModel):
             self._derived = True
 
     # ----- the C model's calls ---------------------------------------------------------
+    def whole_text(self) -> tuple | None:
+        """(merger, merges in use, words the encoder caches) for the C encoder of whole
+        texts over this model's table, or None: a suffix on a word's last symbol (which
+        the merger does not know), the pure-Python stand-in, or single bytes without a
+        token (the model's own loop then)."""
+        if self.end_of_word or _encode is None or not hasattr(self.native, "merge_table"):
+            return None
+        try:
+            return _encode.Merger.wrap(self.native.merge_table()), NO_LIMIT, ENCODER_WORDS
+        except ValueError:
+            return None
+
     def encode_words(self, words: list[str] | list[Word], cache: dict, cache_limit: int) -> list[int]:
         return self.native.encode_words(words, cache, cache_limit)
 

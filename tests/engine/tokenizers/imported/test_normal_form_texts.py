@@ -143,7 +143,7 @@ def _check_batch_and_array(name, tk, ours, texts):
     assert ours.encode_batch(list(texts.values()), threads=2, allowed_special="all") == list(want.values())
     for label, text in texts.items():
         assert list(ours.encode_to_array(text, allowed_special="all")) == want[label], label
-        plan = ours._native_plan([text])
+        plan = ours.pipeline.route([text])
         raw_token = "<|im_start|>" in text or "café" in text
         changed = tk.normalizer.normalize_str(text) != text
         if WAY[name] == "pieces":
@@ -158,7 +158,7 @@ def _check_batch_and_array(name, tk, ours, texts):
     if WAY[name] != "pieces":   # a batch of texts the normalizer changes, in C
         changed = [t for label, t in texts.items() if label in ("decomposed", "random-unicode")]
         raw_token = any("<|im_start|>" in t or "café" in t for t in changed)
-        assert (ours._native_plan(changed) is None) == (WAY[name] == "plain" and raw_token)
+        assert (ours.pipeline.route(changed) is None) == (WAY[name] == "plain" and raw_token)
         assert ours.encode_batch(changed, threads=2, allowed_special="all") == \
             [want["decomposed"], want["random-unicode"]]
 

@@ -1,15 +1,25 @@
-"""Imported tokenizers run exactly as their own libraries run them.
+"""The one runtime every tokenizer encodes through: text -> pieces -> model -> ids.
 
-A :class:`Pipeline` is what :class:`~.bridge.PipelineTokenizer` delegates to
-when a tokenizer was loaded from a published file: Hugging Face ``tokenizer.json`` files (added tokens, normalizer,
-pre-tokenizer, BPE model, post-processor offsets, decoder: the parts of ``tokenizers``,
-in :mod:`.parts`, :mod:`.added`, :mod:`.decoders`) and ``.tiktoken`` files (special
-tokens, the regex, tiktoken's merge rule). The tables live in the C extension
-``_pipeline`` (see its header), built in one pass at load time.
+A :class:`Pipeline` has one of two shapes:
+
+* "words": special tokens cut out, then one pattern's words (a :class:`Pretokenizer`)
+  merged by the model: a tokenizer trained here or read from GPT-2 files (its model a
+  :class:`~.merge_model.MergeModel`), a ``.tiktoken`` file or a known encoding, a tekken
+  file (tiktoken's rank rule, :mod:`.imported.ranks`).
+* "hf": the parts a ``tokenizer.json`` is made of (added tokens, normalizer,
+  pre-tokenizer steps, model, post-processor offsets, decoder: :mod:`.imported.hf_parts`,
+  :mod:`.imported.added_tokens`, :mod:`.imported.decoders`), and the readers that build
+  the same parts for GGUF, SentencePiece and CLIP files.
+
+Which route a text takes is decided here alone (:meth:`Pipeline.route`): the one-pass C
+encoder of whole texts (``_encode.Encoder``: special tokens found, words cut by the native
+scanner, merged through a word cache every thread shares) where the model's table runs in
+C and the pattern is one the scanner runs; else the pieces, in Python, each merged by the
+model. Every door (encode, batches, arrays, offsets, streams) asks it.
 
 Offsets are character spans of the input text, as ``tokenizers``' Python ``Encoding``
 gives them; ids match ``tokenizers.Tokenizer.encode(text, add_special_tokens=False)``
-(a template's BOS token is the model's input format, not the text's tokens) and
+(the tokens a post-processor adds are the caller's: ``BaseTokenizer``) and
 ``tiktoken.Encoding.encode(text, allowed_special="all")``.
 """
 from __future__ import annotations
@@ -18,19 +28,19 @@ import copy
 from array import array
 from typing import Callable, Iterable, Iterator, Literal, Protocol, Sequence
 
-from ..base import Encoding, token_tables
-from ...text.pattern_kinds import scanner_kind
-from ...text.presets import line_break_ends_words
-from ...text.scanner import native_scanner
-from ...text.boundaries import stream_boundary
-from .lazy import Later, Lazy
-from .normalized import NStr
-from ..model import Word
-from .hf_parts import PreTokenizer, model_word
+from .encoding import Encoding, token_tables
+from ..text.pattern_kinds import scanner_kind
+from ..text.presets import line_break_ends_words
+from ..text.scanner import native_scanner
+from ..text.boundaries import stream_boundary
+from .imported.lazy import Later, Lazy
+from .imported.normalized import NStr
+from .model import Word, char_spans
+from .imported.hf_parts import PreTokenizer, model_word
 
 try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
-    from .. import _encode
-    from ...text.scanner import install_tables
+    from . import _encode
+    from ..text.scanner import install_tables
     install_tables(_encode)
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _encode = None  # type: ignore[assignment]  # optional C extension: None where it was not built
@@ -51,14 +61,16 @@ class Splitter(Protocol):
 
 
 CACHE_LIMIT = 1 << 18
-NO_LIMIT = 2**31 - 1   # merge with every rank
 LONG_WORD = 512        # characters: a word this long is merged by segments (encode_cut)
-# words in the C encoder's cache, shared by every thread (64 bytes each: 16 MB)
-ENCODER_WORDS = 1 << 18
 
 
 class Pipeline:
-    """Text -> pieces -> model, with offsets; ids -> text through the decoder."""
+    """Text -> pieces -> model, with offsets; ids -> text through the decoder.
+
+    ``model`` answers: ``encode_words(words, cache, cache_limit)``, ``tokenize(word)``
+    (ids and their byte spans), ``merge(word)``, and ``whole_text()``: (merger, merges in
+    use, cache words) for the C encoder of whole texts, or None where it cannot run.
+    """
 
     vocab = Lazy[dict[int, bytes]]()   # a dict, or a Later made when first read
 
@@ -71,20 +83,25 @@ class Pipeline:
                  key_of: Callable[[int], str | None] | None = None,
                  id_of: Callable[[str], int | None] | None = None,
                  specials: frozenset[int] = frozenset(), stream_safe: bool = True):
-        self.model = model                # a word_model.PipelineModel
-        self.kind = kind                  # "hf" or "tiktoken"
+        self.model = model                # a MergeModel or a word_model.PipelineModel
+        self.kind = kind                  # "hf" or "words" (the module docstring)
         self.vocab = vocab                # id -> the bytes a token stands for
         self.added = added
         self.normalize = normalize
         self.pre = pre
-        self.words = words                # tiktoken: a Pretokenizer (specials + regex)
-        self.special_map = special_map or {}  # tiktoken: special token -> id
+        self.words = words                # "words": a Pretokenizer (specials + regex)
+        self.special_map = special_map or {}  # "words": special token -> id
         self.trim_offsets = trim_offsets  # (on, add_prefix_space) of a ByteLevel post-processor
         self._decode = decode
         self.key_of = key_of
         self.id_of = id_of                # a token's string -> id (key_of's inverse), or None
         self.specials = specials
         self.stream_safe = stream_safe
+        self._setup_encoder()
+
+    def reset(self) -> None:
+        """Forget what was made from the model (its word caches, its C encoder): after
+        the model changed (a trainer's tokenizer grows a merge)."""
         self._cache: dict[str, tuple[int, ...]] = {}
         self._ocache: dict[str, tuple] = {}
         # encode_with_offsets in C: (token lengths, token bytes) by id; the trimming
@@ -92,18 +109,28 @@ class Pipeline:
         self._tables: tuple[array, list[bytes]] | None = None
         self._trims: tuple[array, array, bool] | None | Literal[False] = False
         self._trims_made = False
-        self._setup_encoder()
+        self._made = None   # the C encoder, made at first use (every thread shares it)
+
+    def with_model(self, model) -> "Pipeline":
+        """This pipeline over another model (a tokenizer as of a training step)."""
+        clone = copy.copy(self)
+        clone.model = model
+        clone._setup_encoder()
+        return clone
 
     def _setup_encoder(self) -> None:
-        """The C encoder of whole texts, and which texts it takes (made again when the
-        added tokens change: :meth:`restricted`)."""
+        """Which texts go to the C encoder of whole texts (the route), decided once (again
+        when the model or the special tokens change: :meth:`with_model`,
+        :meth:`restricted`); the encoder itself is made at first use."""
+        self.reset()
         model, kind, words, pre = self.model, self.kind, self.words, self.pre
         added, normalize = self.added, self.normalize
         # a pattern the native scanner runs, on byte-level tables: whole texts go to the
-        # one-pass C encoder of _encode (Encoder), which reads this model's table
-        # (Merger.wrap), finds the special tokens it is given and keeps a word cache every
-        # thread shares. _encode_native: a text without special or added tokens.
-        self._native = self._merger = self._encoder = None
+        # one-pass C encoder of _encode (Encoder), which reads this model's table, finds
+        # the special tokens it is given and keeps a word cache every thread shares.
+        # _encode_native: a text without special or added tokens.
+        self._native = None
+        self._whole_made: tuple | None = None   # (merger, limit, cache words, preset, specials)
         self._whole = False   # encode(text) is _encoder.encode(text) (specials in C)
         self._whole_if = False  # the same for a text the normalizer leaves as it is
         # _whole_if, on a text the normalizer changes: "specials" the C encoder takes its
@@ -111,11 +138,11 @@ class Pipeline:
         # takes it without added tokens when none is in the text, None neither
         self._normed_in_c: str | None = None
         self._cut: bool | None = None   # False: long words are merged whole
-        if getattr(model, "end_of_word", b""):   # a word's last symbol carries the suffix:
-            self._cut = False                    # its segments cannot be merged alone
+        if kind == "hf" and getattr(model, "end_of_word", b""):
+            self._cut = False   # a word's last symbol carries the suffix: no segments alone
         # the scanner id: the pattern's kind with the Unicode tables of the file's library
         preset = words.native.preset_id \
-            if kind == "tiktoken" and words is not None and words.native is not None else None
+            if kind == "words" and words is not None and words.native is not None else None
         # ids without offsets: the normalizer on plain text (hf_parts.Normalizer.text)
         # (a splitter of added tokens without a plain-text side, llama.cpp's or CLIP's,
         # cuts an NStr: fine without a normalizer)
@@ -124,31 +151,39 @@ class Pipeline:
         if kind == "hf" and pre is not None and pre.tiling_pattern:
             scanner = native_scanner(scanner_kind(pre.tiling_pattern), pre.classes)
             preset = scanner.preset_id if scanner is not None else None
-        native = getattr(model, "native", model)   # the C model under a PipelineModel
-        if getattr(model, "end_of_word", b""):   # the merger knows no end-of-word suffix
-            preset = None
-        if preset is not None and _encode is not None and hasattr(native, "merge_table"):
-            try:
-                self._merger = _encode.Merger.wrap(native.merge_table())
-                self._native = preset
-            except ValueError:   # some single bytes have no token: the model's own loop
-                pass
-        if self._merger is not None and preset is not None:
-            in_c = self._specials_in_c()
-            self._whole = in_c is not None
-            if in_c is None and getattr(normalize, "unchanged", None) is not None:
-                in_c = self._specials_in_c(unchanged=True)
-                self._whole_if = in_c is not None
-                if self._whole_if:
-                    self._normed_in_c = self._after_normalizer()
-            self._encoder = _encode.Encoder(self._merger, preset, NO_LIMIT,
-                                            specials=in_c or None,
-                                            cache_words=ENCODER_WORDS)
+        whole = model.whole_text() if preset is not None and _encode is not None else None
+        if whole is None:
+            return
+        self._native = preset
+        in_c = self._specials_in_c()
+        self._whole = in_c is not None
+        if in_c is None and getattr(normalize, "unchanged", None) is not None:
+            in_c = self._specials_in_c(unchanged=True)
+            self._whole_if = in_c is not None
+            if self._whole_if:
+                self._normed_in_c = self._after_normalizer()
+        self._whole_made = (*whole, preset, in_c or None)
+
+    @property
+    def merger(self):
+        """The C merge table the whole-text encoder reads (``_encode.Merger``), or None."""
+        return self._whole_made[0] if self._whole_made is not None else None
+
+    @property
+    def _encoder(self):
+        """The C encoder of whole texts (None: the model's own loop), made when first
+        used; two threads may both make one: either serves."""
+        enc = self._made
+        if enc is None and self._whole_made is not None:
+            merger, limit, words, preset, specials = self._whole_made
+            enc = self._made = _encode.Encoder(merger, preset, limit, specials=specials,
+                                               cache_words=words)
+        return enc
 
     def matched_specials(self) -> list[str]:
         """The special tokens this pipeline finds in text (tiktoken's specials, a
         splitter's tokens marked special)."""
-        if self.kind == "tiktoken":
+        if self.kind == "words":
             return list(self.special_map)
         return list(self.added.special_texts()) if self.added is not None else []
 
@@ -157,7 +192,7 @@ class Pipeline:
         others read as ordinary text; tokens a splitter holds that are not special,
         such as tokenizer.json's ``special: false`` added tokens, are always found)."""
         clone = copy.copy(self)
-        if self.kind == "tiktoken":
+        if self.kind == "words":
             clone.special_map = {t: i for t, i in self.special_map.items() if t in allow}
             clone.words = self.words.with_specials(list(clone.special_map))
         elif self.added is not None:
@@ -172,7 +207,7 @@ class Pipeline:
         matched after a normalizer (unchanged: on texts the normalizer leaves as they
         are, where matching before or after it is the same). None: they are split here,
         in Python."""
-        if self.kind == "tiktoken":
+        if self.kind == "words":
             return dict(self.special_map)
         if self.normalize is not None and not unchanged:
             return None
@@ -204,15 +239,6 @@ class Pipeline:
             return "plain"
         return None
 
-    def _normed_encode(self, text: str) -> list[int] | None:
-        """_whole_if: the ids of a text through the C encoder, normalized once
-        (:meth:`encoder_plan`; None: the pieces, in Python)."""
-        plan = self.encoder_plan((text,))
-        if plan is None:
-            return None
-        enc, (given,), ordinary = plan
-        return enc.encode_ordinary(given) if ordinary else enc.encode(given)
-
     def _has_added(self, text: str) -> bool:
         """Some added token is in the text (their first characters first: Qwen2's all
         start with "<")."""
@@ -226,16 +252,18 @@ class Pipeline:
         UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
         return self._encoder if self._whole else None
 
-    def encoder_plan(self, texts: Sequence[str]):
-        """(encoder, the texts to give it, ordinary): ``encoder.encode_batch(given,
-        ordinary=ordinary)`` gives ``encode(text)`` for each of the texts UTF-8 can hold
-        (UnicodeEncodeError on the others); None when some text needs the pieces, in
-        Python. Texts the normalizer changes are normalized here, once: the texts it
-        leaves go as they are (their added tokens found in C); changed ones normalized,
-        with their added tokens when tokenizers looks for them after the normalizer, as
-        plain text when it looks in the raw text and none is there (``_normed_in_c``).
-        (Before, a batch with one text NFC changed went to a pool of Python threads and
-        an array through a list.)"""
+    def route(self, texts: Sequence[str]):
+        """The route of these texts, decided here alone: (the C encoder of whole texts,
+        the texts to give it, ordinary), where ``encoder.encode_batch(given,
+        ordinary=ordinary)`` gives ``encode(text)`` for each text UTF-8 can hold
+        (UnicodeEncodeError on the others); None: the pieces, in Python (a pattern the
+        native scanner does not run, a model not in C, added tokens matched with rules the
+        encoder does not know). Texts a normalizer changes are normalized here, once: the
+        texts it leaves go as they are (their added tokens found in C); changed ones
+        normalized, with their added tokens when tokenizers looks for them after the
+        normalizer, as plain text when it looks in the raw text and none is there
+        (``_normed_in_c``). Every door asks it: encode, encode_with_offsets, batches,
+        arrays, streams."""
         if self._encoder is None:
             return None
         if self._whole:
@@ -254,7 +282,7 @@ class Pipeline:
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
         """(piece, None) for text the model tokenizes, (piece, id) for an added token."""
-        if self.kind == "tiktoken":
+        if self.kind == "words":
             for s, e, special in self.words.spans(text):
                 w = text[s:e]
                 yield NStr.of(w, start + s), (self.special_map[w] if special else None)
@@ -272,20 +300,22 @@ class Pipeline:
                 yield from ((p, None) for p in self.pre([piece]))
 
     # ----- encoding -------------------------------------------------------------------
+    def word_ids(self, word: str) -> tuple[int, ...]:
+        """The ids of one word of the pattern, through the word cache."""
+        return tuple(self.model.encode_words([word], self._cache, CACHE_LIMIT))
+
     def encode(self, text: str) -> list[int]:
+        plan = self.route((text,))
+        if plan is not None:
+            c, (given,), ordinary = plan
+            try:
+                return c.encode_ordinary(given) if ordinary else c.encode(given)
+            except UnicodeEncodeError:   # lone surrogates: the pieces below, in Python
+                pass
         out: list[int] = []
         words: list[Word] = []
         enc = self.model.encode_words
-        if self._encoder is not None and (self._whole or self._whole_if):
-            try:
-                if self._whole:
-                    return self._encoder.encode(text)
-                got = self._normed_encode(text)
-                if got is not None:
-                    return got
-            except UnicodeEncodeError:   # lone surrogates: the pieces below, in Python
-                pass
-        if self.kind == "tiktoken":
+        if self.kind == "words":
             w = self.words
             for piece in w.pieces(text):
                 if piece.special:
@@ -397,7 +427,7 @@ class Pipeline:
         try:
             return self._encoder.encode_ordinary(text)
         except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
-            if self.kind == "tiktoken":
+            if self.kind == "words":
                 words = self.words.findall(text)
             else:
                 assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
@@ -411,48 +441,39 @@ class Pipeline:
         return self._offsets_by_piece(text)
 
     def _offsets_in_c(self, text: str) -> Encoding | None:
-        """encode_with_offsets from the C encoder, where ``encode`` takes it: the ids of
-        the whole text and each token's span read off its id's byte length (the tokens
-        tile the text's UTF-8, or its normal form's, mapped back through the alignment),
-        trimmed as tokenizers trims; None: the pieces, in Python."""
-        enc = self._encoder
-        if enc is None or not (self._whole or self._whole_if):
-            return None
+        """encode_with_offsets on the route encode takes (:meth:`route`): the ids of the
+        whole text from the C encoder and each token's span read off its id's byte length
+        (the tokens tile the text's UTF-8, or its normal form's, mapped back through the
+        normalizer's alignment), trimmed as tokenizers trims; None: the pieces, in Python."""
+        plan = self.route((text,))
         trim = self._trim_tables()
-        if trim is False:
+        if plan is None or trim is False:
             return None
         if self._tables is None:
             self._tables = token_tables(self.vocab)
         lengths, tokens = self._tables
-        if self._whole:
+        enc, (given,), ordinary = plan
+        if given is text:
             got = enc.encode_offsets(text, lengths, tokens, trim=trim)
-        else:
-            assert self.normalize is not None   # (_whole_if: a normalizer that can tell)
-            normed = self.normalize.text(text)
-            if normed is text or normed == text:
-                got = enc.encode_offsets(text, lengths, tokens, trim=trim)
-            elif self._normed_in_c == "specials" or (
-                    self._normed_in_c == "plain" and not self._has_added(text)):
-                made = self.normalize.alignment(text) if self.normalize.alignment else None
-                if made is not None:   # a Unicode form: its changed stretches only
-                    if made[0] != normed:
-                        return None
-                    starts, ends = made[1], made[2]
-                else:
-                    ns = self.normalize(NStr.of(text))
-                    if ns.text != normed:
-                        return None
-                    a = ns.align
-                    if isinstance(a, int):
-                        starts = array("q", range(a, a + len(normed)))
-                        ends = array("q", range(a + 1, a + len(normed) + 1))
-                    else:
-                        starts = array("q", [s for s, _ in a])
-                        ends = array("q", [e for _, e in a])
-                got = enc.encode_offsets(normed, lengths, tokens,
-                                         self._normed_in_c == "plain", (starts, ends), trim)
+        else:   # its normal form: the spans mapped back through the alignment
+            assert self.normalize is not None   # (route normalizes only with a normalizer)
+            made = self.normalize.alignment(text) if self.normalize.alignment else None
+            if made is not None:   # a Unicode form: its changed stretches only
+                if made[0] != given:
+                    return None
+                starts, ends = made[1], made[2]
             else:
-                return None
+                ns = self.normalize(NStr.of(text))
+                if ns.text != given:
+                    return None
+                a = ns.align
+                if isinstance(a, int):
+                    starts = array("q", range(a, a + len(given)))
+                    ends = array("q", range(a + 1, a + len(given) + 1))
+                else:
+                    starts = array("q", [s for s, _ in a])
+                    ends = array("q", [e for _, e in a])
+            got = enc.encode_offsets(given, lengths, tokens, ordinary, (starts, ends), trim)
         if got is None:
             return None
         ids, toks, offs, marks = got
@@ -512,12 +533,13 @@ class Pipeline:
         hit = self._ocache.get(word)
         if hit is None:
             alpha = self.pre is not None and self.pre.alphabet
-            ids, starts, ends = self.model.tokenize(model_word(word) if alpha else word)
-            if word.isascii() or alpha:
-                spans = tuple(zip(starts, ends))
+            own = getattr(self.model, "token_spans", None)   # (a merge-list model's own)
+            if own is not None:
+                ids, spans = own(word)
             else:
-                cob = [ci for ci, ch in enumerate(word) for _ in range(len(ch.encode("utf-8")))]
-                spans = tuple((cob[s], cob[e - 1] + 1) for s, e in zip(starts, ends))
+                ids, starts, ends = self.model.tokenize(model_word(word) if alpha else word)
+                spans = tuple(zip(starts, ends)) if alpha else \
+                    char_spans(word, starts, ends)
             if len(self._ocache) >= CACHE_LIMIT:
                 self._ocache.clear()
             hit = self._ocache[word] = (ids, spans)
@@ -550,26 +572,37 @@ class Pipeline:
             out.append((s, e))
         return out
 
-    def encode_iterable(self, chunks: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
-        """Stream, keeping offsets global: a .tiktoken file's buffer is cut where its
-        pattern allows (text/boundaries.py); a tokenizer.json's after a line break between a
-        non-space and a letter or digit (no published pattern joins across that)."""
+    def encode_iterable(self, chunks: Iterable[str],
+                        chunk_chars: int = 1 << 16) -> Iterator[list[int]]:
+        """A stream's ids, a list per part encoded: the buffer is cut where nothing after
+        can change the words before, never inside a special token: a "words" pipeline's
+        where its pattern allows (text/boundaries.py), a tokenizer.json's after a line break
+        between a non-space and a letter or digit (no published pattern joins across
+        that). A buffer that cannot be cut (one huge word) is tried again only once it
+        has doubled, so the work stays linear. The ids equal ``encode`` of the whole
+        text."""
         if not self.stream_safe:
-            yield from self.encode("".join(chunks))
+            yield self.encode("".join(chunks))
             return
-        buf, done = "", 0
+        parts: list[str] = []
+        size, limit, done = 0, chunk_chars, 0
+        hold = max(0, self.added.longest if self.added else 0)
         for chunk in chunks:
-            buf += chunk
-            if len(buf) < chunk_chars:
+            parts.append(chunk)
+            size += len(chunk)
+            if size < limit:
                 continue
+            buf = "".join(parts)
             cut = stream_boundary(self.words, buf, chunk_chars) if self.words is not None \
-                else _safe_cut(buf, max(0, self.added.longest if self.added else 0))
-            if cut:
-                yield from self._encode_at(buf[:cut], done)
+                else _safe_cut(buf, hold)
+            if cut > 0:
+                yield self._encode_at(buf[:cut], done)
                 done += cut
-                buf = buf[cut:]
+            parts, size = [buf[cut:]], len(buf) - cut
+            limit = max(chunk_chars, 2 * size)
+        buf = "".join(parts)
         if buf:
-            yield from self._encode_at(buf, done)
+            yield self._encode_at(buf, done)
 
     def _encode_at(self, text: str, start: int) -> list[int]:
         """The ids of a stream's part that starts at character ``start`` of the whole:
