@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from ..engine.corpus import decode_utf8, read_bytes
+from ..engine.formats import looks_like_tokenizer
 from ..engine.check import (CheckReport, EncodeReport, check_ids, check_merges, read_ids,
                             read_result, show_pair)
 from ..engine.display import readable
@@ -49,8 +50,9 @@ def add_parser(sub) -> None:
                    "of (vocab, merges) (read without running code)")
     # the older spelling, 'check RESULT': still read, not shown (--tokenizer everywhere)
     c.add_argument("result", nargs="?", default=None, help=argparse.SUPPRESS)
-    c.add_argument("--corpus", action="append", default=[], metavar="FILE",
-                   help="the corpus your trainer was trained on (repeat for several files)")
+    c.add_argument("--corpus", action="extend", nargs="+", default=[], metavar="FILE",
+                   help="the corpus your trainer was trained on (several files: list them "
+                   "after it, or repeat it)")
     c.add_argument("--special-token", action="append", default=None, metavar="T",
                    help="a special token (repeatable; default: those your files list)")
     pat = c.add_mutually_exclusive_group()
@@ -101,8 +103,11 @@ def _result_path(args: argparse.Namespace) -> str:
         raise UsageError(f"give your result once: --tokenizer {args.tokenizer} (and drop "
                          f"{args.result!r})")
     if args.tokenizer is None and args.result is None:
+        taken = [c for c in args.corpus if looks_like_tokenizer(c) or Path(c).is_dir()]
+        hint = (f"; {taken[-1]!r} was read as a corpus file (it follows --corpus): put "
+                f"--tokenizer before it") if taken else ""
         raise UsageError("give your trainer's output with --tokenizer PATH (a folder, "
-                         "vocab.json, tokenizer.json, .tiktoken or pickle)")
+                         f"vocab.json, tokenizer.json, .tiktoken or pickle){hint}")
     return args.tokenizer if args.tokenizer is not None else args.result
 
 

@@ -16,7 +16,7 @@ from ..engine.errors import SettingsError
 from ..engine.io import write_files
 from ..engine.analysis import (
     MAX_ALPHA, held_out_files, language_cost, tokenizer_labels)
-from .common import UsageError, add_quiet, json_head, note
+from .common import UsageError, add_quiet, json_head, note, warn
 from .loading import load_with_overrides
 from .paths import refuse_overwriting_inputs
 
@@ -72,6 +72,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     labels = tokenizer_labels(args.tokenizer)
     toks = {label: load_with_overrides(p, args) for label, p in zip(labels, args.tokenizer)}
     table = language_cost(args.folder, toks, reference=args.reference, alpha=args.alpha)
+    warn_parity_unknown(table)
     if args.csv == "-":   # the CSV alone on standard output, for a pipe
         sys.stdout.write(table.to_csv())
         return 0
@@ -91,17 +92,25 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 
 def cost_json(table, args: argparse.Namespace) -> dict:
-    """cost --json (schema bpe-gui.cost/1, docs/CLI.md): the settings, then one row per
-    (language, tokenizer) with the CSV's values (null where the CSV's cell is empty)."""
-    return {**json_head("cost"), "folder": args.folder, "reference": table.reference,
+    """cost --json (schema bpe-gui.cost/2, docs/CLI.md): the settings, then one row per
+    (language, tokenizer) keyed by the CSV's own column names (null where the CSV's cell is
+    empty)."""
+    return {**json_head("cost", 2), "folder": args.folder, "reference": table.reference,
             "alpha": table.alpha,
             "tokenizers": dict(zip(tokenizer_labels(args.tokenizer), args.tokenizer)),
-            "rows": [{"language": r.language, "tokenizer": r.tokenizer, "chars": r.chars,
-                      "bytes": r.bytes, "tokens": r.tokens,
-                      "bytes_per_token": r.bytes_per_token,
-                      "tokens_per_char": r.tokens_per_char, "parity": r.parity,
-                      "renyi_efficiency": r.renyi, "types": r.types,
-                      "vocab_size": r.vocab_size} for r in table.rows]}
+            "rows": table.records()}
+
+
+def warn_parity_unknown(table) -> None:
+    """A parity of "-" says why: the reference language's text gave no tokens."""
+    empty = sorted({r.tokenizer for r in table.rows
+                    if r.language == table.reference and r.tokens == 0})
+    if empty:
+        others = [lang for lang in table.languages if lang != table.reference]
+        fix = f"; give --reference another language ({', '.join(others[:4])})" if others else ""
+        warn(f"parity is '-' (no value): the reference language {table.reference!r} gives "
+             f"no tokens{' with ' + ', '.join(empty) if len(table.tokenizers) > 1 else ''} "
+             f"(its text is empty), and parity divides by its tokens{fix}")
 
 
 def cost_lines(table) -> list[str]:

@@ -12,7 +12,10 @@ Training reads tables with ``train --counts`` (see train.py); several tables are
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +29,7 @@ from ..engine.corpus import RANGE_BYTES
 from .common import examples, UsageError, add_encoding_option, add_pattern_options, \
     add_threads_option, check_encoding, note, resolve_preset_arg, warn_unmatched_corpus
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus, refuse_urls
+    refuse_tables_as_corpus, refuse_urls, replace_stdin, stdin_as_file
 from .progress import Progress
 
 SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -44,9 +47,11 @@ def add_parser(sub) -> None:
                    "--vocab-size 32000 --out tok",
                    "bpe-gui count s3://bucket/corpus.txt --dask tcp://HOST:8786 --out "
                    "big.counts.tsv.gz"))
-    c.add_argument("corpus", nargs="+", metavar="CORPUS", help="corpus files or URLs")
+    c.add_argument("corpus", nargs="+", metavar="CORPUS", help="corpus files or URLs; '-' "
+                   "reads standard input")
     c.add_argument("--out", required=True, metavar="TABLE", help="the table file to write "
-                   "(e.g. corpus.counts.tsv; .gz or .xz compresses it)")
+                   "(e.g. corpus.counts.tsv; .gz or .xz compresses it); '-' writes it to "
+                   "standard output")
     c.add_argument("--special-token", action="append", default=[], metavar="T",
                    help="a special token, cut out before counting (repeat for more)")
     add_pattern_options(c)
@@ -78,6 +83,30 @@ def size_arg(text: str) -> int:
 
 
 def cmd_count(args: argparse.Namespace) -> int:
+    corpus, from_stdin = replace_stdin(args.corpus)
+    if from_stdin and args.dask:
+        raise UsageError("'-' (standard input) is counted here; with --dask give files or URLs")
+    if not from_stdin:
+        return _count(args, corpus)
+    with stdin_as_file() as path:
+        args.stdin_path = str(path)
+        return _count(args, [str(path) if c == "-" else c for c in corpus])
+
+
+def _count(args: argparse.Namespace, corpus: list[str]) -> int:
+    args.corpus = corpus
+    if args.out == "-":   # the table on standard output, the summary on stderr
+        with tempfile.TemporaryDirectory(prefix="bpe-gui-count-") as d:
+            args.out = str(Path(d) / "counts.tsv")
+            rc = _count_to(args, sys.stderr)
+            with open(args.out, "rb") as f:
+                shutil.copyfileobj(f, sys.stdout.buffer, 1 << 20)
+            sys.stdout.buffer.flush()
+            return rc
+    return _count_to(args, sys.stdout)
+
+
+def _count_to(args: argparse.Namespace, said) -> int:
     pattern = resolve_preset_arg(args)
     pre = Pretokenizer(pattern, args.special_token)
     out = Path(args.out).expanduser()
@@ -121,10 +150,17 @@ def cmd_count(args: argparse.Namespace) -> int:
     finally:
         progress.end_line()
     took = time.perf_counter() - t0
+    stdin = getattr(args, "stdin_path", None)
+    if stdin is not None:   # the table names standard input as it was given: '-'
+        table.meta = dataclasses.replace(table.meta, sources=tuple(
+            {**src, "path": "-"} if src.get("path") == stdin else src
+            for src in table.meta.sources))
     write_table(table, out)
     where = f"on Dask ({args.dask})" if args.dask else "here"
     print(f"counted:     {counted(table.total, 'word')}, {len(table):,} unique, from "
-          f"{human_size(table.n_bytes, binary=True)} of text in {took:.2f} s ({where})")
-    print(f"wrote:       {out} ({human_size(out.stat().st_size, binary=True)}, "
-          f"{time.perf_counter() - t0 - took:.2f} s)")
+          f"{human_size(table.n_bytes, binary=True)} of text in {took:.2f} s ({where})",
+          file=said)
+    if said is sys.stdout:
+        print(f"wrote:       {out} ({human_size(out.stat().st_size, binary=True)}, "
+              f"{time.perf_counter() - t0 - took:.2f} s)")
     return 0

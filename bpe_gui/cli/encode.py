@@ -119,7 +119,11 @@ def warn_texts_naming_files(texts: list[str]) -> None:
     """A TEXT that is the path of an existing file is encoded as the text of its name:
     said, with the flag that reads the file."""
     for t in texts:
-        if t != "-" and len(t) < 4096 and "\n" not in t and Path(t).is_file():
+        try:
+            names_file = t != "-" and "\n" not in t and Path(t).is_file()
+        except (OSError, ValueError):   # not a name the system takes: not a file
+            names_file = False
+        if names_file:
             warn(f"{t!r} is encoded as the text of its name; it names a file: to encode "
                  f"the file's text, pass --file {shlex.quote(t)} --ids-only")
 

@@ -14,7 +14,7 @@ import sys
 
 from ..engine.analysis import (check_mixture_tokenizer, check_solver, infer_mixture,
                                read_sample, sample_files)
-from .common import UsageError, positive
+from .common import UsageError, json_head, positive, warn
 from .loading import add_tokenizer_source, check_merges_option, load_with_overrides, \
     tokenizer_path
 from .paths import refuse_special_files
@@ -91,7 +91,7 @@ def cmd_mixture(args: argparse.Namespace) -> int:
     finally:
         bar.end_line()
     if args.json:
-        print(json.dumps({"schema": "bpe-gui.mixture/1", "proportions": result.proportions,
+        print(json.dumps({**json_head("mixture"), "proportions": result.proportions,
                           "converged": result.converged, "rounds": result.rounds,
                           "max_violation": result.violation,
                           "warnings": [{"kind": w.kind, "message": w.message}
@@ -100,8 +100,8 @@ def cmd_mixture(args: argparse.Namespace) -> int:
         print("\n".join(table_lines(result.proportions)))
         print(f"{result.rounds:,} rounds; " + ("converged: no constraint is violated"
               if result.converged else "NOT converged (stopped by the limit)"))
-        for w in result.warnings:
-            print(f"warning: {w.message}")
+        for w in result.warnings:   # (on stderr: standard output holds the table alone)
+            warn(w.message)
     return 0
 
 

@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from ..engine.corpus import is_count_table
 from ..engine.errors import CorpusError, ExportError
@@ -115,3 +119,22 @@ def write_run_export(out: Path, files: dict[str, bytes], name: str) -> list[Path
     for p in removed:
         print(f"removed:     {p} (an earlier export's, not written this time)")
     return written
+
+
+@contextmanager
+def stdin_as_file(name: str = "stdin.txt") -> Iterator[Path]:
+    """Standard input copied, in blocks, to a temporary file named ``name`` that the block
+    reads like any corpus file (counting reads files in byte ranges, which a pipe has
+    not); removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="bpe-gui-stdin-") as d:
+        path = Path(d) / name
+        with open(path, "wb") as f:
+            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+        yield path
+
+
+def replace_stdin(paths: list[str]) -> tuple[list[str], bool]:
+    """The corpus arguments and whether one of them is '-' (standard input, once)."""
+    if paths.count("-") > 1:
+        raise UsageError("'-' (standard input) can be given once")
+    return paths, "-" in paths

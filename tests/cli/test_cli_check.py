@@ -55,6 +55,24 @@ def test_a_correct_result_exits_0_in_every_format(tmp_path, corpus, correct, wri
     assert "All 150 merges agree with the reference" in out(p)
 
 
+@pytest.mark.regression
+def test_a_corpus_of_two_files_after_one_flag(tmp_path, corpus):
+    """check --tokenizer T --corpus a.txt b.txt advised "drop 'b.txt'": b.txt is a second
+    corpus file, and is now read as one."""
+    text = corpus.read_text(encoding="utf-8")
+    half = len(text) // 2
+    half = text.index(" ", half)   # (two documents, cut between words)
+    (tmp_path / "a.txt").write_text(text[:half], "utf-8")
+    (tmp_path / "b.txt").write_text(text[half:], "utf-8")
+    path = L.write_gpt2(tmp_path, *L.train("", VOCAB, docs=lambda _t, s: [
+        *L.split_specials(text[:half], s), *L.split_specials(text[half:], s)]))
+    p = run("check", "--tokenizer", str(path), "--corpus", "a.txt", "b.txt", cwd=tmp_path)
+    assert p.returncode == 0, out(p) + err(p)
+    assert "a.txt, b.txt" in out(p) and "agree with the reference" in out(p)
+    q = run("check", "--corpus", "a.txt", str(path), cwd=tmp_path)
+    assert q.returncode == 2 and "put --tokenizer before it" in err(q)
+
+
 @pytest.mark.parametrize("name", list(L.WRONG_TRAINERS))
 def test_each_wrong_trainer_exits_1_naming_the_step_and_cause(tmp_path, corpus, correct, name):
     vocab, merges = L.train(corpus.read_text(encoding="utf-8"), VOCAB, **L.WRONG_TRAINERS[name])

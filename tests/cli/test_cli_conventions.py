@@ -33,14 +33,14 @@ SCHEMAS = {
                "complete": BOOL},
     "cost": {"schema": STR, "folder": STR, "reference": STR, "alpha": float,
              "tokenizers": DICT, "rows": LIST},
-    "cost.row": {"language": STR, "tokenizer": STR, "chars": INT, "bytes": INT,
+    "cost.row": {"language": STR, "tokenizer": STR, "characters": INT, "bytes": INT,
                  "tokens": INT, "bytes_per_token": float, "tokens_per_char": float,
-                 "parity": float, "renyi_efficiency": float, "types": INT,
-                 "vocab_size": INT},
+                 "parity": float, "reference": STR, "renyi_efficiency": float, "alpha": float,
+                 "token_types": INT, "vocab_size": INT},
 }
 
 
-VERSIONS = {"inspect": 2}   # layouts changed since their first version
+VERSIONS = {"inspect": 2, "cost": 2}   # layouts changed since their first version
 
 
 def valid(data: dict, name: str) -> dict:
@@ -154,8 +154,21 @@ def test_cost_json_counts_as_tokenizers_does(tmp_path, tok_dir, hf):
         valid(row, "cost.row")
         text = texts[row["language"]]
         assert row["tokens"] == count[row["language"]]
-        assert (row["chars"], row["bytes"]) == (len(text), len(text.encode()))
+        assert (row["characters"], row["bytes"]) == (len(text), len(text.encode()))
         assert row["parity"] == pytest.approx(count[row["language"]] / count["en"])
+    header = (tmp_path / "c.csv").read_text("utf-8").splitlines()[0].split(",")
+    assert [list(row) for row in data["rows"]] == [header] * len(data["rows"])
+
+
+@pytest.mark.regression
+def test_cost_says_why_parity_has_no_value(tmp_path, tok_dir):
+    """An empty reference text made every parity "-" with no word why."""
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "en.txt").write_text("", "utf-8")
+    (tmp_path / "texts" / "de.txt").write_text("hallo welt " * 20, "utf-8")
+    p = run("cost", "texts", "--tokenizer", str(tok_dir / "tokenizer.json"), cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert "'en' gives no tokens" in err(p) and "--reference another language (de)" in err(p)
 
 
 def test_inspect_and_check_and_models_json(tmp_path, tok_dir):

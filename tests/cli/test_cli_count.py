@@ -107,3 +107,41 @@ def test_threads_count_the_corpus_and_are_refused_where_nothing_is_counted(tmp_p
                        ("5000", "at most 4,096")):
         assert_user_error(run("train", str(corpus), "--vocab-size", "300", "--out", "o",
                               "--threads", bad, cwd=tmp_path), "--threads", words)
+
+
+@pytest.mark.regression
+def test_standard_input_and_output_are_dash(tmp_path, corpus):
+    """count - read a file named '-' ("-: file not found") and --out - wrote one."""
+    file_table = tmp_path / "f.counts.tsv"
+    p = run("count", str(corpus), "--out", str(file_table), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    q = run("count", "-", "--out", "-", cwd=tmp_path, stdin=corpus.read_bytes())
+    assert q.returncode == 0, q.stderr
+    assert not (tmp_path / "-").exists()
+    assert "counted:" in q.stderr.decode() and "counted:" not in q.stdout.decode()
+    (tmp_path / "piped.counts.tsv").write_bytes(q.stdout)
+    got, want = read_table(tmp_path / "piped.counts.tsv"), read_table(file_table)
+    assert dict(zip(got.words, got.counts)) == dict(zip(want.words, want.counts))
+    assert got.meta.sources[0]["path"] == "-"
+    twice = run("count", "-", "-", "--out", "x.tsv", cwd=tmp_path, stdin=b"a")
+    assert twice.returncode == 2 and "can be given once" in twice.stderr.decode()
+
+
+@pytest.mark.regression
+def test_a_compressed_table_is_written_in_slices(tmp_path, monkeypatch):
+    """Ctrl+C during count --out T.tsv.xz took 7-9 s to end the process: each chunk of
+    262,144 rows went to xz in one call, and a signal waits for the call to return. The
+    compressor is now handed slices of COMPRESS_SLICE bytes."""
+    import lzma
+    from bpe_gui.engine.corpus import table_file, table_from_text
+    from bpe_gui.engine.text import Pretokenizer
+    sizes: list[int] = []
+    write = lzma.LZMAFile.write
+    monkeypatch.setattr(lzma.LZMAFile, "write", lambda self, b: sizes.append(len(b)) or
+                        write(self, b))
+    monkeypatch.setattr(table_file, "COMPRESS_SLICE", 1000)
+    table = table_from_text(" ".join(f"w{i}" for i in range(20_000)), Pretokenizer())
+    table_file.write_table(table, tmp_path / "t.tsv.xz")
+    assert max(sizes) <= 1000 and sum(sizes) > 100_000
+    back = read_table(tmp_path / "t.tsv.xz")
+    assert dict(zip(back.words, back.counts)) == dict(zip(table.words, table.counts))
