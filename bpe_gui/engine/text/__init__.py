@@ -13,7 +13,9 @@ places where a text or a stream may be split without changing its words.
 - :mod:`.scanner`: the native scanner (``_scan``, private to this package), with the
   installed regex's tables or a library's.
 - :mod:`.pretokenize`: :class:`Pretokenizer`: special tokens first, then the pattern.
-- :mod:`.branches`, :mod:`.branch_words`: which alternative of the pattern cut a word.
+- :mod:`.branches`, :mod:`.branch_words`: which alternative of the pattern cut a word;
+  :mod:`.piece_words`: the words of a tokenizer whose pieces no one regex over the typed
+  text finds (a tokenizer.json's steps, a normal form's text).
 - :mod:`.boundaries`: where a text or stream may be split (safe boundaries); a text's
   lines as Hugging Face's trainer reads them (``lines_of``).
 - :mod:`.normal_forms`: whether a text is already in a Unicode normal form, and its form

@@ -172,7 +172,7 @@ def test_the_words_clicked_are_the_pieces_the_normalizer_makes(tmp_path, norm):
     into its last letter (tokenizers' offsets stop before them), the words tile the text,
     their rules are read off the normalized word, and each word's playback ends in the
     ids tokenizers gives that stretch of the text. Qwen2's shape (a Split pattern after
-    the form: imported_tokenizer.NormalizedWords) and a Metaspace file's pieces
+    the form: text/piece_words.NormalizedWords) and a Metaspace file's pieces
     (PieceWords) alike."""
     from bpe_gui.engine.tokenizers import word_spans
     tk = hfp.metaspace_fallback(split=True, normalizer=normalizers.NFC()) if norm == "Metaspace" \
