@@ -17,9 +17,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QTextDocument
 
 BLOCK = "\u2029"   # between the document's blocks (lines)
-LOST_SEPARATORS = ("The text holds U+2029 (paragraph separator): a text box keeps it only "
-                   "as a line break, so it is encoded as one. `bpe-gui encode` encodes "
-                   "the text as it is.")
+LOST_SEPARATORS = ("The text holds carriage returns (\\r, Windows line ends) or U+2029 "
+                   "(paragraph separator): a text box keeps them only as line breaks, so "
+                   "they are encoded as \\n. `bpe-gui encode --file` encodes the text as it "
+                   "is.")
 
 
 def exact_text(doc: QTextDocument) -> str:
@@ -28,8 +29,9 @@ def exact_text(doc: QTextDocument) -> str:
 
 
 def lost_separators(text: str) -> bool:
-    """True if ``text`` holds a U+2029, which a text box can only keep as a line break."""
-    return BLOCK in text
+    """True if ``text`` holds a U+2029 or a carriage return, which a text box can only
+    keep as a line break."""
+    return BLOCK in text or "\r" in text
 
 
 def plain_enter(event: QKeyEvent) -> QKeyEvent:
