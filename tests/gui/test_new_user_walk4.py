@@ -62,3 +62,21 @@ def test_ctrl_e_exports_while_a_text_field_has_focus(make_window, qtbot):
     e = QKeyEvent(QEvent.Type.ShortcutOverride, Qt.Key.Key_E, ctrl)
     assert not keys.window_key(e)
     field.removeEventFilter(claim)
+
+
+@pytest.mark.regression
+def test_the_import_dialog_offers_the_last_path_selected(make_window, qtbot, tmp_path):
+    """The Import dialog pre-filled the previous path unselected, so a typed path was
+    appended to it."""
+    from PySide6.QtCore import QSettings
+    last = tmp_path / "old" / "tokenizer.json"
+    QSettings().setValue("import/last", str(last))
+    win = make_window()
+    dlg = win.actions_menus.import_dialog()
+    qtbot.waitUntil(lambda: dlg.isVisible() and QApplication.focusWidget() is dlg.path_edit)
+    assert dlg.path_edit.text() == str(last)
+    assert dlg.path_edit.selectedText() == str(last)
+    new = str(tmp_path / "new.tiktoken")
+    qtbot.keyClicks(dlg.path_edit, new)
+    assert dlg.path_edit.text() == new
+    dlg.reject()

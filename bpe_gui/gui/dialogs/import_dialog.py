@@ -176,6 +176,9 @@ class ImportDialog(QDialog):
         self._detect()
         self.resize(560, 200)
         guard_wheel(self)
+        # the last path is offered selected: typing replaces it (it was appended to)
+        self.path_edit.setFocus()
+        self.path_edit.selectAll()
 
     def _pick_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import tokenizer", self.path_edit.text(),
