@@ -80,3 +80,24 @@ def test_the_import_dialog_offers_the_last_path_selected(make_window, qtbot, tmp
     qtbot.keyClicks(dlg.path_edit, new)
     assert dlg.path_edit.text() == new
     dlg.reject()
+
+
+@pytest.mark.regression
+def test_per_language_cost_names_the_imported_tokenizer(qtbot, controller, tmp_path):
+    """Per-language cost listed "The imported tokenizer" without its name."""
+    from bpe_gui.engine.formats import export_tokenizer
+    from bpe_gui.gui.dialogs.language_cost import LanguageCostDialog, Source
+    for name in ("first", "second"):
+        export_tokenizer(controller.trainer.tokenizer(at_step=3), tmp_path / name, "tiktoken",
+                         name=name)
+    files = controller.tokenizer_files
+    assert files.import_tokenizer(str(tmp_path / "first" / "first.tiktoken"))
+    dlg = LanguageCostDialog(controller)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    dlg.add_imported.click()
+    assert dlg.sources == [Source("imported")]
+    assert dlg.source_list.item(0).text() == "The imported tokenizer: first.tiktoken"
+    assert files.import_tokenizer(str(tmp_path / "second" / "second.tiktoken"))
+    assert dlg.source_list.item(0).text() == "The imported tokenizer: second.tiktoken"
+    assert list(dlg._resolve()) == ["imported: second.tiktoken"]

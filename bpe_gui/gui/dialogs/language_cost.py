@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.errors import BPEError
 from ...engine.analysis import CostTable, held_out_files, tokenizer_labels
+from ..models.imported_name import imported_name
 from ..theme import colors, is_dark
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.wheel_guard import guard_wheel
@@ -35,11 +36,13 @@ class Source:
     kind: str            # "step" | "imported" | "file"
     path: str = ""
 
-    def text(self) -> str:
+    def text(self, imported: str = "") -> str:
+        """How the list names it; ``imported``: the imported tokenizer's name."""
         if self.kind == "step":
             return "The trained tokenizer, as of the current step"
         if self.kind == "imported":
-            return "The imported tokenizer"
+            return f"The imported tokenizer: {imported}" if imported else \
+                "The imported tokenizer (none now)"
         return self.path
 
 
@@ -55,6 +58,7 @@ class LanguageCostDialog(QDialog):
         self._folder = ""
         self._build()
         controller.busyChanged.connect(lambda _: self._update())
+        controller.tokenizerChanged.connect(self._name_sources)   # another one imported
         self._update()
 
     # ----- layout -----------------------------------------------------------------------
@@ -228,8 +232,19 @@ class LanguageCostDialog(QDialog):
         if source in self.sources or len(self.sources) >= MAX_TOKENIZERS:
             return
         self.sources.append(source)
-        self.source_list.addItem(source.text())
+        self.source_list.addItem(source.text(self._imported_name()))
         self._not_measured()
+        self._update()
+
+    def _imported_name(self) -> str:
+        """'cl100k_base', 'gpt2 (GPT-2 files)': the imported tokenizer's name, or ''."""
+        c = self.controller
+        return imported_name(c.imported_path) if c.imported is not None else ""
+
+    def _name_sources(self) -> None:
+        name = self._imported_name()
+        for k, s in enumerate(self.sources):
+            self.source_list.item(k).setText(s.text(name))
         self._update()
 
     def _pick_file(self) -> None:
@@ -310,7 +325,7 @@ class LanguageCostDialog(QDialog):
                 if c.imported is None:
                     raise BPEError("No tokenizer is imported now: import one, or remove "
                                    "“imported”.")
-                out[f"imported: {Path(c.imported_path or 'tokenizer').name}"] = c.imported
+                out[f"imported: {self._imported_name()}"] = c.imported
             else:
                 out[next(names)] = s.path
         return out

@@ -29,6 +29,7 @@ from ..widgets.chart_widget import ChartWidget, series_colors
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import last_folder, remember
 from ..widgets.wheel_guard import guard_wheel
+from ..models.imported_name import imported_name
 
 EMPTY = "Add samples, then Infer."
 SAMPLE_FILTER = "Text (*.txt *.md *.jsonl *.py *.gz *.xz);;All files (*)"
@@ -405,7 +406,7 @@ class TrainingMixtureDialog(QDialog):
         if c.has_trainer:
             out.append(("step", "The trained tokenizer, as of the current step"))
         if c.imported is not None:
-            out.append(("imported", "Imported: " + Path(c.imported_path or "tokenizer").name))
+            out.append(("imported", "Imported: " + imported_name(c.imported_path)))
         return out
 
     def _resolve(self):

@@ -35,6 +35,7 @@ from ...widgets.visibility import CatchUp
 from ...widgets.whole_lines import WholeLines
 from ...widgets.elided_combo import ElidedComboBox
 from .compare_session import apply_side, side_state
+from ...models.imported_name import imported_name
 
 DEBOUNCE_MS = 150
 KINDS = (("current", "Current step"), ("step", "Another step of this run"),
@@ -529,7 +530,7 @@ class ComparePane(QFrame):
             if not quiet:
                 self.imp_label.setText("The app has no imported tokenizer: open a file here.")
             return
-        self.set_tokenizer(c.imported, Path(c.imported_path or "imported").name)
+        self.set_tokenizer(c.imported, imported_name(c.imported_path))
         self._file_path = None
 
     def set_tokenizer(self, tok: Tokenizer, name: str) -> None:

@@ -41,6 +41,7 @@ from ...widgets.word_branches import WordColouring
 from ...widgets.elided_combo import ElidedComboBox
 from ...theme import colors
 from .pages import PageBar, PagedEdit, PagedText
+from ...models.imported_name import imported_name
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
 DEBOUNCE_MS = 50
@@ -280,7 +281,7 @@ class EncodeView(QWidget):
             "Trained (nothing trained yet)"
         want = [first]
         if c.imported is not None:
-            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            name = imported_name(c.imported_path)
             want.append(f"Imported: {name}")
         have = [self.source.itemText(i) for i in range(self.source.count())]
         self.source.blockSignals(True)

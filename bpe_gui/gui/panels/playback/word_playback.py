@@ -29,6 +29,7 @@ from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
 from ...widgets.token_flow import PARTIAL, PLAIN, TokenFlow
 from ...widgets.visibility import CatchUp
+from ...models.imported_name import imported_name
 
 QUOTE = 24   # characters of the clicked word quoted in the title (show(): an ellipsis past them)
 
@@ -179,7 +180,7 @@ class WordPlayback(QWidget):
     def _source(self) -> str:
         c = self.controller
         if c.use_imported and c.imported is not None:
-            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            name = imported_name(c.imported_path)
             return f"imported tokenizer {escape(name)}"
         return f"trained tokenizer as of step {c.step_index:,}"
 

@@ -36,6 +36,7 @@ from ...widgets.visibility import CatchUp
 from ...widgets.whole_rows import WholeRowsTree
 from ...widgets.elided_combo import ElidedComboBox
 from ...widgets.last_folder import last_folder, remember
+from ...models.imported_name import imported_name
 
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
@@ -385,7 +386,7 @@ class VocabBrowser(QWidget):
         c, m = self.controller, self.model
         n = len(m.entries)
         if m.source == "imported":
-            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            name = imported_name(c.imported_path)
             label = describe_source(c.imported) if c.imported else None
             what = f" — {label}" if label else ""
             # the trained vocabulary is one click away: the button beside (issue 30)
