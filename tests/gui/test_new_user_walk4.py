@@ -101,3 +101,59 @@ def test_per_language_cost_names_the_imported_tokenizer(qtbot, controller, tmp_p
     assert files.import_tokenizer(str(tmp_path / "second" / "second.tiktoken"))
     assert dlg.source_list.item(0).text() == "The imported tokenizer: second.tiktoken"
     assert list(dlg._resolve()) == ["imported: second.tiktoken"]
+
+
+def native_settings(files) -> dict:
+    import json
+    native = next(p for p in files if p.name.endswith(".bpe-gui.json"))
+    return json.loads(native.read_text("utf-8"))
+
+
+@pytest.mark.regression
+def test_the_status_bar_names_every_file_an_export_wrote(make_window, qtbot, tmp_path):
+    """After an export of five files the status bar named only the last format's
+    files. And the dialog says where the tie rule is kept: the bpe-gui JSON."""
+    from bpe_gui.engine.train import TrainSettings
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    from conftest import wait_idle
+    win = make_window()
+    c = win.controller
+    assert c.set_settings(TrainSettings(num_merges=30, tie_rule="first-seen"))
+    c.set_corpus_text("the cat sat on the mat, the dog sat on the log\n" * 20)
+    wait_idle(qtbot, c)
+    assert c.goto(30)
+    wait_idle(qtbot, c)
+    dlg = ExportDialog(c, win)
+    qtbot.addWidget(dlg)
+    for box in dlg.checks.values():
+        box.setChecked(box.isEnabled())
+    dlg.folder_edit.setText(str(tmp_path / "out"))
+    written = dlg.export()
+    assert len(written) >= 5 and not dlg.failed, (written, dlg.failed)
+    said = win.statusBar().currentMessage()
+    assert all(p.name in said for p in written), (said, written)
+    assert "“First seen in corpus” (kept in the bpe-gui JSON)" in dlg.summary.text()
+    assert native_settings(written)["settings"]["tie_rule"] == "first-seen"
+
+
+@pytest.mark.regression
+def test_a_parity_export_states_the_rule_parity_used(qtbot, tmp_path):
+    """A parity run's Export dialog said "tie rule 'greatest' (recorded in the files)":
+    parity breaks ties as ParityBpeTrainer does, and its files keep no tie rule."""
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    from test_chart_modes import parity_controller
+    c = parity_controller(12)
+    try:
+        assert c.training.train()
+        qtbot.waitUntil(lambda: not c.busy and c.step_index == 12, timeout=60_000)
+        dlg = ExportDialog(c)
+        qtbot.addWidget(dlg)
+        text = dlg.summary.text()
+        assert "ParityBpeTrainer" in text and "tie rule “" not in text, text
+        for fmt, box in dlg.checks.items():
+            box.setChecked(fmt == "native")
+        dlg.folder_edit.setText(str(tmp_path))
+        saved = native_settings(dlg.export())
+        assert "tie_rule" not in saved["settings"] and "parity" in saved["meta"], saved["meta"]
+    finally:
+        c.shutdown()
