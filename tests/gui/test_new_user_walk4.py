@@ -157,3 +157,63 @@ def test_a_parity_export_states_the_rule_parity_used(qtbot, tmp_path):
         assert "tie_rule" not in saved["settings"] and "parity" in saved["meta"], saved["meta"]
     finally:
         c.shutdown()
+
+
+NO_FONT = "नमस्ते दुनिया। สวัสดีครับ ok 🎉"
+
+
+def without_indic_thai_and_party(ch: str) -> bool:
+    """A machine's fonts: no Devanagari, no Thai, no U+1F389 PARTY POPPER."""
+    return not ("\u0900" <= ch <= "\u097f" or "\u0e00" <= ch <= "\u0e7f" or ch == "🎉")
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("mode", ["char", "byte"])
+def test_characters_drawn_as_boxes_are_said_whatever_the_tokens_show(make_window, qtbot,
+                                                                     mode):
+    """Pasted Hindi and Thai showed as empty boxes in the text with nothing said in the
+    status bar: the tokens were partial bytes (or <unk>), whose chips never asked about
+    the characters; emoji too. The text boxes ask about their own text."""
+    from bpe_gui.engine.train import TrainSettings
+    from bpe_gui.gui.models.glyphs import Glyphs, use_glyphs
+    from conftest import wait_idle
+    use_glyphs(Glyphs(has_glyph=without_indic_thai_and_party))
+    try:
+        win = make_window()
+        c = win.controller
+        assert c.set_settings(TrainSettings(num_merges=20, mode=mode))
+        c.set_corpus_text("low lower newest widest\n" * 5)
+        wait_idle(qtbot, c)
+        ev = win.dock_layout.encode_view
+        note = win.status.font_note
+        assert not note.isVisible()
+        ev.set_text(NO_FONT)
+        ev.encode_now()
+        shown = ev.token_texts()
+        assert not any("\\u09" in t or "\\u0e" in t for t in shown), shown   # no chip asked
+        qtbot.waitUntil(note.isVisible)
+        assert all(s in note.text() for s in ("Devanagari", "Thai", "emoji")), note.text()
+        assert "boxes" in win.statusBar().currentMessage()
+    finally:
+        use_glyphs(None)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("where", ["corpus", "compare"])
+def test_the_corpus_and_compare_texts_ask_about_their_characters(make_window, qtbot, where):
+    """The corpus editor and the compare view draw their text as it is, too: said as
+    soon as the text is there."""
+    from bpe_gui.gui.models.glyphs import Glyphs, use_glyphs
+    use_glyphs(Glyphs(has_glyph=without_indic_thai_and_party))
+    try:
+        win = make_window()
+        dl = win.dock_layout
+        if where == "corpus":
+            dl.editor.edit.insertPlainText("x ส")
+        else:
+            dl.compare_view.set_text("x ส")
+        # at once: before the corpus is trained on, or the sides are encoded
+        assert win.status.font_note.isVisible()
+        assert win.status.font_note.text().endswith("No font: Thai</span>")
+    finally:
+        use_glyphs(None)

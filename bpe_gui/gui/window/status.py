@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QProgressBar, Q
 
 from ..theme import colors
 from ..controller.worker import describe_progress
-from ..models.glyphs import glyphs, package_for
+from ..models.glyphs import DRAWN_AS, glyphs, package_for
 from ..models.parity_text import turn_counts
 from ..widgets.text_pane import TextPane
 
@@ -57,8 +57,8 @@ class FontNote(QLabel):
             by_package.setdefault(package_for(script), []).append(script)
         parts = [f"{', '.join(scripts)} (Debian/Ubuntu package {pkg})"
                  for pkg, scripts in by_package.items()]
-        return (f"No font here draws {'; '.join(parts)}: tokens show such characters as "
-                "escapes (\\u0939), their names in the tooltip.")
+        return (f"No font here draws {'; '.join(parts)}: {DRAWN_AS[:-1]}, their names in "
+                "the tooltip.")
 
     def _add(self, script: str, sentence: str) -> None:
         self.said[script] = sentence

@@ -37,6 +37,7 @@ from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.whole_lines import WholeLines
+from ...widgets.glyph_watch import watch_glyphs
 
 # names this module held before it was split, still importable from here
 __all__ = ["SAMPLE_TEXT", "CompareView", "ComparePane", "TokenTextView", "CompareTableModel",
@@ -70,6 +71,7 @@ class CompareView(QWidget):
         # a long text is compared a page at a time, as the encode view shows it (a
         # text box holding megabytes lays it all out on the GUI thread; pages.py)
         self.edit = PagedEdit()
+        watch_glyphs(self.edit)   # a character no font draws is a box here
         self.page_bar = PageBar()
         self.paging = PagedText(self.edit, self.page_bar, self.compare_now)
         self.edit.separators_lost = lambda: controller.message.emit(LOST_SEPARATORS)

@@ -29,6 +29,7 @@ from ...widgets.flow_layout import FlowBar
 from .sample_notice import SampleNotice, replaces_user_settings
 from ...widgets.word_branches import WordColouring
 from ...widgets.exact_text import exact_text, plain_enter
+from ...widgets.glyph_watch import watch_glyphs
 
 # characters editable in place (typing stays under a few ms a key at 4 MB: the text is
 # read out again only after a pause, and a retrain of that size runs off this thread)
@@ -225,6 +226,7 @@ class CorpusEditor(QWidget):
         lay.addWidget(self.banner)
 
         self.edit = _TextEdit()
+        watch_glyphs(self.edit)   # a character no font draws is a box here
         self.edit.setPlaceholderText("Type or paste a corpus here, open files (Ctrl+O), drop "
                                      "files on the window, or pick a sample.")
         self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)

@@ -39,6 +39,7 @@ from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
 from ...widgets.word_branches import WordColouring
 from ...widgets.elided_combo import ElidedComboBox
+from ...widgets.glyph_watch import watch_glyphs
 from ...theme import colors
 from .pages import PageBar, PagedEdit, PagedText
 from ...models.imported_name import imported_name
@@ -170,6 +171,7 @@ class EncodeView(QWidget):
         # text laid out whole held the window for many seconds, past a SIGTERM (issue 30)
         self.page_bar = PageBar()
         self.edit = PagedEdit()
+        watch_glyphs(self.edit)   # a character no font draws is a box here
         self.paging = PagedText(self.edit, self.page_bar, self._page_shown)
         self.edit.separators_lost = lambda: self.controller.message.emit(LOST_SEPARATORS)
         self.pages = self.paging.pages
