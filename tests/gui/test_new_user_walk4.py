@@ -217,3 +217,37 @@ def test_the_corpus_and_compare_texts_ask_about_their_characters(make_window, qt
         assert win.status.font_note.text().endswith("No font: Thai</span>")
     finally:
         use_glyphs(None)
+
+
+def inside(outer, widget) -> bool:
+    """All of ``widget`` lies inside ``outer`` (a window), shown."""
+    from PySide6.QtCore import QPoint, QRect
+    return widget.isVisible() and outer.rect().contains(
+        QRect(widget.mapTo(outer, QPoint(0, 0)), widget.size()))
+
+
+@pytest.mark.regression
+def test_the_mixture_dialog_fits_an_800_pixel_screen(qtbot, controller, tmp_path):
+    """At 800x600 the Mixture dialog was wider than the screen (its tokenizer box as
+    wide as its longest item): the Size column, Infer and Close were cut off."""
+    from bpe_gui.gui.dialogs.training_mixture import TrainingMixtureDialog
+    from bpe_gui.engine.formats import export_tokenizer
+    long_name = "a-tokenizer-with-a-rather-long-file-name-as-models-have-them"
+    export_tokenizer(controller.trainer.tokenizer(), tmp_path, "tiktoken", name=long_name)
+    assert controller.tokenizer_files.import_tokenizer(str(tmp_path / f"{long_name}.tiktoken"))
+    dlg = TrainingMixtureDialog(controller)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    frame = dlg.frameGeometry().width() - dlg.geometry().width()
+    assert dlg.minimumSizeHint().width() + frame <= 800, dlg.minimumSizeHint()
+    dlg.resize(800 - frame, 560)
+    qtbot.waitUntil(lambda: dlg.width() == 800 - frame)
+    QApplication.processEvents()
+    close = next(b for b in dlg.findChildren(type(dlg.infer)) if b.text() == "Close")
+    assert inside(dlg, dlg.infer) and inside(dlg, close) and inside(dlg, dlg.tokenizer_box)
+    table = dlg.sample_table
+    header = table.horizontalHeader()
+    assert header.sectionViewportPosition(2) + header.sectionSize(2) <= \
+        table.viewport().width(), "the Size column cut off"
+    assert inside(dlg, table)

@@ -26,6 +26,7 @@ from ..models.mixture_steps import MixtureStepsModel, PairCountsModel, pair_text
 from ..theme import colors, is_dark
 from ..widgets.chart_data import Series, fmt_value
 from ..widgets.chart_widget import ChartWidget, series_colors
+from ..widgets.elided_combo import ElidedComboBox
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import last_folder, remember
 from ..widgets.wheel_guard import guard_wheel
@@ -177,7 +178,12 @@ class TrainingMixtureDialog(QDialog):
         form.addRow("Samples:", box)
 
         row = QHBoxLayout()
-        self.tokenizer_box = QComboBox()
+        # (its longest item, a long file name, made the dialog wider than an 800-pixel
+        # screen: elided, whole in its tooltip and its list)
+        self.tokenizer_box = ElidedComboBox()
+        self.tokenizer_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.tokenizer_box.setMinimumContentsLength(16)
         self.tokenizer_box.setToolTip("The tokenizer whose training data to infer: the one "
                                       "being trained (as of the current step) or the "
                                       "imported one; byte-level BPE only")
