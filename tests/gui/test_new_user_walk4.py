@@ -11,8 +11,16 @@ import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 
+from screens import SIZES, open_at
+from settle import settle
+from test_small_screens import in_sight
 
 
+
+
+def quiet(qtbot, win, c) -> None:
+    win.statusBar().clearMessage()   # its timer would keep the window from settling
+    settle(qtbot, win, c)
 
 
 class ClaimsKey(QObject):
@@ -251,3 +259,37 @@ def test_the_mixture_dialog_fits_an_800_pixel_screen(qtbot, controller, tmp_path
     assert header.sectionViewportPosition(2) + header.sectionSize(2) <= \
         table.viewport().width(), "the Size column cut off"
     assert inside(dlg, table)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_the_train_on_note_leaves_the_ids_in_sight(make_window, qtbot, monkeypatch, size,
+                                                  tmp_path):
+    """At 1024x700 and 800x600 the note that Train on switched the Tokenizer box from
+    the imported tokenizer (two lines) pushed the encode view's ids out of sight."""
+    from bpe_gui.engine.formats import export_tokenizer
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    c, dl = win.controller, win.dock_layout
+    export_tokenizer(c.view().tokenizer(), tmp_path, "native", name="old")
+    assert c.tokenizer_files.import_tokenizer(str(tmp_path / "old.bpe-gui.json"))
+    ev = dl.encode_view
+    dl.encode_dock.raise_()
+    ev.set_text("low lower newest widest " * 6)
+    quiet(qtbot, win, c)
+    assert c.use_imported and not ev.switch_band.isVisible()
+    c.tokenizer_files.give_way_to_trained("Train on switched this from the imported "
+                                          "tokenizer")
+    quiet(qtbot, win, c)
+    assert ev.switch_band.isVisible() and "switched" in ev.switch_note.full_text()
+    area = dl.encode_dock.widget()
+    qtbot.waitUntil(lambda: in_sight(win, ev.flow), timeout=3000)
+    assert ev.flow.height() >= ev.flow.height_for_rows(1) - 2, size
+    assert in_sight(win, ev.switch_note) and in_sight(win, ev.edit), size
+    assert ev.switch_note.height() < 2 * ev.fontMetrics().lineSpacing(), "one line"
+    shown = ev.switch_note.shown()
+    assert shown in ev.switch_note.variants() or shown.endswith("…"), shown
+    # chosen again: the note goes, and the merge panel has its room back
+    ev.source.setCurrentIndex(1)
+    ev.source.activated.emit(1)
+    qtbot.waitUntil(lambda: not ev.switch_band.isVisible())
+    assert area.verticalScrollBar().maximum() == 0 or in_sight(win, ev.flow)

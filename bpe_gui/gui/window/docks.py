@@ -135,6 +135,7 @@ class DockLayout:
         words = getattr(self.encode_view, "words", None)
         if words is not None:
             words.toggle.toggled.connect(lambda _on: self.refit_below())
+        self.encode_view.needsChanged.connect(self.refit_below)
         guard_wheel(w)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:

@@ -18,7 +18,7 @@ from bisect import bisect_left
 from operator import itemgetter
 
 from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import (QColor, QTextCharFormat, QTextCursor,
+from PySide6.QtGui import (QColor, QPalette, QTextCharFormat, QTextCursor,
                            QTextOption)
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QSizePolicy,
                                QSplitter, QTextEdit, QToolButton, QToolTip, QVBoxLayout,
@@ -62,6 +62,7 @@ def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
 
 class EncodeView(QWidget):
     focusRequested = Signal()   # the Focus button: the window gives the view all its room
+    needsChanged = Signal()     # wants_its_minimum() changed (the switch note)
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
@@ -109,11 +110,18 @@ class EncodeView(QWidget):
         self.top_bar.insertWidget(2, self.words.toggle)
         self.layout().insertWidget(1, self.words.legend)
         # a switch of the Tokenizer box the user did not make stays in sight until the
-        # user chooses again (the status bar's word of it is gone at the next message)
-        self.switch_note = QLabel()
-        self.switch_note.setWordWrap(True)
-        self.switch_note.hide()
-        self.layout().insertWidget(1, self.switch_note)
+        # user chooses again (the status bar's word of it is gone at the next message);
+        # one line, the whole in its tooltip: two lines of it pushed the ids out of a
+        # short dock (800x600, 1024x700), and the window gives the view its minimum
+        # while it shows (wants_its_minimum)
+        self.switch_note = TextPane()
+        self.switch_band = QWidget()   # the warning's background, behind the pane
+        self.switch_band.setAutoFillBackground(True)
+        band = QHBoxLayout(self.switch_band)
+        band.setContentsMargins(4, 1, 4, 1)
+        band.addWidget(self.switch_note)
+        self.switch_band.hide()
+        self.layout().insertWidget(1, self.switch_band)
         # training on: in the id list's title line (a row of its own pushed the ids out
         # of a short dock), one line, the whole legend in its tooltip
         self.origin_legend = TextPane()
@@ -248,10 +256,11 @@ class EncodeView(QWidget):
         return char_index(self._u16, p)
 
     def wants_its_minimum(self) -> bool:
-        """In Words mode the rules and their legend stand above the text: on a short
-        screen the window gives the view its whole minimum height, or the ids strip
-        went below the fold (docks.py)."""
-        return self.words.enabled
+        """In Words mode the rules and their legend stand above the text, and a switch
+        of the Tokenizer box the user did not make is said above it: on a short screen
+        the window gives the view its whole minimum height, or the ids strip went below
+        the fold (docks.py; ``needsChanged`` when this changes)."""
+        return self.words.enabled or not self.switch_band.isHidden()
 
     def text(self) -> str:
         """The whole text (a long one: every page, as edited)."""
@@ -302,11 +311,17 @@ class EncodeView(QWidget):
     def _show_switch_note(self, note: str) -> None:
         if note:
             col = colors(self)
-            self.switch_note.setStyleSheet(f"background:{col['warn_bg']};color:{col['warn_fg']};"
-                                           "padding:2px 4px")
-            self.switch_note.setText(f"{note}: pick it again in the Tokenizer box to "
-                                     "encode with it.")
-        self.switch_note.setVisible(bool(note))
+            pal = self.switch_band.palette()
+            pal.setColor(QPalette.ColorRole.Window, QColor(col["warn_bg"]))
+            pal.setColor(QPalette.ColorRole.WindowText, QColor(col["warn_fg"]))
+            self.switch_band.setPalette(pal)
+            self.switch_note.set_variants([
+                f"{note}: pick it again in the Tokenizer box to encode with it.",
+                f"{note}: pick it again in the Tokenizer box.", f"{note}.",
+                "Tokenizer box switched from the imported one."])
+        if self.switch_band.isHidden() == bool(note):
+            self.switch_band.setVisible(bool(note))
+            self.needsChanged.emit()
 
     def _on_source(self, i: int) -> None:
         self.controller.tokenizer_files.set_use_imported(i == 1)
