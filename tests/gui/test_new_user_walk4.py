@@ -293,3 +293,36 @@ def test_the_train_on_note_leaves_the_ids_in_sight(make_window, qtbot, monkeypat
     ev.source.activated.emit(1)
     qtbot.waitUntil(lambda: not ev.switch_band.isVisible())
     assert area.verticalScrollBar().maximum() == 0 or in_sight(win, ev.flow)
+
+
+def overlaps(texts) -> list[tuple[str, str]]:
+    """The pairs of drawn texts whose glyph boxes intersect."""
+    out = []
+    for i, (a, ra) in enumerate(texts):
+        for b, rb in texts[i + 1:]:
+            if ra.intersects(rb):
+                out.append((a, b))
+    return out
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(300, 150), (440, 150), (450, 170), (560, 240),
+                                  (900, 300), (240, 260)])
+def test_a_chart_draws_no_text_over_another(qtbot, size):
+    """At 800x600 the Dev-set tokens chart's top tick ("40k") ran into its legend's
+    first entry ("en"): the legend strip ended where the plot began, and a tick's label
+    stands half a line above its line."""
+    from bpe_gui.gui.widgets.chart_widget import ChartWidget
+    chart = ChartWidget("Dev-set tokens", "step", "tokens")
+    chart.dashed_label = "plain BPE"
+    qtbot.addWidget(chart)
+    xs = list(range(0, 301, 10))
+    for k, lang in enumerate(("en", "de", "zh", "ru")):
+        top = 40_000 - 6_000 * k
+        chart.set_series(lang, xs, [top - 60 * x for x in xs], "line", k)
+        chart.set_series(f"{lang} plain", xs, [top + 900 - 50 * x for x in xs], "dashed", k)
+    chart.resize(*size)
+    chart.grab()   # paints
+    assert chart.drawn_texts and "en" in chart.drawn_legend, chart.drawn_legend
+    assert overlaps(chart.drawn_texts) == [], (size, chart.legend_mode, chart.ylabel_level,
+                                               chart.drawn_texts)

@@ -71,6 +71,16 @@ def strip_lines(rows: list, fm: QFontMetrics, width: float) -> list[list]:
     return lines
 
 
+def _glyphs_box(fm: QFontMetrics, r: QRectF, text: str, align: str) -> QRectF:
+    """Where the glyphs of ``text`` drawn in ``r`` (vertically centred) lie: its advance
+    wide, ascent plus descent high."""
+    w = fm.horizontalAdvance(text)
+    x = r.left() if align == "left" else r.right() - w if align == "right" \
+        else r.center().x() - w / 2
+    h = fm.ascent() + fm.descent()
+    return QRectF(x, r.center().y() - h / 2, w, h)
+
+
 # ----- the chart widget --------------------------------------------------------------------
 class ChartWidget(QWidget):
     """A QPainter chart: ``set_series(name, xs, ys, style)``, log axes, hover, save."""
@@ -100,6 +110,11 @@ class ChartWidget(QWidget):
         self.drawn_legend: list[str] = []
         self.drawn_markers: list[tuple[float, str]] = []
         self.drawn_title: list[str] = []   # the title's lines as the last paint drew them
+        # every text the last paint drew and the box of its glyphs (tests: nothing
+        # drawn over anything else)
+        self.drawn_texts: list[tuple[str, QRectF]] = []
+        self.strip_top = 0.0    # (_layout) where the legend's strip begins
+        self.ylabel_top = 0.0   # (_layout) where a level y axis title is drawn
         self.setMouseTracking(True)
         # three in a row fit the bottom dock of an 800x600 window (issue 21)
         self.setMinimumSize(140, 150)
@@ -226,13 +241,18 @@ class ChartWidget(QWidget):
         left = 8 + fm.height() + 6 + label_w + 6
         # a title too long for its row beside the note takes a second line (title_lines)
         lines, _ = self._title_block(self._caption(self._markers_between(x0, x1)) or self.note)
-        top = 8 + len(lines) * (fm.height() + 2) - 2 + 8
+        title_end = 6 + len(lines) * (fm.height() + 2)
+        # the top tick's label stands half a line above the plot: what is drawn above the
+        # plot keeps clear of it (the legend strip's "en" ran into "40k" at 800x600)
+        clear = fm.height() // 2 + 2
+        top = title_end + max(8, clear)
         right = 16
         bottom = 6 + fm.height() + 4 + fm.height() + 8
         # the legend: a box in a corner of the plot where it hides little, else a strip
         # of lines under the title (a small chart kept its lines apart only by colour)
         rows = self._legend_rows()
         self.legend_mode, self.legend_lines = None, []
+        self.strip_top = title_end + 6
         if len(rows) >= 2:
             w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30
             h = fm.height() * len(rows) + 8
@@ -240,7 +260,7 @@ class ChartWidget(QWidget):
                     w > 0.7 * (self.width() - left - right):
                 self.legend_mode = "strip"
                 self.legend_lines = strip_lines(rows, fm, self.width() - 16)
-                top += len(self.legend_lines) * fm.height()
+                top = self.strip_top + len(self.legend_lines) * fm.height() + clear
             else:
                 self.legend_mode = "box"
         # the axis title up the left side while the plot is as tall as it; a shorter
@@ -248,6 +268,7 @@ class ChartWidget(QWidget):
         # cut ("bytes per …")
         self.ylabel_level = fm.horizontalAdvance(self.y_title()) > \
             self.height() - top - bottom
+        self.ylabel_top = top - clear + 2   # (level: its line, then the top tick's clearance)
         if self.ylabel_level:
             left -= fm.height() + 6
             top += fm.height() + 2
@@ -346,9 +367,12 @@ class ChartWidget(QWidget):
         # title's first line; the title wraps to a second line rather than being cut
         lines, right = self._title_block(self._marker_caption() or self.note)
         self.drawn_title = lines
+        texts = self.drawn_texts = []
+        bold_fm = QFontMetrics(bold)
         for i, line in enumerate(lines):
-            p.drawText(QRectF(8, 6 + i * (fm.height() + 2), self.width() - 16, fm.height() + 2),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+            box = QRectF(8, 6 + i * (fm.height() + 2), self.width() - 16, fm.height() + 2)
+            p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+            texts.append((line, _glyphs_box(bold_fm, box, line, "left")))
         p.setFont(self.font())
         if right:
             if self._marker_caption():
@@ -357,8 +381,9 @@ class ChartWidget(QWidget):
                 faint = QColor(fg)
                 faint.setAlpha(150)
                 p.setPen(faint)
-            p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
+            box = QRectF(8, 6, self.width() - 16, fm.height() + 2)
+            p.drawText(box, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
+            texts.append((right, _glyphs_box(fm, box, right, "right")))
         lay = self._prepare()
         if lay is None:
             faint = QColor(fg)
@@ -388,6 +413,7 @@ class ChartWidget(QWidget):
         for v, label in thin_labels(yt, Y, fm.height() + 2):
             r = QRectF(0, Y(v) - fm.height() / 2, plot.left() - 6, fm.height())
             p.drawText(r, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
+            texts.append((label, _glyphs_box(fm, r, label, "right")))
         last_right = -1e9
         for v, label in xt:
             w = fm.horizontalAdvance(label)
@@ -396,6 +422,7 @@ class ChartWidget(QWidget):
                 continue  # would overlap the previous label
             r = QRectF(cx - w / 2 - 2, plot.bottom() + 4, w + 4, fm.height())
             p.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
+            texts.append((label, _glyphs_box(fm, r, label, "center")))
             last_right = cx + w / 2
         # the axis title centred under the plot, but inside the chart: a narrow plot cut
         # it at both ends ("gth (characte")
@@ -403,13 +430,15 @@ class ChartWidget(QWidget):
                                Qt.TextElideMode.ElideRight, self.width() - 8)
         xw = fm.horizontalAdvance(xlabel)
         x_left = min(max(4.0, plot.center().x() - xw / 2), self.width() - 4 - xw)
-        p.drawText(QRectF(x_left, self.height() - fm.height() - 6, xw + 2, fm.height()),
-                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, xlabel)
+        r = QRectF(x_left, self.height() - fm.height() - 6, xw + 2, fm.height())
+        p.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, xlabel)
+        texts.append((xlabel, _glyphs_box(fm, r, xlabel, "left")))
         ylabel = self.y_title()
         if self.ylabel_level:   # level, over the plot's top left (see _layout)
             ylabel = fm.elidedText(ylabel, Qt.TextElideMode.ElideRight, self.width() - 16)
-            p.drawText(QRectF(8, plot.top() - fm.height() - 4, self.width() - 16,
-                              fm.height()), Qt.AlignmentFlag.AlignLeft, ylabel)
+            r = QRectF(8, self.ylabel_top, self.width() - 16, fm.height())
+            p.drawText(r, Qt.AlignmentFlag.AlignLeft, ylabel)
+            texts.append((ylabel, _glyphs_box(fm, r, ylabel, "left")))
         else:
             p.save()
             p.translate(8, plot.center().y())
@@ -526,13 +555,17 @@ class ChartWidget(QWidget):
             return pen
         if self.legend_mode == "strip":   # under the title, each line left to right
             for i, line in enumerate(self.legend_lines):
-                y = 8 + fm.height() + 6 + i * fm.height() + fm.height() / 2
+                y = self.strip_top + i * fm.height() + fm.height() / 2
                 for x, (name, dashed, c) in line:
                     p.setPen(pen_of(dashed, c))
                     p.drawLine(QPointF(x, y), QPointF(x + 12, y))
                     p.setPen(fg)
-                    p.drawText(QPointF(x + 15, y + fm.ascent() / 2 - 1), name)
+                    base = y + fm.ascent() / 2 - 1
+                    p.drawText(QPointF(x + 15, base), name)
                     self.drawn_legend.append(name)
+                    self.drawn_texts.append((name, QRectF(x, base - fm.ascent(),
+                                                          15 + fm.horizontalAdvance(name),
+                                                          fm.ascent() + fm.descent())))
             return
         rows = self._legend_rows()
         w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30
