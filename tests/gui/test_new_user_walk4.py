@@ -326,3 +326,22 @@ def test_a_chart_draws_no_text_over_another(qtbot, size):
     assert chart.drawn_texts and "en" in chart.drawn_legend, chart.drawn_legend
     assert overlaps(chart.drawn_texts) == [], (size, chart.legend_mode, chart.ylabel_level,
                                                chart.drawn_texts)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(762, 565), (1004, 640), (1300, 900)])
+def test_check_my_bpe_shows_its_intro_whole(make_window, qtbot, size):
+    """At 800x600 Check my BPE's intro was cut under its first line: the explanation's
+    area kept its two-line minimum until a check had run."""
+    from bpe_gui.gui.dialogs.check_dialog import show_check_dialog
+    win = make_window()
+    dlg = show_check_dialog(win)
+    dlg.resize(*size)
+    qtbot.waitExposed(dlg)
+    view = dlg.panel.merges
+    area = view.info_scroll
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() == 0, timeout=3000)
+    for label in (view.headline, view.sentence):
+        assert label.text() and label.visibleRegion().boundingRect() == label.rect(), \
+            (size, label.text())
+    dlg.close()
