@@ -329,14 +329,20 @@ def test_a_chart_draws_no_text_over_another(qtbot, size):
 
 
 @pytest.mark.regression
-@pytest.mark.parametrize("size", [(762, 565), (1004, 640), (1300, 900)])
-def test_check_my_bpe_shows_its_intro_whole(make_window, qtbot, size):
+@pytest.mark.parametrize("size", [None, (762, 560), (1004, 640), (1300, 900)])
+def test_check_my_bpe_shows_its_intro_whole(make_window, qtbot, monkeypatch, size):
     """At 800x600 Check my BPE's intro was cut under its first line: the explanation's
-    area kept its two-line minimum until a check had run."""
+    area kept its two-line minimum until a check had run (``None``: the dialog's own
+    size on an 800x600 screen)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
     from bpe_gui.gui.dialogs.check_dialog import show_check_dialog
     win = make_window()
+    if size is None:
+        monkeypatch.setattr(QScreen, "availableGeometry", lambda _s: QRect(0, 0, 800, 600))
     dlg = show_check_dialog(win)
-    dlg.resize(*size)
+    if size is not None:
+        dlg.resize(*size)
     qtbot.waitExposed(dlg)
     view = dlg.panel.merges
     area = view.info_scroll

@@ -23,7 +23,8 @@ class CheckDialog(QDialog):
         self.setFocusProxy(self.panel.result_edit)   # typing starts in "Your result"
         self.panel.result_edit.setFocus()
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
-        self.resize(min(1300, screen.width() - 40), min(900, screen.height() - 60))
+        # (60 pixels short of an 800x600 screen cut the intro: 40 leave room for a title bar)
+        self.resize(min(1300, screen.width() - 40), min(900, screen.height() - 40))
         # never taller or wider than the screen: the parts inside scroll or share a splitter
         self.setMaximumSize(screen.size())
 
