@@ -17,17 +17,17 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSlider,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.display import counted, is_partial
+from ....engine.display import counted
 from ....engine.errors import BPEError
 from ....engine.tokenizers import PLAYBACK_MAX, Playback, playback, show
 from ...models.edit_words import ClickedWord
-from ...models.encoding import TokenTexts
+from ...models.encoding import TokenTexts, kind_of
 from ...models.inherited import new_color
 from ...models.playback import PlaybackModel, merge_number
 from ...models.roles import TokenColors
 from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
-from ...widgets.token_flow import PARTIAL, PLAIN, TokenFlow
+from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
 from ...models.imported_name import imported_name
 
@@ -258,7 +258,7 @@ class WordPlayback(QWidget):
         self.model.set_playback(None, 0)
         texts = self.texts
         self.flow.set_tokens([t for t, _ in tokens], [i for _, i in tokens],
-                             [PARTIAL if is_partial(t) else PLAIN for t, _ in tokens],
+                             [kind_of(t) for t, _ in tokens],
                              lambda t: texts(t, True), True)
         self.step_label.setText("")
         self.slider.setRange(0, 0)
@@ -271,7 +271,7 @@ class WordPlayback(QWidget):
         if pb is None:
             return
         symbols, ids = pb.symbols_at(k), pb.ids_at(k)
-        kinds = [PARTIAL if is_partial(t) else PLAIN for t in symbols]
+        kinds = list(map(kind_of, symbols))
         texts = self.texts
         marks = self.origin.new_flags(ids) if self.origin is not None else None
         self.flow.set_tokens(list(symbols), list(ids), kinds, lambda t: texts(t, True), True,
