@@ -136,7 +136,7 @@ def check_dialog(app, win, tmp: Path, path: Path) -> None:
     vocab, merges = L.train(text, 256 + 1 + 150, pick=L.first_seen)
     win.files.open_paths([str(corpus)])
     wait_idle(app, win)
-    dlg = show_check_dialog(win)
+    dlg = show_check_dialog(win.controller, win)
     dlg.panel.set_result(str(L.write_pickle(tmp, vocab, merges)))
     pump(app, 0.5)
     dlg.panel.run_check()

@@ -340,7 +340,7 @@ def test_check_my_bpe_shows_its_intro_whole(make_window, qtbot, monkeypatch, siz
     win = make_window()
     if size is None:
         monkeypatch.setattr(QScreen, "availableGeometry", lambda _s: QRect(0, 0, 800, 600))
-    dlg = show_check_dialog(win)
+    dlg = show_check_dialog(win.controller, win)
     if size is not None:
         dlg.resize(*size)
     qtbot.waitExposed(dlg)

@@ -194,5 +194,5 @@ def test_opened_from_the_analysis_menu_with_its_shortcut(qtbot, window):
     act.trigger()
     dlg = window.findChild(TrainingMixtureDialog)
     assert dlg is not None and dlg.isVisible()
-    assert show_training_mixture(window) is dlg
+    assert show_training_mixture(window.controller, window) is dlg
     dlg.close()

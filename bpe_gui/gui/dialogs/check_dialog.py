@@ -6,12 +6,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QVBoxLayout, QWidget
 
-from ..panels.check.check_panel import CheckPanel
+from ..panels.check.check_panel import CheckHost, CheckPanel
 from ..widgets.default_button import make_default
 
 
 class CheckDialog(QDialog):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: CheckHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Check my BPE")
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
@@ -29,11 +29,11 @@ class CheckDialog(QDialog):
         self.setMaximumSize(screen.size())
 
 
-def show_check_dialog(window) -> CheckDialog:
+def show_check_dialog(controller: CheckHost, window: QWidget) -> CheckDialog:
     """Open (or bring to the front) the window's one Check my BPE dialog."""
     dlg = window.findChild(CheckDialog)
     if dlg is None:
-        dlg = CheckDialog(window.controller, window)
+        dlg = CheckDialog(controller, window)
     dlg.show()
     dlg.raise_()
     dlg.activateWindow()

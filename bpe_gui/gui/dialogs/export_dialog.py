@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Protocol
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, SignalInstance
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
+from ..controller.tokenizer_files import TokenizerFiles
 from ..controller.trainer_view import TrainerView
 from ..models.settings_changes import rule_label
 from ..theme import colors
@@ -49,10 +51,25 @@ def written_message(files: list[Path], folder: str) -> str:
         ", ".join(p.name for p in files) + "."
 
 
+class ExportHost(Protocol):
+    """What the Export dialog reads of the controller."""
+
+    progress: SignalInstance
+    message: SignalInstance
+    errorOccurred: SignalInstance
+
+    @property
+    def tokenizer_files(self) -> TokenizerFiles: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    def view(self) -> TrainerView | None: ...
+    def cancel(self) -> None: ...
+
+
 class ExportDialog(QDialog):
     """Export the tokenizer as of the current step in one or more formats."""
 
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: ExportHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle("Export tokenizer")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from PySide6.QtCore import QEvent, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QEvent, QSortFilterProxyModel, Qt, SignalInstance
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QListWidget, QMessageBox, QPushButton, QSplitter, QTableView,
@@ -20,6 +21,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.errors import BPEError
 from ...engine.analysis import CostTable, held_out_files, tokenizer_labels
+from ...engine.tokenizers import BaseTokenizer
+from ..controller.side_jobs import SideJobs
+from ..controller.trainer_view import TrainerView
 from ..models.imported_name import imported_name
 from ..theme import colors, is_dark
 from ..widgets.default_button import make_default, not_auto_default
@@ -29,6 +33,24 @@ from .cost_parts import METRICS, SORT_ROLE, CostChart, CostModel
 from .import_dialog import TOKENIZER_FILTER
 
 MAX_TOKENIZERS = 4
+
+
+class CostHost(Protocol):
+    """What Per-language cost reads of the controller."""
+
+    busyChanged: SignalInstance
+    tokenizerChanged: SignalInstance
+    imported: BaseTokenizer | None
+    imported_path: str | None
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    @property
+    def side(self) -> SideJobs: ...
+    def view(self) -> TrainerView | None: ...
+
 @dataclass(frozen=True)
 class Source:
     """One tokenizer to measure: the current step, the imported one, or a file."""
@@ -47,7 +69,7 @@ class Source:
 
 
 class LanguageCostDialog(QDialog):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: CostHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle("Per-language cost")
@@ -378,11 +400,11 @@ class LanguageCostDialog(QDialog):
         self._say(self.status, f"Wrote {p}.", "ok")
 
 
-def show_language_cost(window) -> LanguageCostDialog:
+def show_language_cost(controller: CostHost, window: QWidget) -> LanguageCostDialog:
     """Open (or bring to the front) the window's one per-language cost dialog."""
     dlg = window.findChild(LanguageCostDialog)
     if dlg is None:
-        dlg = LanguageCostDialog(window.controller, window)
+        dlg = LanguageCostDialog(controller, window)
     dlg.show()
     dlg.raise_()
     dlg.activateWindow()

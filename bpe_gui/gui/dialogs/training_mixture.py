@@ -13,8 +13,9 @@ Analysis › What was it trained on? (:func:`show_training_mixture`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, SignalInstance
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QSpinBox, QSplitter, QTableView, QTableWidget,
@@ -22,6 +23,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.analysis import MixtureResult, MixtureStep, held_out_files, mixture_refusal
 from ...engine.errors import BPEError
+from ...engine.tokenizers import BaseTokenizer
+from ..controller.side_jobs import SideJobs
+from ..controller.trainer_view import TrainerView
 from ..models.mixture_steps import MixtureStepsModel, PairCountsModel, pair_text
 from ..theme import colors, is_dark
 from ..widgets.chart_data import Series, fmt_value
@@ -121,8 +125,27 @@ class PairChart(ChartWidget):
         return f"{self._labels.get((s.name, s.xs[i]), '')} · {s.name}: {fmt_value(s.ys[i])}"
 
 
+class MixtureHost(Protocol):
+    """What "What was it trained on?" reads of the controller."""
+
+    busyChanged: SignalInstance
+    tokenizerChanged: SignalInstance
+    trainerChanged: SignalInstance
+    imported: BaseTokenizer | None
+    imported_path: str | None
+    use_imported: bool
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    @property
+    def side(self) -> SideJobs: ...
+    def view(self) -> TrainerView | None: ...
+
+
 class TrainingMixtureDialog(QDialog):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: MixtureHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle("What was it trained on?")
@@ -610,11 +633,11 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def show_training_mixture(window) -> TrainingMixtureDialog:
+def show_training_mixture(controller: MixtureHost, window: QWidget) -> TrainingMixtureDialog:
     """Open (or bring to the front) the window's one "What was it trained on?" dialog."""
     dlg = window.findChild(TrainingMixtureDialog)
     if dlg is None:
-        dlg = TrainingMixtureDialog(window.controller, window)
+        dlg = TrainingMixtureDialog(controller, window)
     dlg.show()
     dlg.raise_()
     dlg.activateWindow()

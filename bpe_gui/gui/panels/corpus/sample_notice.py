@@ -40,11 +40,13 @@ class SampleNotice(QFrame):
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.RichText)
-        self.keep_btn = QToolButton(text="Keep my settings")
+        self.keep_btn = QToolButton()
+        self.keep_btn.setText("Keep my settings")
         self.keep_btn.setToolTip("Put back the training settings you had before the sample "
                                  "and train again with them")
         self.keep_btn.clicked.connect(self.keep_previous)
-        self.ok_btn = QToolButton(text="OK")
+        self.ok_btn = QToolButton()
+        self.ok_btn.setText("OK")
         self.ok_btn.setToolTip("Use the sample's settings")
         self.ok_btn.clicked.connect(self.hide)
         # the buttons under the text: beside it, in a narrow dock, they squeezed it into
