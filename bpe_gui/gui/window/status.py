@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QProgressBar, Q
                                QSizePolicy)
 
 from ..theme import colors
+from ..controller.controller import Controller
 from ..controller.worker import describe_progress
 from ..models.glyphs import DRAWN_AS, glyphs, package_for
 from ..models.parity_text import turn_counts
@@ -71,7 +72,7 @@ class FontNote(QLabel):
 class StatusBar:
     """The status bar, the window title and error boxes."""
 
-    def __init__(self, window: QMainWindow, controller, recent,
+    def __init__(self, window: QMainWindow, controller: Controller, recent,
                  update_actions: Callable[[], None]):
         self.window, self.controller, self.recent = window, controller, recent
         self._update_actions = update_actions

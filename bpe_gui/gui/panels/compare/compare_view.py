@@ -16,9 +16,11 @@ height; this module lays them out and runs the comparison.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (QCheckBox, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
@@ -30,8 +32,8 @@ from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_fit import CompareFit
-from .compare_overlap import OverlapPanel
-from .compare_pane import DEBOUNCE_MS, ComparePane
+from .compare_overlap import OverlapHost, OverlapPanel
+from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost
 from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
@@ -59,13 +61,19 @@ HIDDEN_TEXTS_TIP = ("The sides' coloured texts are hidden to give the table room
 
 
 # ----- the view -----------------------------------------------------------------------------
+class CompareHost(PaneHost, OverlapHost, Protocol):
+    """What Compare reads of the controller: its sides', its overlap's, and a message."""
+
+    message: SignalInstance
+
+
 class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
 
     compared = Signal()      # after each re-encode of both sides (tests wait on it)
     focusRequested = Signal()   # the Focus button: the window gives the view all its room
 
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: CompareHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         # a long text is compared a page at a time, as the encode view shows it (a

@@ -10,23 +10,28 @@ Counts of big texts are made in slices from a timer so the window stays responsi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
-from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
+from ....engine.corpus import PretokenTable
 from ....engine.text import Pretokenizer
 from ...resources import resources
 from ...theme import colors, follow_palette
 from ....engine.display import counted, human_size
 from ...models.settings_changes import describe_changes, sample_settings
 from ...widgets.last_folder import in_last_folder, last_folder, remember
+from ...controller.corpus_source import FileCorpus
+from ...controller.opening import Opening
+from ...controller.parity_setup import ParitySetup
+from ...controller.queries import Queries
 from ...controller.table_corpus import NO_TEXT
 from .table_view import TableCorpusView
 from ...widgets.flow_layout import FlowBar
-from .sample_notice import SampleNotice, replaces_user_settings
+from .sample_notice import NoticeHost, SampleNotice, replaces_user_settings
 from ...widgets.word_branches import WordColouring
 from ...widgets.exact_text import exact_text, plain_enter
 from ...widgets.glyph_watch import watch_glyphs
@@ -129,13 +134,41 @@ class _TextEdit(QPlainTextEdit):
             super().insertFromMimeData(source)
 
 
+class CorpusHost(NoticeHost, Protocol):
+    """What the corpus editor reads of the controller (its notice's, and these)."""
+
+    trainerChanged: SignalInstance
+    trainerStale: SignalInstance
+    errorOccurred: SignalInstance
+    parity: ParitySetup
+
+    @property
+    def corpus_text(self) -> str: ...
+    @property
+    def corpus_paths(self) -> list[str]: ...
+    @property
+    def corpus_dirty(self) -> bool: ...
+    @property
+    def corpus_table(self) -> PretokenTable | None: ...
+    @property
+    def corpus_files(self) -> FileCorpus | None: ...
+    @property
+    def streamed(self) -> bool: ...
+    @property
+    def opening(self) -> Opening: ...
+    @property
+    def queries(self) -> Queries: ...
+    def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
+                        dirty: bool = True) -> None: ...
+
+
 class CorpusEditor(QWidget):
     """The corpus: text, where it came from, counts, unsaved marker."""
 
     pathsRequested = Signal(list)   # recent entries and dropped files: the window routes them
     sampleLoaded = Signal(object)   # the resources.Sample just made the corpus
 
-    def __init__(self, controller, parent: QWidget | None = None,
+    def __init__(self, controller: CorpusHost, parent: QWidget | None = None,
                  recent: RecentFiles | None = None):
         super().__init__(parent)
         self.controller = controller
@@ -583,9 +616,10 @@ class CorpusEditor(QWidget):
         if not c.corpus_text:
             self.stats_label.setText("0 characters")
             return
-        if c.streamed:
+        files = c.corpus_files
+        if files is not None:   # (streamed)
             self._streamed_counts()
-            parts = [f"{human_size(c.corpus_files.disk_bytes)} on disk"]
+            parts = [f"{human_size(files.disk_bytes)} on disk"]
             if n["chars"] is None:
                 parts.append("characters: counted when training reads the files" if not c.busy
                              else "characters: counting…")

@@ -7,9 +7,9 @@ engine. Hidden panels defer their refresh until shown.
 """
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
@@ -17,7 +17,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
 
 from ....engine.train import MergeStep
 from ...models.affected import AffectedModel, affected_rows
-from ...controller.trainer_view import PairSnapshot
+from ...controller.train_on import TrainOn
+from ...controller.trainer_view import PairSnapshot, TrainerView
+from ...controller.training import Training
 from ...models.pair_table import PairTableModel
 from ...models.parity_text import turn_counts, turn_line, turn_name
 from ...models.roles import ReadableCache, TokenColors
@@ -124,10 +126,50 @@ def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
     return lab
 
 
+class MergeHost(Protocol):
+    """What the merge panel reads of the controller (and does through it)."""
+
+    trainerChanged: SignalInstance
+    stepChanged: SignalInstance
+    busyChanged: SignalInstance
+    playingChanged: SignalInstance
+    trainerStale: SignalInstance
+    targetChanged: SignalInstance
+    livePeek: SignalInstance
+    message: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    @property
+    def readable(self) -> bool: ...
+    @property
+    def stale(self) -> bool: ...
+    @property
+    def playing(self) -> bool: ...
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def corpus_text(self) -> str: ...
+    @property
+    def training(self) -> Training: ...
+    @property
+    def train_on(self) -> TrainOn: ...
+    def view(self) -> TrainerView | None: ...
+    def done_reason(self) -> str: ...
+    def step(self) -> bool: ...
+    def undo(self) -> bool: ...
+    def reset(self) -> bool: ...
+    def goto(self, k: int) -> bool: ...
+    def cancel(self) -> None: ...
+    def set_playing(self, on: bool, interval_ms: int | None = None) -> None: ...
+
+
 class MergePanel(QWidget):
     trainRequested = Signal()   # the Train button; the window applies pending settings first
 
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller: MergeHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._refresh, behind=True)   # nothing shown yet
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
@@ -137,7 +179,7 @@ class MergePanel(QWidget):
         self.limit = PAGE
         self._new_trainer = True
         self._last_rec: MergeStep | None = None
-        self._words_of = None    # the trainer whose words the pair model has
+        self._words_of: TrainerView | None = None   # whose words the pair model has
         self._pairs_at: tuple | None = None   # (trainer, step) the pair table was shown at
         self.next_rec: MergeStep | None = None
         self._build()
@@ -689,7 +731,8 @@ class MergePanel(QWidget):
         words = "word" if rec.n_affected == 1 else "words"
         self.titles.set_long(self.last_box, f"Last merge and the {rec.n_affected:,} {words} "
                                             f"it changed{more}")
-        self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes, self.cache))
+        self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes if t is not None else (),
+                                                   self.cache))
 
     def _refresh_status(self) -> None:
         t = self.controller.view()

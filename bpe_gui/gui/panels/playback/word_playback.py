@@ -10,16 +10,18 @@ the trained one as of the current step, or an imported one.
 from __future__ import annotations
 
 from html import escape
-from typing import Sequence
+from typing import Protocol, Sequence
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSlider,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ....engine.display import counted
 from ....engine.errors import BPEError
-from ....engine.tokenizers import PLAYBACK_MAX, Playback, playback, show
+from ....engine.tokenizers import PLAYBACK_MAX, BaseTokenizer, Playback, playback, show
+from ...controller.origin import Origin
+from ...controller.train_on import TrainOn
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts, kind_of
 from ...models.inherited import new_color
@@ -40,8 +42,23 @@ HINT = ("Click a word in the encode view to see how its tokens are built: the sy
 # that a pre-tokenizer leaves as one piece: over a minute, the window frozen).
 
 
+class PlaybackHost(Protocol):
+    """What word playback reads of the controller."""
+
+    tokenizerChanged: SignalInstance
+    imported: BaseTokenizer | None
+    imported_path: str | None
+    use_imported: bool
+
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def train_on(self) -> TrainOn: ...
+    def tokenizer(self) -> BaseTokenizer | None: ...
+
+
 class WordPlayback(QWidget):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: PlaybackHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._on_tokenizer_changed)
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
@@ -49,7 +66,7 @@ class WordPlayback(QWidget):
         self.word: ClickedWord | None = None
         self.playback: Playback | None = None
         self.texts = TokenTexts()
-        self.origin = None   # training on from a tokenizer: tells its merges from new ones
+        self.origin: Origin | None = None   # training on from a tokenizer: tells its merges from new ones
         self._wide_rank = False
         self._selecting = False
         self._build()

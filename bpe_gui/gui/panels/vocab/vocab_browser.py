@@ -15,7 +15,9 @@ at once for a step's new token, from a job of the controller's for a whole vocab
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
+from typing import Protocol
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, QTimer, Qt, SignalInstance
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox,
                                QFileDialog, QHeaderView, QLabel, QLineEdit, QPushButton,
@@ -24,6 +26,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
 from ....engine.analysis import THRESHOLD
 from ....engine.display import hex_bytes
 from ....engine.formats import describe_source
+from ....engine.tokenizers import BaseTokenizer
+from ...controller.corpus_source import Corpus
+from ...controller.side_jobs import SideJobs
+from ...controller.token_classes import TokenClasses
+from ...controller.tokenizer_files import TokenizerFiles
+from ...controller.trainer_view import TrainerView
 from ...models.parity_text import turn_name
 from ...models.proxy import SourceSortProxy
 from ...models.roles import TokenColors
@@ -44,8 +52,37 @@ THROTTLE_MS = 150
 LINEAGE_MIN_WIDTH = 240   # the lineage beside the table: its tree's Token and Id columns
 
 
+class VocabHost(Protocol):
+    """What the vocabulary browser reads of the controller."""
+
+    trainerChanged: SignalInstance
+    stepChanged: SignalInstance
+    tokenizerChanged: SignalInstance
+    busyChanged: SignalInstance
+    imported: BaseTokenizer | None
+    imported_path: str | None
+    use_imported: bool
+    corpus: Corpus
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def peeking(self) -> bool: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def classes(self) -> TokenClasses: ...
+    @property
+    def side(self) -> SideJobs: ...
+    @property
+    def tokenizer_files(self) -> TokenizerFiles: ...
+    def view(self) -> TrainerView | None: ...
+
+
 class VocabBrowser(QWidget):
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller: VocabHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._refresh, behind=True)   # nothing shown yet
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
