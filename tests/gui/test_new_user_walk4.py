@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from screens import SIZES, open_at
 from settle import settle
@@ -259,6 +259,19 @@ def test_the_mixture_dialog_fits_an_800_pixel_screen(qtbot, controller, tmp_path
     assert header.sectionViewportPosition(2) + header.sectionSize(2) <= \
         table.viewport().width(), "the Size column cut off"
     assert inside(dlg, table)
+    # the proportions page: the shares (with their warnings: several lines) above a
+    # chart of its least height, nothing drawn over them (the note was, under the chart)
+    dlg.shares_label.setText("<b>Proportions:</b> en 76.8%, de 23.2%" +
+                             "<br>⚠ a warning that runs over a line or two. " * 3)
+    QApplication.processEvents()
+    page = dlg.shares_label.parentWidget()
+    shown = [w for w in page.findChildren(QWidget) if w.parentWidget() is page
+             and w.isVisibleTo(page)]
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            assert not a.geometry().intersects(b.geometry()), (a, b)
+    chart = dlg.share_chart
+    assert chart.height() >= chart.minimumHeight() and inside(dlg, chart)
 
 
 @pytest.mark.regression

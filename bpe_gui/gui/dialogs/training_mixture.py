@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, Qt, SignalInstance
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog, QFrame,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSpinBox, QSplitter, QTableView, QTableWidget,
+                               QScrollArea, QSpinBox, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ...engine.analysis import MixtureResult, MixtureStep, held_out_files, mixture_refusal
@@ -311,11 +311,17 @@ class TrainingMixtureDialog(QDialog):
         if wide:   # the chart, the merges and the selected merge's counts side by side
             split.addWidget(left)
             body: QWidget = split
-        else:      # a small screen: the proportions (with the note) and the merges as tabs
-            ll.addWidget(self.note)
+        else:      # a small screen: the proportions, the merges and the note as tabs (the
+            # note under the chart was drawn over it at 800x600: the page was shorter
+            # than the three of them)
             self.tabs = tabs = QTabWidget()
             tabs.addTab(left, "&Proportions")
             tabs.addTab(split, "&Merge by merge")
+            note_area = QScrollArea()
+            note_area.setWidget(self.note)
+            note_area.setWidgetResizable(True)
+            note_area.setFrameShape(QFrame.Shape.NoFrame)
+            tabs.addTab(note_area, "What it &assumes")
             body = tabs
             self.sample_table.setMaximumHeight(row_h * 4 + 4)
         split.addWidget(steps)
