@@ -32,7 +32,7 @@ from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_fit import CompareFit
-from .compare_overlap import OverlapHost, OverlapPanel
+from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost
 from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
@@ -61,8 +61,9 @@ HIDDEN_TEXTS_TIP = ("The sides' coloured texts are hidden to give the table room
 
 
 # ----- the view -----------------------------------------------------------------------------
-class CompareHost(PaneHost, OverlapHost, Protocol):
-    """What Compare reads of the controller: its sides', its overlap's, and a message."""
+class CompareHost(PaneHost, Protocol):
+    """What Compare reads of the controller: its sides' (its overlap's among them) and
+    a message."""
 
     message: SignalInstance
 

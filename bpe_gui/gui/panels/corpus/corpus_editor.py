@@ -17,7 +17,6 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.corpus import PretokenTable
 from ....engine.text import Pretokenizer
 from ...resources import resources
 from ...theme import colors, follow_palette
@@ -134,6 +133,17 @@ class _TextEdit(QPlainTextEdit):
             super().insertFromMimeData(source)
 
 
+class WordTable(Protocol):
+    """What the editor reads of a word-count table (engine.corpus.PretokenTable)."""
+
+    n_chars: int
+    n_bytes: int
+
+    @property
+    def total(self) -> int: ...
+    def __len__(self) -> int: ...
+
+
 class CorpusHost(NoticeHost, Protocol):
     """What the corpus editor reads of the controller (its notice's, and these)."""
 
@@ -149,7 +159,7 @@ class CorpusHost(NoticeHost, Protocol):
     @property
     def corpus_dirty(self) -> bool: ...
     @property
-    def corpus_table(self) -> PretokenTable | None: ...
+    def corpus_table(self) -> WordTable | None: ...
     @property
     def corpus_files(self) -> FileCorpus | None: ...
     @property

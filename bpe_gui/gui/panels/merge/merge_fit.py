@@ -7,24 +7,62 @@ splitter and tab widget are built before it).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QStyle
+from PySide6.QtWidgets import QGroupBox, QLayout, QSplitter, QStyle, QTabWidget
 
 from ...controller.trainer_view import TrainerView
 from ...models.merge_text import column_numbers
-from ...widgets.table_cells import TEXT_MARGIN
+from ...models.pair_table import PairTableModel
+from ...widgets.flow_layout import FlowBar
+from ...widgets.group_titles import TitleFitter
+from ...widgets.table_cells import TEXT_MARGIN, CellTableView
+from ...widgets.text_pane import TextPane
 
-if TYPE_CHECKING:
-    from .merge_panel import MergePanel
+
+class FitPanel(Protocol):
+    """What the fit reads of the merge panel: its boxes, tables and containers."""
+
+    @property
+    def controls_bar(self) -> FlowBar: ...
+    @property
+    def pairs_footer(self) -> TextPane: ...
+    @property
+    def pairs_box(self) -> QGroupBox: ...
+    @property
+    def last_box(self) -> QGroupBox: ...
+    @property
+    def timeline_box(self) -> QGroupBox: ...
+    @property
+    def pair_view(self) -> CellTableView: ...
+    @property
+    def pair_model(self) -> PairTableModel: ...
+    @property
+    def affected_view(self) -> CellTableView: ...
+    @property
+    def timeline_view(self) -> CellTableView: ...
+    @property
+    def right(self) -> QSplitter: ...
+    @property
+    def right_tabs(self) -> QTabWidget: ...
+    @property
+    def splitter(self) -> QSplitter: ...
+    @property
+    def titles(self) -> TitleFitter: ...
+    def layout(self) -> QLayout | None: ...
+    def style(self) -> QStyle: ...
+    def width(self) -> int: ...
+    def isVisible(self) -> bool: ...
 
 
-class MergeFit:
-    """The panel's arrangement for its size (see the module docstring)."""
+class MergeFit(QObject):
+    """The panel's arrangement for its size (see the module docstring); ``parent``: the
+    panel itself, whose life it shares."""
 
-    def __init__(self, panel: MergePanel):
+    def __init__(self, panel: FitPanel, parent: QObject):
+        super().__init__(parent)
         self.p = panel
         self.compact = False
         self.one_column = False   # too narrow for two columns: every box a tab
@@ -118,7 +156,7 @@ class MergeFit:
             self.one_column = one
             self.arrange()
         if self._halve:   # once the splitter has the new width
-            QTimer.singleShot(0, self.p, self._halve_columns)
+            QTimer.singleShot(0, self, self._halve_columns)
 
     def _halve_columns(self) -> None:
         p = self.p

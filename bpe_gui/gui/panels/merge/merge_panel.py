@@ -238,7 +238,7 @@ class MergePanel(QWidget):
             (self.pairs_box, "Candidate pairs for the next merge", "Next merge"),
             (self.last_box, NO_MERGE_TITLE, "Last merge"),
             (self.timeline_box, "Timeline (click a step to jump there)", "Timeline")))
-        self.fit = MergeFit(self)
+        self.fit = MergeFit(self, self)
         self._connect()
 
     def _controls(self) -> FlowBar:
