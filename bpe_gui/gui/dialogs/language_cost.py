@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QSortFilterProxyModel, Qt, SignalInstance
+from PySide6.QtCore import QEvent, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QListWidget, QMessageBox, QPushButton, QSplitter, QTableView,
@@ -21,9 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.errors import BPEError
 from ...engine.analysis import CostTable, held_out_files, tokenizer_labels
-from ...engine.tokenizers import BaseTokenizer
-from ..controller.side_jobs import SideJobs
-from ..controller.trainer_view import TrainerView
+from ..models.reads import TokenizerReads
 from ..models.imported_name import imported_name
 from ..theme import colors, is_dark
 from ..widgets.default_button import make_default, not_auto_default
@@ -35,21 +33,9 @@ from .import_dialog import TOKENIZER_FILTER
 MAX_TOKENIZERS = 4
 
 
-class CostHost(Protocol):
-    """What Per-language cost reads of the controller."""
-
-    busyChanged: SignalInstance
-    tokenizerChanged: SignalInstance
-    imported: BaseTokenizer | None
-    imported_path: str | None
-
-    @property
-    def busy(self) -> bool: ...
-    @property
-    def has_trainer(self) -> bool: ...
-    @property
-    def side(self) -> SideJobs: ...
-    def view(self) -> TrainerView | None: ...
+class CostHost(TokenizerReads, Protocol):
+    """What Per-language cost reads of the controller: the run and the imported
+    tokenizer (models/reads.py)."""
 
 @dataclass(frozen=True)
 class Source:

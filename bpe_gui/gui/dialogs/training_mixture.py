@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, Qt, SignalInstance
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog, QFrame,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QScrollArea, QSpinBox, QSplitter, QTableView, QTableWidget,
@@ -23,9 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.analysis import MixtureResult, MixtureStep, held_out_files, mixture_refusal
 from ...engine.errors import BPEError
-from ...engine.tokenizers import BaseTokenizer
-from ..controller.side_jobs import SideJobs
-from ..controller.trainer_view import TrainerView
+from ..models.reads import TokenizerReads
 from ..models.mixture_steps import MixtureStepsModel, PairCountsModel, pair_text
 from ..theme import colors, is_dark
 from ..widgets.chart_data import Series, fmt_value
@@ -125,23 +123,11 @@ class PairChart(ChartWidget):
         return f"{self._labels.get((s.name, s.xs[i]), '')} · {s.name}: {fmt_value(s.ys[i])}"
 
 
-class MixtureHost(Protocol):
-    """What "What was it trained on?" reads of the controller."""
+class MixtureHost(TokenizerReads, Protocol):
+    """What "What was it trained on?" reads of the controller: the run, the imported
+    tokenizer, and which of them is on show."""
 
-    busyChanged: SignalInstance
-    tokenizerChanged: SignalInstance
-    trainerChanged: SignalInstance
-    imported: BaseTokenizer | None
-    imported_path: str | None
     use_imported: bool
-
-    @property
-    def busy(self) -> bool: ...
-    @property
-    def has_trainer(self) -> bool: ...
-    @property
-    def side(self) -> SideJobs: ...
-    def view(self) -> TrainerView | None: ...
 
 
 class TrainingMixtureDialog(QDialog):

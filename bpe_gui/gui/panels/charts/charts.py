@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayo
 
 from ....engine import analysis
 from ...controller.queries import Queries
-from ...controller.side_jobs import HELD_OUT_MAX_CHARS, HeldOutText, SideJobs
-from ...controller.trainer_view import TrainerView
+from ...controller.side_jobs import HELD_OUT_MAX_CHARS, HeldOutText
+from ...models.reads import RunReads
 from ...widgets.chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
 from .chart_series import CORPUS, RunSeries, compression_title, measured_on, zipf_title
@@ -54,27 +54,15 @@ IDLE_SLICE_S = 0.02      # held-out encoding work per idle tick
 
 
 # ----- the charts view ---------------------------------------------------------------------
-class ChartsHost(Protocol):
-    """What the charts read of the controller."""
+class ChartsHost(RunReads, Protocol):
+    """What the charts read of the controller: the run, and these."""
 
-    busyChanged: SignalInstance
-    trainerChanged: SignalInstance
-    stepChanged: SignalInstance
     livePeek: SignalInstance
 
-    @property
-    def busy(self) -> bool: ...
-    @property
-    def peeking(self) -> bool: ...
-    @property
-    def has_trainer(self) -> bool: ...
     @property
     def corpus_table(self) -> object | None: ...
     @property
     def queries(self) -> Queries: ...
-    @property
-    def side(self) -> SideJobs: ...
-    def view(self) -> TrainerView | None: ...
 
 
 class ChartsView(QWidget):

@@ -26,8 +26,7 @@ from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
 from ...controller.corpus_source import Corpus, corpus_name, same_source
 from ...controller.parity_setup import ParitySetup
-from ...controller.side_jobs import SideJobs
-from ...controller.trainer_view import TrainerView
+from ...models.reads import TokenizerReads
 from ...controller.jobs import JobEnd, Outcome
 from ...models.parity_text import run_words
 from ...models.settings_changes import rule_label
@@ -50,27 +49,16 @@ PATTERN_SHORT = {"gpt2": "GPT-2", "cl100k": "GPT-4", "o200k": "GPT-4o",
 
 
 # ----- one side: which tokenizer ------------------------------------------------------------
-class PaneHost(Protocol):
-    """What a side of Compare reads of the controller."""
+class PaneHost(TokenizerReads, Protocol):
+    """What a side of Compare reads of the controller: the run, the imported
+    tokenizer, and these."""
 
-    busyChanged: SignalInstance
-    trainerChanged: SignalInstance
-    stepChanged: SignalInstance
-    tokenizerChanged: SignalInstance
     corpusChanged: SignalInstance
     parityChanged: SignalInstance
-    imported: BaseTokenizer | None
-    imported_path: str | None
     settings: TrainSettings
     parity: ParitySetup
     corpus: Corpus
 
-    @property
-    def busy(self) -> bool: ...
-    @property
-    def peeking(self) -> bool: ...
-    @property
-    def has_trainer(self) -> bool: ...
     @property
     def retrain_pending(self) -> bool: ...
     @property
@@ -81,9 +69,6 @@ class PaneHost(Protocol):
     def corpus_table(self) -> object | None: ...
     @property
     def streamed(self) -> bool: ...
-    @property
-    def side(self) -> SideJobs: ...
-    def view(self) -> TrainerView | None: ...
     def cancel(self) -> None: ...
 
 class _CurrentPageStack(QStackedWidget):

@@ -16,25 +16,17 @@ from ....engine.analysis import THRESHOLD
 from ....engine.tokenizers import BaseTokenizer
 from ...controller.corpus_source import Corpus
 from ...controller.jobs import JobEnd
-from ...controller.side_jobs import DeadWeightRun, SideJobs
-from ...controller.trainer_view import TrainerView
+from ...controller.side_jobs import DeadWeightRun
+from ...models.reads import TokenizerReads
 from ...models.vocab_model import VocabModel
 from ...widgets.last_folder import last_folder, remember
 
 
-class DeadWeightHost(Protocol):
-    """What measuring dead weight reads of the controller."""
+class DeadWeightHost(TokenizerReads, Protocol):
+    """What measuring dead weight reads of the controller: the run, the imported
+    tokenizer, and the corpus in the window."""
 
-    imported: BaseTokenizer | None
     corpus: Corpus
-
-    @property
-    def busy(self) -> bool: ...
-    @property
-    def peeking(self) -> bool: ...
-    @property
-    def side(self) -> SideJobs: ...
-    def view(self) -> TrainerView | None: ...
 
 
 class DeadWeight(QObject):

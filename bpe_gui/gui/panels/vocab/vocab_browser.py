@@ -17,18 +17,16 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QTimer, Qt, SignalInstance
+from PySide6.QtCore import QEvent, QItemSelectionModel, QTimer, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSplitter, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ....engine.formats import describe_source
-from ....engine.tokenizers import BaseTokenizer
 from ...controller.corpus_source import Corpus
-from ...controller.side_jobs import SideJobs
 from ...controller.token_classes import TokenClasses
 from ...controller.tokenizer_files import TokenizerFiles
-from ...controller.trainer_view import TrainerView
+from ...models.reads import TokenizerReads
 from ...models.parity_text import turn_name
 from ...models.proxy import SourceSortProxy
 from ...models.roles import TokenColors
@@ -49,33 +47,19 @@ THROTTLE_MS = 150
 LINEAGE_MIN_WIDTH = 240   # the lineage beside the table: its tree's Token and Id columns
 
 
-class VocabHost(Protocol):
-    """What the vocabulary browser reads of the controller."""
+class VocabHost(TokenizerReads, Protocol):
+    """What the vocabulary browser reads of the controller: the run, the imported
+    tokenizer, and these (dead weight's among them)."""
 
-    trainerChanged: SignalInstance
-    stepChanged: SignalInstance
-    tokenizerChanged: SignalInstance
-    busyChanged: SignalInstance
-    imported: BaseTokenizer | None
-    imported_path: str | None
     use_imported: bool
     corpus: Corpus
 
-    @property
-    def busy(self) -> bool: ...
-    @property
-    def peeking(self) -> bool: ...
-    @property
-    def has_trainer(self) -> bool: ...
     @property
     def step_index(self) -> int: ...
     @property
     def classes(self) -> TokenClasses: ...
     @property
-    def side(self) -> SideJobs: ...
-    @property
     def tokenizer_files(self) -> TokenizerFiles: ...
-    def view(self) -> TrainerView | None: ...
 
 
 class VocabBrowser(QWidget):
