@@ -154,6 +154,36 @@ class TrainingMixtureDialog(QDialog):
             "categories that best explains their order is the answer.")
         self.intro.setWordWrap(True)
         form = QFormLayout()
+        form.addRow("Samples:", self._samples())
+        form.addRow("Tokenizer:", self._tokenizer_row())
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        form.addRow("", self.status)
+        body = self._results()
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        bottom = QHBoxLayout()
+        if self.tabs is None:   # wide: the note under the three side by side
+            bottom.addWidget(self.note, 1)
+        else:
+            bottom.addStretch(1)
+        bottom.addWidget(close, 0, Qt.AlignmentFlag.AlignBottom)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.intro)
+        lay.addLayout(form)
+        lay.addWidget(body, 1)
+        lay.addLayout(bottom)
+        not_auto_default(self.add_files, self.add_folder, self.remove, close)
+        make_default(self.infer)
+        guard_wheel(self)
+        self._show_result()
+        screen = self.screen().availableGeometry() if self.screen() else None
+        if screen is not None:
+            self.resize(min(1500, int(screen.width() * 0.92)), min(900, screen.height() - 40))
+        self._share_out()
+
+    def _samples(self) -> QVBoxLayout:
+        """The samples, one category a row, and the buttons that add and remove them."""
         self.sample_table = QTableWidget(0, 3)
         self.sample_table.setHorizontalHeaderLabels(["Category", "Files", "Size"])
         self.sample_table.verticalHeader().hide()
@@ -184,8 +214,11 @@ class TrainingMixtureDialog(QDialog):
         box = QVBoxLayout()
         box.addWidget(self.sample_table)
         box.addLayout(buttons)
-        form.addRow("Samples:", box)
+        return box
 
+
+    def _tokenizer_row(self) -> QHBoxLayout:
+        """Which tokenizer, how many of its merges, how many rounds, and Infer."""
         row = QHBoxLayout()
         # (its longest item, a long file name, made the dialog wider than an 800-pixel
         # screen: elided, whole in its tooltip and its list)
@@ -223,69 +256,18 @@ class TrainingMixtureDialog(QDialog):
         row.addWidget(QLabel("Rounds:"))
         row.addWidget(self.rounds)
         row.addWidget(self.infer)
-        form.addRow("Tokenizer:", row)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        form.addRow("", self.status)
+        return row
 
+    def _results(self) -> QWidget:
+        """The proportions, the merges step by step and the selected merge's counts:
+        side by side on a wide screen, else as tabs; the note on the method beside."""
         self.share_chart = ShareChart()
         self.shares_label = QLabel()
         self.shares_label.setWordWrap(True)
         self.shares_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.shares_label)
-        ll.addWidget(self.share_chart, 1)
-
-        self.steps_model = MixtureStepsModel(self)
-        self.steps_view = QTableView()
-        self.steps_view.setModel(self.steps_model)
-        self.steps_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.steps_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.steps_view.verticalHeader().hide()
-        self.steps_view.verticalHeader().setDefaultSectionSize(
-            self.steps_view.fontMetrics().height() + 6)
-        self.steps_view.horizontalHeader().setStretchLastSection(True)
-        self.steps_view.selectionModel().currentRowChanged.connect(
-            lambda cur, _prev: self._show_step(cur.row()))
-        self.evidence = QComboBox()
-        self.evidence.setToolTip("Show only the merges one category explains best")
-        self.evidence.currentIndexChanged.connect(self._on_evidence)
-        steps_top = QHBoxLayout()
-        steps_top.addWidget(QLabel("<b>Merges</b>, step by step:"))
-        steps_top.addWidget(self.evidence, 1)
-        self.pair_model = PairCountsModel(self)
-        self.pair_view = QTableView()
-        self.pair_view.setModel(self.pair_model)
-        self.pair_view.verticalHeader().hide()
-        self.pair_view.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents)
-        self.pair_view.horizontalHeader().setStretchLastSection(True)
+        left = _column(self.shares_label, (self.share_chart, 1))
+        steps, detail = self._steps_side(), self._detail_side()
         row_h = self.pair_view.fontMetrics().height() + 6
-        for v in (self.pair_view, self.sample_table):
-            v.verticalHeader().setDefaultSectionSize(row_h)
-        # room for a few categories without scrolling
-        self.pair_view.setMinimumHeight(row_h * 5)
-        self.pair_chart = PairChart()
-        self.pair_legend = QLabel()
-        self.pair_legend.setWordWrap(True)
-        self.why = QLabel()
-        self.why.setWordWrap(True)
-        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        steps = QWidget()
-        sl = QVBoxLayout(steps)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addLayout(steps_top)
-        sl.addWidget(self.steps_view, 1)
-        detail = QWidget()
-        dl = QVBoxLayout(detail)
-        dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(self.why)
-        dl.addWidget(self.pair_view, 1)
-        dl.addWidget(self.pair_legend)
-        dl.addWidget(self.pair_chart, 2)
-
         screen = self.screen().availableGeometry() if self.screen() else None
         wide = screen is None or (screen.width() >= 1400 and screen.height() >= 850)
         self.note = QLabel(NOTE)
@@ -314,27 +296,54 @@ class TrainingMixtureDialog(QDialog):
         split.addWidget(detail)
         for k in range(split.count()):
             split.setStretchFactor(k, 2 if split.widget(k) is left else 3)
+        return body
 
-        close = QPushButton("Close")
-        close.clicked.connect(self.close)
-        bottom = QHBoxLayout()
-        if wide:
-            bottom.addWidget(self.note, 1)
-        else:
-            bottom.addStretch(1)
-        bottom.addWidget(close, 0, Qt.AlignmentFlag.AlignBottom)
-        lay = QVBoxLayout(self)
-        lay.addWidget(self.intro)
-        lay.addLayout(form)
-        lay.addWidget(body, 1)
-        lay.addLayout(bottom)
-        not_auto_default(self.add_files, self.add_folder, self.remove, close)
-        make_default(self.infer)
-        guard_wheel(self)
-        self._show_result()
-        if screen is not None:
-            self.resize(min(1500, int(screen.width() * 0.92)), min(900, screen.height() - 40))
-        self._share_out()
+    def _steps_side(self) -> QWidget:
+        """The merges step by step, filtered by the category that explains them best."""
+        self.steps_model = MixtureStepsModel(self)
+        self.steps_view = QTableView()
+        self.steps_view.setModel(self.steps_model)
+        self.steps_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.steps_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.steps_view.verticalHeader().hide()
+        self.steps_view.verticalHeader().setDefaultSectionSize(
+            self.steps_view.fontMetrics().height() + 6)
+        self.steps_view.horizontalHeader().setStretchLastSection(True)
+        self.steps_view.selectionModel().currentRowChanged.connect(
+            lambda cur, _prev: self._show_step(cur.row()))
+        self.evidence = QComboBox()
+        self.evidence.setToolTip("Show only the merges one category explains best")
+        self.evidence.currentIndexChanged.connect(self._on_evidence)
+        steps_top = QHBoxLayout()
+        steps_top.addWidget(QLabel("<b>Merges</b>, step by step:"))
+        steps_top.addWidget(self.evidence, 1)
+        steps = _column((self.steps_view, 1))
+        lay = steps.layout()
+        assert isinstance(lay, QVBoxLayout)
+        lay.insertLayout(0, steps_top)
+        return steps
+
+    def _detail_side(self) -> QWidget:
+        """The selected merge: why, and each category's counts of it and its runner-up."""
+        self.pair_model = PairCountsModel(self)
+        self.pair_view = QTableView()
+        self.pair_view.setModel(self.pair_model)
+        self.pair_view.verticalHeader().hide()
+        self.pair_view.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.pair_view.horizontalHeader().setStretchLastSection(True)
+        row_h = self.pair_view.fontMetrics().height() + 6
+        for v in (self.pair_view, self.sample_table):
+            v.verticalHeader().setDefaultSectionSize(row_h)
+        # room for a few categories without scrolling
+        self.pair_view.setMinimumHeight(row_h * 5)
+        self.pair_chart = PairChart()
+        self.pair_legend = QLabel()
+        self.pair_legend.setWordWrap(True)
+        self.why = QLabel()
+        self.why.setWordWrap(True)
+        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        return _column(self.why, (self.pair_view, 1), self.pair_legend, (self.pair_chart, 2))
 
     def _share_out(self) -> None:
         """Give the chart, the merges and the selected merge's counts their room."""
@@ -623,6 +632,17 @@ def _size(n: int) -> str:
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _column(*parts) -> QWidget:
+    """Widgets one above the other, without margins; a (widget, stretch) pair grows."""
+    box = QWidget()
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    for part in parts:
+        w, stretch = part if isinstance(part, tuple) else (part, 0)
+        lay.addWidget(w, stretch)
+    return box
 
 
 def show_training_mixture(controller: MixtureHost, window: QWidget) -> TrainingMixtureDialog:
