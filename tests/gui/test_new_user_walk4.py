@@ -16,8 +16,6 @@ from settle import settle
 from test_small_screens import in_sight
 
 
-
-
 def quiet(qtbot, win, c) -> None:
     win.statusBar().clearMessage()   # its timer would keep the window from settling
     settle(qtbot, win, c)
