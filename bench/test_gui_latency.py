@@ -100,7 +100,7 @@ def test_step_re_encode_10kb_p95(qtbot, shakespeare):
         c.step() if i % 2 == 0 else c.undo()
         app.processEvents()
         steps.append((time.perf_counter() - t0) * 1000)
-    assert v.last_mode == "step"
+    assert v.state.last_mode == "step"
     print(f"\nencode view with 10 KB ({len(v.encoding):,} tokens) following a step: "
           f"p95 {_p95(steps):.2f} ms (p50 {sorted(steps)[15]:.2f})")
     assert _p95(steps) < 250

@@ -34,7 +34,7 @@ def main(out: Path, size: tuple[int, int], root: bool) -> None:
 
     win.files.open_paths([str(corpus)])
     wait_idle(app, win)
-    dlg = show_check_dialog(win)
+    dlg = show_check_dialog(win.controller, win)
     w, h = size
     dlg.resize(min(1100, w - 40), min(760, h - 60))
     dlg.move(win.geometry().x() + 20, win.geometry().y() + 20)

@@ -11,7 +11,12 @@ charts, and what each should show, worked out apart from them.
   the compare text;
 - the status bar's turn label: shown for a parity run only, each language's turns
   counted from a parity run made afresh to the step shown;
-- the corpus editor, for Corpus > Clear (its question answered by the machine).
+- the corpus editor, for Corpus > Clear (its question answered by the machine);
+- the encode view, shown all along (as in the window: it follows each step merge by
+  merge, and re-encodes after a far jump): its chips' tokens and ids, and the colour
+  runs its text is drawn in, against the engine's encoding of its text at the step
+  shown (token groups alternating along each line, as test_encode_incremental.py's
+  ``parity_oracle`` works them out).
 """
 from __future__ import annotations
 
@@ -22,16 +27,22 @@ from pathlib import Path
 import jinja2
 from PySide6.QtWidgets import QMainWindow
 
-from bpe_gui.engine.display import readable
+from bpe_gui.engine.display import is_partial, readable
 from bpe_gui.gui.models.glyphs import Glyphs
 from bpe_gui.gui.panels.chat.chat_view import FILE, SAMPLE, ChatView
 from bpe_gui.gui.panels.compare.compare_view import CompareView
 from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor
+from bpe_gui.gui.panels.encode.encode_view import EncodeView
+from test_encode_incremental import parity_oracle
 from bpe_gui.gui.window.status import StatusBar
 
 CHAT_TEMPLATE = ("{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"
                  "{% if add_generation_prompt %}[assistant] {% endif %}")
 COMPACT = (470, 400)   # Compare's dock at 800x600, where its layout turns compact
+# the encode view's text: a special-looking word, Chinese and an emoji (characters split
+# into bytes until merged), two lines (a group's colour restarts on each)
+ENCODE_TEXT = ("The lower widest newest: 最新的 low-lying words, 42 times.\n"
+               "新词 lowest 😀 naïve <|endoftext|> widest")
 
 
 def is_han(ch: str) -> bool:
@@ -64,9 +75,13 @@ class Views:
         self._compare: CompareView | None = None
         self._editor: CorpusEditor | None = None
         self.turns = [dict(m) for m in SAMPLE["messages"]]   # what the chat should hold
+        self.encode = EncodeView(c)   # shown all along: it follows every step
+        self.encode.resize(800, 400)
+        self.encode.set_text(ENCODE_TEXT)
+        self.encode.show()
 
     def all(self) -> list:
-        return [w for w in (self._chat, self._compare, self.host, self._editor)
+        return [w for w in (self._chat, self._compare, self.host, self._editor, self.encode)
                 if w is not None]
 
     @property
@@ -158,6 +173,22 @@ class Views:
         assert view.pane_a.view.isHidden() == view.compact
         view.hide()
 
+    # ----- the encode view ----------------------------------------------------------
+    def check_encode(self, tok) -> None:
+        """``tok``: the tokenizer of the step shown, made afresh (else the window's own,
+        encoding the whole text at once: the view follows steps merge by merge)."""
+        view = self.encode
+        if view._timer.isActive():   # its debounce: what it runs when the timer fires
+            view.encode_now()
+        if tok is None or view.tok is None:
+            return
+        text = view.text()
+        want = tok.encode_with_offsets(text, allowed_special="all", add_special_tokens=False)
+        assert list(view.flow.ids) == list(want.ids), "the chips' ids are not the engine's"
+        assert list(view.flow.tokens) == list(want.tokens), "the chips show other tokens"
+        assert [f if f < 0 else f % 5 for f in view.format_kinds()] == \
+            formats_of(text, want), "the text is coloured by other token boundaries"
+
     # ----- the turn label --------------------------------------------------------------
     def check_turns(self, want: dict[str, int] | None) -> None:
         """``want``: each language's turns (None: no parity run is shown; none at
@@ -179,3 +210,21 @@ def turns_of(records, names) -> dict[str, int]:
         key = "global" if rec.language is None else names[rec.language]
         out[key] = out.get(key, 0) + 1
     return out
+
+
+def formats_of(text: str, enc) -> list[int]:
+    """The format each character of ``text`` should be drawn in (the encode view's
+    ``format_kinds``, its training-on marks left aside): groups of tokens that share a
+    character alternate 0/1 along a line, 2/3 where the group splits a character, 4 a
+    special token; -1 a line break (it ends a block, drawn in none). One entry per
+    position of the text box's document: two for a character outside the BMP."""
+    lines = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    groups = parity_oracle(enc.offsets, lines)
+    out = [-1] * len(text)
+    for i, ((s, e), token) in enumerate(zip(enc.offsets, enc.tokens)):
+        special = bool(enc.special and enc.special[i])
+        fmt = 4 if special else (2 if is_partial(token) else 0) + groups[i]
+        for ch in range(s, e):
+            if text[ch] != "\n":
+                out[ch] = fmt
+    return [f for c, f in zip(text, out) for _ in range(1 + (ord(c) > 0xFFFF))]

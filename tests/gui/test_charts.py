@@ -414,3 +414,23 @@ def test_the_y_axis_title_is_drawn_whole_in_a_short_chart(qtbot, monkeypatch, si
     chart.grab()
     assert "bytes per token" in drawn, drawn
     assert not any("…" in t for t in drawn), drawn
+
+
+def test_data_ranges_widen_to_nice_steps_and_decades():
+    """The axes' ranges (widgets/chart_data.py, without a widget): a line to nice
+    steps, a log axis to whole decades, bars from zero, one point widened to the
+    right; points a log axis cannot show are left out."""
+    from bpe_gui.gui.widgets.chart_data import Series, axis_points, data_ranges
+    line = Series("a", [0.0, 10.0], [3.0, 17.0], "line", 0)
+    # (14 wide: steps of 2.5, six of them at most)
+    assert data_ranges([line], False, False, False) == (0.0, 10.0, 2.5, 17.5)
+    logged = Series("b", [0.0, 1.0, 10.0, 100.0], [1.0, 2.0, 3.0, 0.0], "line", 0)
+    idx, ax, ay = axis_points(logged, True, True)
+    assert idx == [1, 2] and ax == [0.0, 1.0]
+    assert data_ranges([logged], True, True, False) == (0, 1, 0, 1)
+    bars = Series("c", [0.0, 1.0, 2.0], [5.0, 7.0, 6.0], "bars", 0)
+    x0, x1, y0, y1 = data_ranges([bars], False, False, False)
+    assert (x0, x1, y0) == (-0.5, 2.5, 0.0) and y1 >= 7
+    assert data_ranges([Series("d", [3.0], [4.0], "points", 0)], False, False, False)[:2] \
+        == (3.0, 4.0)
+    assert data_ranges([], False, False, False) is None

@@ -111,7 +111,7 @@ def test_opened_from_the_training_menu(qtbot, window):
     action.trigger()
     dlg = window.findChild(CheckDialog)
     assert dlg is not None and dlg.isVisible()
-    assert show_check_dialog(window) is dlg     # one dialog, brought to the front
+    assert show_check_dialog(window.controller, window) is dlg     # one dialog, brought to the front
     assert "The corpus in the window" in dlg.panel.use_window.text()
     dlg.close()
 

@@ -293,7 +293,7 @@ def test_step_recolours_only_changed_lines_and_matches_a_full_recolour(qtbot, co
         controller.goto(k)
         QApplication.processEvents()
         assert controller.step_index == k
-        assert view.last_mode == "step", k        # followed merge by merge, not re-encoded
+        assert view.state.last_mode == "step", k        # followed merge by merge, not re-encoded
         shown = view.format_kinds()               # incrementally updated
         redone = spy.take()
         assert shown == expected_formats(controller, TEXT), k

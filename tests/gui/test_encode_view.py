@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from bpe_gui.engine.tokenizers.trained import Tokenizer
 from bpe_gui.gui.controller.controller import Controller
+from bpe_gui.gui.models.encoding import PARTIAL, SPECIAL
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
 from bpe_gui.gui.widgets.token_flow import GAP
 from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
@@ -117,7 +118,7 @@ def test_colouring_changes_with_the_step_and_matches_a_fresh_encode(qtbot, view,
         check_colours(view, text, enc)
         seen.add(tuple(view.format_kinds()))
     assert len(seen) > 3                                # the colouring really changed
-    assert view.last_mode == "step"                     # followed merge by merge
+    assert view.state.last_mode == "step"                     # followed merge by merge
     assert view.source.currentText() == f"Trained, as of step {controller.step_index}"
 
 
@@ -142,14 +143,14 @@ def test_hover_text_lights_up_its_id(qtbot, view, controller):
     enc = view.encoding
     target = next(i for i, t in enumerate(enc.tokens) if len(t) > 1)
     s, e = enc.offsets[target]
-    rect = view.char_rect(s)
+    rect = view.links.char_rect(s)
     send_move(view.edit.viewport(), rect.center())
     assert view.flow.highlight == frozenset({target})
-    assert view.hovered_text_ranges() == [(s, e)]
+    assert view.links.lit_ranges() == [(s, e)]
     # Off the text (right of the line's end): nothing is lit.
     send_move(view.edit.viewport(), rect.center() + type(rect.center())(600, 0))
     assert view.flow.highlight == frozenset()
-    assert view.hovered_text_ranges() == []
+    assert view.links.lit_ranges() == []
 
 
 @pytest.mark.regression
@@ -159,16 +160,16 @@ def test_the_token_lit_follows_a_wheel_scroll(qtbot, view, controller):
     controller.goto(10)
     view.set_text("\n".join(f"line{k} lowest widest newer" for k in range(400)))
     enc = view.encoding
-    rect = view.char_rect(0)
+    rect = view.links.char_rect(0)
     point = rect.center()
     send_move(view.edit.viewport(), point)
-    assert view.flow.highlight == frozenset(view.tokens_at(0))
+    assert view.flow.highlight == frozenset(view.state.spans.tokens_at(0))
     bar = view.edit.verticalScrollBar()
     bar.setValue(bar.value() + 40)                      # (as the wheel does it)
-    now = view.char_at(point)
+    now = view.links.char_at(point)
     assert now is not None and now > 0
-    assert view.flow.highlight == frozenset(view.tokens_at(now))
-    assert view.hovered_text_ranges() == [enc.offsets[i] for i in sorted(view.tokens_at(now))]
+    assert view.flow.highlight == frozenset(view.state.spans.tokens_at(now))
+    assert view.links.lit_ranges() == [enc.offsets[i] for i in sorted(view.state.spans.tokens_at(now))]
     QApplication.sendEvent(view.edit.viewport(), QEvent(QEvent.Leave))
     bar.setValue(0)                                     # the pointer gone: nothing lit again
     assert view.flow.highlight == frozenset()
@@ -180,10 +181,10 @@ def test_hover_id_lights_up_its_text(qtbot, view, controller):
     enc = view.encoding
     for i in (0, len(enc.ids) // 2, len(enc.ids) - 1):
         send_move(view.flow.viewport(), view.flow.item_rect(i).center())
-        assert view.hovered_text_ranges() == [enc.offsets[i]]
+        assert view.links.lit_ranges() == [enc.offsets[i]]
         assert view.flow.highlight == frozenset({i})
     QApplication.sendEvent(view.flow, QEvent(QEvent.Leave))
-    assert view.hovered_text_ranges() == []
+    assert view.links.lit_ranges() == []
 
 
 def test_partial_characters_in_hex_and_marked(qtbot, view, controller):
@@ -192,13 +193,13 @@ def test_partial_characters_in_hex_and_marked(qtbot, view, controller):
     enc = view.encoding
     texts = view.token_texts()
     assert texts[:6] == ["<E4>", "<BD>", "<A0>", "<E5>", "<A5>", "<BD>"]
-    assert view.kinds[:6] == [2] * 6
+    assert view.state.spans.kinds[:6] == [PARTIAL] * 6
     assert "6 partial-character tokens" in view.counts.full_text()
     check_colours(view, text, enc)
     # Hovering 好 lights up its three byte tokens.
-    assert view.hover_char(1) == [3, 4, 5]
+    assert view.links.hover_char(1) == [3, 4, 5]
     assert view.flow.highlight == frozenset({3, 4, 5})
-    assert view.hovered_text_ranges() == [(1, 2)] * 3
+    assert view.links.lit_ranges() == [(1, 2)] * 3
 
 
 def test_characters_outside_the_bmp(qtbot, view, controller):
@@ -210,8 +211,8 @@ def test_characters_outside_the_bmp(qtbot, view, controller):
     assert kinds[3] != kinds[2]
     enc = view.encoding
     b_token = next(i for i, (s, _e) in enumerate(enc.offsets) if s == 2)
-    view.hover_char(2)
-    assert view.hovered_text_ranges() == [(3, 4)]   # 'b' sits at document position 3
+    view.links.hover_char(2)
+    assert view.links.lit_ranges() == [(3, 4)]   # 'b' sits at document position 3
     assert view.flow.highlight == frozenset({b_token})
 
 
@@ -224,7 +225,7 @@ def test_special_tokens(qtbot):
     enc = v.encoding
     i = enc.special.index(True)
     assert enc.offsets[i] == (3, 16)
-    assert v.kinds[i] == 3
+    assert v.state.spans.kinds[i] == SPECIAL
     kinds = v.format_kinds()
     assert set(kinds[3:16]) == {4}
     c.shutdown()
@@ -292,12 +293,12 @@ def test_re_encode_10kb_follows_edits_and_steps(qtbot, corpora_dir):
         cur.insertText("x")          # the view re-encodes the whole text (debounced)
         app.processEvents()
     settle(qtbot, v, c)
-    assert v.last_mode != "step"
+    assert v.state.last_mode != "step"
     assert v.encoding.ids == fresh_encoding(c, v.text()).ids
     for i in range(10):
         c.step() if i % 2 == 0 else c.undo()
         app.processEvents()
-    assert v.last_mode == "step"
+    assert v.state.last_mode == "step"
     assert v.encoding.ids == fresh_encoding(c, v.text()).ids
     c.shutdown()
 
@@ -316,7 +317,7 @@ def test_a_line_with_emoji_is_coloured_to_its_end(qtbot, controller):
     view.show()
     text = "🇯🇵贾宝玉和黛读\nab😀cd 🇯🇵🇯🇵 x"
     view.set_text(text)
-    qtbot.waitUntil(lambda: view.offsets and view._shown_text == text)
+    qtbot.waitUntil(lambda: view.state.spans.offsets and view.state._shown_text == text)
     doc_text = view.edit.document().toPlainText()
     kinds = view.format_kinds()
     # document positions are UTF-16 units; every one but the line break is coloured
@@ -351,7 +352,7 @@ def test_a_burst_of_keys_is_all_typed_and_encoded_once_after(qtbot, controller,
         for kind in (QEvent.KeyPress, QEvent.KeyRelease):
             QApplication.postEvent(view.edit, QKeyEvent(kind, 0, Qt.NoModifier, ch))
     qtbot.waitUntil(lambda: view.edit.toPlainText() == keys)
-    qtbot.waitUntil(lambda: view._shown_text == keys)
+    qtbot.waitUntil(lambda: view.state._shown_text == keys)
     assert encodes == [keys]          # once, after every key; none lost
 
 
@@ -688,15 +689,14 @@ def test_the_ids_follow_a_new_page_to_the_cursor(qtbot, view, controller):
     view.set_text("short")
     pasted = _paste_long_in_the_middle(view)
     assert len(pasted) > PAGE_CHARS
-    at = view.tokens_at(char_index_of_cursor(view))
+    at = view.state.spans.tokens_at(char_index_of_cursor(view))
     assert at, "the cursor sits on a token"
     rect = view.flow.item_rect(at[-1])
     assert 0 <= rect.top() and rect.bottom() <= view.flow.viewport().height()
 
 
 def char_index_of_cursor(view) -> int:
-    from bpe_gui.gui.models.encoding import char_index
-    return char_index(view._u16, view.edit.textCursor().position())
+    return view.char_of_pos(view.edit.textCursor().position())
 
 
 def test_a_chip_brought_into_view_leaves_no_row_cut_at_the_top(qtbot, view, controller):
@@ -839,6 +839,6 @@ def test_a_lit_token_takes_the_marks_of_its_last_letter(qtbot, view, controller,
     assert any(e in marks for _, e in enc.offsets)   # (a token that ends before a mark)
     for i, (s, e) in enumerate(enc.offsets):
         send_move(view.flow.viewport(), view.flow.item_rect(i).center())
-        (lo, hi), = view.hovered_text_ranges()
+        (lo, hi), = view.links.lit_ranges()
         want = e + 1 if e in marks else e       # the mark after its letter, no further
         assert (lo, hi) == (view.pos_of_char(s), view.pos_of_char(want)), (i, s, e)

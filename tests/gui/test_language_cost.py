@@ -183,7 +183,7 @@ def test_opened_from_the_analysis_menu(qtbot, window):
     act.trigger()
     dlg = window.findChild(LanguageCostDialog)
     assert dlg is not None and dlg.isVisible()
-    assert show_language_cost(window) is dlg        # one dialog per window
+    assert show_language_cost(window.controller, window) is dlg        # one dialog per window
     dlg.close()
 
 

@@ -72,7 +72,7 @@ def test_words_view_shows_the_pre_tokenizer_pieces(qtbot, tmp_path, controller, 
     # a click plays back the clicked piece, ending at the ids tokenizers gives it
     s, e = want[len(want) // 2]
     qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton,
-                     pos=view.char_rect((s + e) // 2).center())
+                     pos=view.links.char_rect((s + e) // 2).center())
     qtbot.waitUntil(lambda: panel.word is not None and (panel.word.start, panel.word.end)
                     == (s, e))
     assert panel.word.text == TEXT[s:e]

@@ -87,7 +87,7 @@ def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller
         (" slowest", " newest", " 你好", "'s")
     for word in words:
         at = TEXT.index(word) + len(word) // 2
-        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(at).center())
+        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.links.char_rect(at).center())
         assert panel.word.text == word
         pb = panel.playback
         assert pb is not None, panel.title.text()
@@ -103,7 +103,7 @@ def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller
             assert panel.shown_symbols() == [bytes([b]) for b in word.encode()]
     if make is tiktoken_file:   # the whole-piece rule is the one step
         qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton,
-                         pos=view.char_rect(TEXT.index(" slowest") + 3).center())
+                         pos=view.links.char_rect(TEXT.index(" slowest") + 3).center())
         assert [s.rank for s in panel.playback.steps] == [None]
         assert "tiktoken's rule" in panel.step_label.text()
 
@@ -129,7 +129,7 @@ def test_click_in_a_metaspace_tokenizer_json(qtbot, tmp_path, pair, controller):
     view.set_text(text)
     # the words are the pre-tokenizer's pieces ('▁你好': characters of several bytes)
     qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton,
-                     pos=view.char_rect(text.index("你好")).center())
+                     pos=view.links.char_rect(text.index("你好")).center())
     assert panel.word.text == " 你好"
     pb = panel.playback
     assert pb is not None, panel.title.text()

@@ -53,6 +53,6 @@ def test_tekken_rules_named_for_what_they_take(qtbot, tmp_path, controller):
                         (" World", "rule 1 · word ending in lower case"),
                         (" ALLCAPS", "rule 2 · capitals"), ("4", "rule 3 · one digit")):
         at = TEXT.index(word) + len(word) - 1
-        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(at).center())
+        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.links.char_rect(at).center())
         qtbot.waitUntil(lambda: panel.word is not None and panel.word.text == word)
         assert panel.word.label == label

@@ -25,7 +25,7 @@ def test_export_every_format_then_import_round_trips(trained, tmp_path, qtbot):
     c = trained.controller
     expected = c.trainer.tokenizer().encode(TEXT, allowed_special="all")
     dlg = ExportDialog(c, trained)
-    assert "step 30" in dlg.summary.text() and "greatest" in dlg.summary.text()
+    assert "step 30" in dlg.summary.text() and "“Greatest pair (by bytes)”" in dlg.summary.text()
     for cb in dlg.checks.values():
         assert cb.isEnabled()  # byte-level: every format can hold it
         cb.setChecked(True)

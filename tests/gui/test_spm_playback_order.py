@@ -106,7 +106,7 @@ def test_spm_playback_merges_by_score(qtbot, tmp_path, corpora_dir, pair, contro
     checked = 0
     for word in TEXT.split():
         at = TEXT.index(word) + len(word) // 2
-        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(at).center())
+        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.links.char_rect(at).center())
         qtbot.waitUntil(lambda: panel.playback is not None and panel.word.text == word)
         pb = panel.playback
         assert list(pb.final_ids) == proc.encode(word)

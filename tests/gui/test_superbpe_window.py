@@ -300,7 +300,7 @@ def test_the_encode_view_follows_steps_across_the_transition(qtbot, window, read
     for k in (T - 2, T - 1, T, T + 1, T + 2, T + 1, T, T - 1, T + 3):
         assert c.goto(k)
         assert enc.encoding.ids == c.tokenizer().encode(text, allowed_special="all"), k
-    assert c.goto(T + 4) and enc.last_mode == "step"   # within stage 2: merge by merge
+    assert c.goto(T + 4) and enc.state.last_mode == "step"   # within stage 2: merge by merge
 
 
 @pytest.mark.regression

@@ -221,9 +221,9 @@ def test_encode_view_id_list_after_steps_back_equals_a_fresh_layout(qtbot):
             for k in list(range(1, top + 1)) + list(range(top - 1, -1, -1)):
                 c.goto(k)
                 QApplication.processEvents()
-                assert v.last_mode == "step", k
+                assert v.state.last_mode == "step", k
                 fresh.set_tokens([], [], [])
-                fresh.set_tokens(v.encoding.tokens, v.encoding.ids, v.kinds, v.flow.text_of,
+                fresh.set_tokens(v.encoding.tokens, v.encoding.ids, v.state.spans.kinds, v.flow.text_of,
                                  "fresh")
                 QApplication.processEvents()
                 assert fresh.viewport().width() == v.flow.viewport().width()

@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from bpe_gui.engine.formats import load_tokenizer
+from bpe_gui.gui.models.encoding import PLAIN
 from bpe_gui.engine.train.inherited import InheritedTrainer
 from conftest import wait_idle
 from continue_oracle import gpt2_words, ref_train, sample_text
@@ -131,7 +132,7 @@ def test_train_on_gpt2_files_from_the_window(make_window, qtbot, gpt2_dir, rule)
     qtbot.waitUntil(lambda: c.step_index == 0 and not c.busy)
     ev.encode_now()
     assert list(ev.encoding.ids) == hf.encode(PROBE).ids
-    assert ev.news == [False] * len(ev.encoding.ids)
+    assert ev.state.spans.news == [False] * len(ev.encoding.ids)
 
 
 def test_encode_view_and_playback_tell_new_tokens_from_inherited(make_window, qtbot, gpt2_dir):
@@ -143,9 +144,9 @@ def test_encode_view_and_playback_tell_new_tokens_from_inherited(make_window, qt
     ev.set_text(PROBE)
     ev.encode_now()
     ids = list(ev.encoding.ids)
-    assert ev.news == [i not in inherited_ids for i in ids]
-    assert any(ev.news) and not all(ev.news)   # both kinds occur in the probe
-    assert ev.flow.marks == ev.news
+    assert ev.state.spans.news == [i not in inherited_ids for i in ids]
+    assert any(ev.state.spans.news) and not all(ev.state.spans.news)   # both kinds occur in the probe
+    assert ev.flow.marks == ev.state.spans.news
     assert ev.origin_legend.isVisibleTo(ev) and "inherited from" in ev.origin_legend.text()
     step_of = {s.new_id: s.index for s in c.view().steps}
     for i, tid in enumerate(ids):
@@ -158,14 +159,14 @@ def test_encode_view_and_playback_tell_new_tokens_from_inherited(make_window, qt
     # character split between tokens takes the last one's: whole-character tokens only)
     ev.colour_all()
     fmt = ev.format_kinds()
-    whole = [(s, new) for (s, e), new, kind in zip(ev.encoding.offsets, ev.news, ev.kinds)
-             if kind == 0 and e > s]
+    whole = [(s, new) for (s, e), new, kind in zip(ev.encoding.offsets, ev.state.spans.news, ev.state.spans.kinds)
+             if kind == PLAIN and e > s]
     assert any(new for _, new in whole) and not all(new for _, new in whole)
     for s, new in whole:
         assert (fmt[ev.pos_of_char(s)] >= 5) == new
     # word playback: the merges of rank >= n_inherited are the new ones
     pb = win.dock_layout.playback_view
-    s, e = ev.encoding.offsets[ev.news.index(True)]   # a word with a new token
+    s, e = ev.encoding.offsets[ev.state.spans.news.index(True)]   # a word with a new token
     pb.show_word(PROBE[s:e])
     n_inh = c.view().n_inherited
     ranks = [st.rank for st in pb.playback.steps]
@@ -178,7 +179,7 @@ def test_encode_view_and_playback_tell_new_tokens_from_inherited(make_window, qt
     # the imported tokenizer in the encode view: no marks, no legend
     c.tokenizer_files.set_use_imported(True)
     ev.encode_now()
-    assert ev.news is None and not ev.origin_legend.isVisibleTo(ev)
+    assert ev.state.spans.news is None and not ev.origin_legend.isVisibleTo(ev)
 
 
 def test_train_on_a_tiktoken_file_and_export(make_window, qtbot, tiktoken_file, tmp_path):

@@ -318,6 +318,16 @@ class WindowMachine(RuleBasedStateMachine):
         self.c.goto(k)
         self.idle()
 
+    @rule(ks=st.lists(st.integers(0, 30), min_size=2, max_size=6))
+    def scrub(self, ks):
+        """The timeline's scrubber dragged: a jump to each step it passes, the encode
+        view right at each (timeline_tools.py goes again once the last jump is done)."""
+        for k in ks:
+            self.idle()
+            self.c.goto(k)
+            self.idle()
+            self.encode_view_chips_are_the_engines()
+
     # ----- the chat ----------------------------------------------------------------------
     @rule(role=st.sampled_from(["user", "assistant", "system"]),
           text=st.sampled_from(["hello there", "东京 weather?", "  ", "low lower"]))
@@ -461,6 +471,18 @@ class WindowMachine(RuleBasedStateMachine):
         if fresh is None:
             return
         assert tok.encode(SAMPLE) == fresh.encode(SAMPLE), "the encode view cuts otherwise"
+
+    @invariant()
+    def encode_view_chips_are_the_engines(self):
+        """What the encode view shows (chips, and the boundaries its text is coloured
+        by), after every step, back, jump and scrub, is the engine's encoding at that
+        step: the oracle's tokenizer, the imported file loaded afresh, or (SuperBPE,
+        characters, training on) the window's own tokenizer encoding the whole text."""
+        c = self.c
+        if c.busy or c.tokenizer() is None:
+            return
+        fresh = loaded(c.imported_path) if c.use_imported else self.oracle_tokenizer()
+        self.views.check_encode(fresh or c.tokenizer())
 
     @invariant()
     def charts_are_recounted(self):

@@ -62,7 +62,7 @@ def pair(qtbot, controller):
 
 
 def click_char(qtbot, view, ch: int) -> None:
-    qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(ch).center())
+    qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.links.char_rect(ch).center())
 
 
 @pytest.mark.parametrize("words_mode", [False, True])

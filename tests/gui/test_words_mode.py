@@ -118,7 +118,7 @@ def test_hover_says_which_rule_took_the_word_and_why_it_ended(qtbot, view):
     words.set_enabled(True)
     wait_coloured(qtbot, words)
     ch = TEXT.index("world")
-    pos = view.char_rect(ch + 1).center()
+    pos = view.links.char_rect(ch + 1).center()
     tip = words.tooltip_at(pos)
     assert "rule 2 · letters" in tip and "apostrophe" in tip and "contraction" in tip
     vp = view.edit.viewport()
@@ -127,7 +127,7 @@ def test_hover_says_which_rule_took_the_word_and_why_it_ended(qtbot, view):
     qtbot.waitUntil(lambda: "apostrophe" in QToolTip.text())
     assert words.tooltip_at(QPoint(vp.width() - 3, vp.height() - 3)) == ""   # no word there
     ch = TEXT.index("1234567")
-    assert "three digits" not in words.tooltip_at(view.char_rect(ch).center())  # gpt2: all digits
+    assert "three digits" not in words.tooltip_at(view.links.char_rect(ch).center())  # gpt2: all digits
 
 
 def test_typing_recolours_the_words_of_the_new_text(qtbot, view):

@@ -6,12 +6,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QVBoxLayout, QWidget
 
-from ..panels.check.check_panel import CheckPanel
+from ..panels.check.check_panel import CheckHost, CheckPanel
 from ..widgets.default_button import make_default
 
 
 class CheckDialog(QDialog):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: CheckHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Check my BPE")
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
@@ -23,16 +23,17 @@ class CheckDialog(QDialog):
         self.setFocusProxy(self.panel.result_edit)   # typing starts in "Your result"
         self.panel.result_edit.setFocus()
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
-        self.resize(min(1300, screen.width() - 40), min(900, screen.height() - 60))
+        # (60 pixels short of an 800x600 screen cut the intro: 40 leave room for a title bar)
+        self.resize(min(1300, screen.width() - 40), min(900, screen.height() - 40))
         # never taller or wider than the screen: the parts inside scroll or share a splitter
         self.setMaximumSize(screen.size())
 
 
-def show_check_dialog(window) -> CheckDialog:
+def show_check_dialog(controller: CheckHost, window: QWidget) -> CheckDialog:
     """Open (or bring to the front) the window's one Check my BPE dialog."""
     dlg = window.findChild(CheckDialog)
     if dlg is None:
-        dlg = CheckDialog(window.controller, window)
+        dlg = CheckDialog(controller, window)
     dlg.show()
     dlg.raise_()
     dlg.activateWindow()

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Protocol
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, SignalInstance
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
+from ..controller.tokenizer_files import TokenizerFiles
+from ..controller.trainer_view import TrainerView
+from ..models.settings_changes import rule_label
 from ..theme import colors
 from ..widgets.default_button import make_default
 from ..widgets.last_folder import last_folder, remember
@@ -29,10 +33,43 @@ def export_formats() -> dict[str, str]:
     return dict(FORMATS)
 
 
+def tie_rule_said(t: TrainerView) -> str:
+    """The tie rule of the run and where the files keep it: the bpe-gui JSON's settings
+    name a plain run's rule; a parity run breaks ties as tokenizers' ParityBpeTrainer
+    does, and its JSON keeps the parity settings, not a rule (no other format keeps
+    either)."""
+    if t.parity is not None:
+        return ("ties broken as Hugging Face's ParityBpeTrainer breaks them (the greatest "
+                "pair of GPT-2 spellings); the bpe-gui JSON keeps the parity settings and "
+                "each merge's language")
+    return f"tie rule “{rule_label(t.settings.tie_rule)}” (kept in the bpe-gui JSON)"
+
+
+def written_message(files: list[Path], folder: str) -> str:
+    """What the status bar says of an export: every file, whatever its format."""
+    return f"Exported {len(files)} file{'s' * (len(files) != 1)} to {folder}: " + \
+        ", ".join(p.name for p in files) + "."
+
+
+class ExportHost(Protocol):
+    """What the Export dialog reads of the controller."""
+
+    progress: SignalInstance
+    message: SignalInstance
+    errorOccurred: SignalInstance
+
+    @property
+    def tokenizer_files(self) -> TokenizerFiles: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    def view(self) -> TrainerView | None: ...
+    def cancel(self) -> None: ...
+
+
 class ExportDialog(QDialog):
     """Export the tokenizer as of the current step in one or more formats."""
 
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: ExportHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle("Export tokenizer")
@@ -136,11 +173,9 @@ class ExportDialog(QDialog):
                                  if not c.has_trainer else "Training is running: export "
                                  "when it stops.")
             return
-        s = t.settings
         self.summary.setText(
             f"Exports the tokenizer as of step {t.n_steps}: {len(t.vocab_bytes):,} tokens, "
-            f"{t.n_steps:,} merges, {s.mode} mode, tie rule “{s.tie_rule}” "
-            "(recorded in the files).")
+            f"{t.n_steps:,} merges, {t.settings.mode} mode, {tie_rule_said(t)}.")
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export to folder", self.folder_edit.text())
@@ -238,6 +273,8 @@ class ExportDialog(QDialog):
         if errors:
             self.controller.errorOccurred.emit("Export failed", "\n\n".join(
                 f"{fmts}: {msg}" if len(errors) > 1 else msg for msg, fmts in errors.items()))
+        if self.written:   # (each format said only its own files, the last one stayed)
+            self.controller.message.emit(written_message(self.written, folder))
         self.files.clear()
         for p in self.written:
             self.files.addItem(str(p))

@@ -8,14 +8,16 @@ BACKGROUND_BYTES load on the worker thread while the dialog shows progress.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, SignalInstance
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout,
                                QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout,
                                QWidget)
 
 from ...engine.errors import BPEError
 from ...engine.text import PRESET_LABELS
+from ..controller.tokenizer_files import TokenizerFiles
 from ..theme import colors
 from ..widgets.default_button import make_default
 from ..widgets.wheel_guard import guard_wheel
@@ -114,10 +116,21 @@ def bare_tiktoken(path: str) -> tuple[bool, str | None]:
     return True, known.label if known is not None else None
 
 
+class ImportHost(Protocol):
+    """What the Import dialog reads of the controller."""
+
+    importFinished: SignalInstance
+    progress: SignalInstance
+
+    @property
+    def tokenizer_files(self) -> TokenizerFiles: ...
+    def cancel(self) -> None: ...
+
+
 class ImportDialog(QDialog):
     """Choose a tokenizer to load into the encode view and the vocabulary browser."""
 
-    def __init__(self, controller, parent: QWidget | None = None, path: str = ""):
+    def __init__(self, controller: ImportHost, parent: QWidget | None = None, path: str = ""):
         super().__init__(parent)
         self.controller = controller
         self.tokenizer = None
@@ -176,6 +189,9 @@ class ImportDialog(QDialog):
         self._detect()
         self.resize(560, 200)
         guard_wheel(self)
+        # the last path is offered selected: typing replaces it (it was appended to)
+        self.path_edit.setFocus()
+        self.path_edit.selectAll()
 
     def _pick_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import tokenizer", self.path_edit.text(),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.errors import BPEError
 from ...engine.analysis import CostTable, held_out_files, tokenizer_labels
+from ..models.reads import TokenizerReads
+from ..models.imported_name import imported_name
 from ..theme import colors, is_dark
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.wheel_guard import guard_wheel
@@ -28,6 +31,12 @@ from .cost_parts import METRICS, SORT_ROLE, CostChart, CostModel
 from .import_dialog import TOKENIZER_FILTER
 
 MAX_TOKENIZERS = 4
+
+
+class CostHost(TokenizerReads, Protocol):
+    """What Per-language cost reads of the controller: the run and the imported
+    tokenizer (models/reads.py)."""
+
 @dataclass(frozen=True)
 class Source:
     """One tokenizer to measure: the current step, the imported one, or a file."""
@@ -35,16 +44,18 @@ class Source:
     kind: str            # "step" | "imported" | "file"
     path: str = ""
 
-    def text(self) -> str:
+    def text(self, imported: str = "") -> str:
+        """How the list names it; ``imported``: the imported tokenizer's name."""
         if self.kind == "step":
             return "The trained tokenizer, as of the current step"
         if self.kind == "imported":
-            return "The imported tokenizer"
+            return f"The imported tokenizer: {imported}" if imported else \
+                "The imported tokenizer (none now)"
         return self.path
 
 
 class LanguageCostDialog(QDialog):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: CostHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle("Per-language cost")
@@ -55,6 +66,7 @@ class LanguageCostDialog(QDialog):
         self._folder = ""
         self._build()
         controller.busyChanged.connect(lambda _: self._update())
+        controller.tokenizerChanged.connect(self._name_sources)   # another one imported
         self._update()
 
     # ----- layout -----------------------------------------------------------------------
@@ -228,8 +240,19 @@ class LanguageCostDialog(QDialog):
         if source in self.sources or len(self.sources) >= MAX_TOKENIZERS:
             return
         self.sources.append(source)
-        self.source_list.addItem(source.text())
+        self.source_list.addItem(source.text(self._imported_name()))
         self._not_measured()
+        self._update()
+
+    def _imported_name(self) -> str:
+        """'cl100k_base', 'gpt2 (GPT-2 files)': the imported tokenizer's name, or ''."""
+        c = self.controller
+        return imported_name(c.imported_path) if c.imported is not None else ""
+
+    def _name_sources(self) -> None:
+        name = self._imported_name()
+        for k, s in enumerate(self.sources):
+            self.source_list.item(k).setText(s.text(name))
         self._update()
 
     def _pick_file(self) -> None:
@@ -310,7 +333,7 @@ class LanguageCostDialog(QDialog):
                 if c.imported is None:
                     raise BPEError("No tokenizer is imported now: import one, or remove "
                                    "“imported”.")
-                out[f"imported: {Path(c.imported_path or 'tokenizer').name}"] = c.imported
+                out[f"imported: {self._imported_name()}"] = c.imported
             else:
                 out[next(names)] = s.path
         return out
@@ -363,11 +386,11 @@ class LanguageCostDialog(QDialog):
         self._say(self.status, f"Wrote {p}.", "ok")
 
 
-def show_language_cost(window) -> LanguageCostDialog:
+def show_language_cost(controller: CostHost, window: QWidget) -> LanguageCostDialog:
     """Open (or bring to the front) the window's one per-language cost dialog."""
     dlg = window.findChild(LanguageCostDialog)
     if dlg is None:
-        dlg = LanguageCostDialog(window.controller, window)
+        dlg = LanguageCostDialog(controller, window)
     dlg.show()
     dlg.raise_()
     dlg.activateWindow()

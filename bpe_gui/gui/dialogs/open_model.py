@@ -18,8 +18,9 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
+from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, SignalInstance
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout,
                                QLabel, QLineEdit, QProgressBar, QPushButton, QStackedWidget,
@@ -27,7 +28,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
 
 from ...engine.display import human_size
 from ...engine.formats import LocalModel, ModelScan
-from ..controller.jobs import JobEnd, Outcome
+from ..controller.jobs import Job, JobEnd, Outcome
+from ..controller.tokenizer_files import TokenizerFiles
 from ..controller.local_models import find_models_job
 from ..models.local_models import LocalModelsModel, ModelFilter
 from ..theme import colors
@@ -72,10 +74,25 @@ def _int(value: object, default: int) -> int:
     except ValueError:
         return default
 
+class OpenModelHost(Protocol):
+    """What Open model reads of the controller."""
+
+    importFinished: SignalInstance
+    progress: SignalInstance
+    errorOccurred: SignalInstance
+    message: SignalInstance
+
+    @property
+    def tokenizer_files(self) -> TokenizerFiles: ...
+    def start(self, job: Job) -> bool: ...
+    def cancel(self) -> None: ...
+
+
 class OpenModelDialog(QDialog):
     """The models found on this machine; Open loads the selected one's tokenizer."""
 
-    def __init__(self, controller, parent: QWidget | None = None, search: bool = True):
+    def __init__(self, controller: OpenModelHost, parent: QWidget | None = None,
+                 search: bool = True):
         super().__init__(parent)
         self.controller = controller
         self.tokenizer = None
@@ -402,7 +419,7 @@ class OpenModelDialog(QDialog):
         super().done(result)
 
 
-def show_open_model(controller, parent: QWidget) -> OpenModelDialog:
+def show_open_model(controller: OpenModelHost, parent: QWidget) -> OpenModelDialog:
     dlg = OpenModelDialog(controller, parent)
     dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dlg.open()

@@ -6,14 +6,17 @@ progress and Cancel are the status bar's, as for any training.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox,
-                               QLabel, QSpinBox, QVBoxLayout)
+                               QLabel, QSpinBox, QVBoxLayout, QWidget)
 
 from ...engine.text import PRESET_LABELS
 from ...engine.text import resolve_pattern
-from ...engine.train import TIE_RULE_LABELS
-from ..controller.train_on import DEFAULT_MERGES, source_label
+from ...engine.tokenizers import BaseTokenizer
+from ...engine.train import TIE_RULE_LABELS, TrainSettings
+from ..controller.train_on import DEFAULT_MERGES, TrainOn, source_label
 
 MAX_MERGES = 10_000_000
 
@@ -36,11 +39,27 @@ def _fixed(text: str, tip: str = "") -> QLabel:
     return lab
 
 
+class TrainOnHost(Protocol):
+    """What the Train on dialog reads of the controller."""
+
+    imported: BaseTokenizer | None
+    imported_path: str | None
+    settings: TrainSettings
+
+    @property
+    def corpus_paths(self) -> list[str]: ...
+    @property
+    def corpus_sample(self) -> str | None: ...
+    @property
+    def train_on(self) -> TrainOn: ...
+
+
 class TrainOnDialog(QDialog):
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller: TrainOnHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = c = controller
         tok = c.imported
+        assert tok is not None   # (opened only when a tokenizer is imported: why_not)
         self.setWindowTitle("Train on from the imported tokenizer")
         label = source_label(tok, c.imported_path)
         n_ids = max(tok.vocab) + 1 if tok.vocab else 0

@@ -13,22 +13,26 @@ Analysis › What was it trained on? (:func:`show_training_mixture`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog, QFrame,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSpinBox, QSplitter, QTableView, QTableWidget,
+                               QScrollArea, QSpinBox, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ...engine.analysis import MixtureResult, MixtureStep, held_out_files, mixture_refusal
 from ...engine.errors import BPEError
+from ..models.reads import TokenizerReads
 from ..models.mixture_steps import MixtureStepsModel, PairCountsModel, pair_text
 from ..theme import colors, is_dark
 from ..widgets.chart_data import Series, fmt_value
 from ..widgets.chart_widget import ChartWidget, series_colors
+from ..widgets.elided_combo import ElidedComboBox
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import last_folder, remember
 from ..widgets.wheel_guard import guard_wheel
+from ..models.imported_name import imported_name
 
 EMPTY = "Add samples, then Infer."
 SAMPLE_FILTER = "Text (*.txt *.md *.jsonl *.py *.gz *.xz);;All files (*)"
@@ -119,8 +123,15 @@ class PairChart(ChartWidget):
         return f"{self._labels.get((s.name, s.xs[i]), '')} · {s.name}: {fmt_value(s.ys[i])}"
 
 
+class MixtureHost(TokenizerReads, Protocol):
+    """What "What was it trained on?" reads of the controller: the run, the imported
+    tokenizer, and which of them is on show."""
+
+    use_imported: bool
+
+
 class TrainingMixtureDialog(QDialog):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: MixtureHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle("What was it trained on?")
@@ -143,6 +154,36 @@ class TrainingMixtureDialog(QDialog):
             "categories that best explains their order is the answer.")
         self.intro.setWordWrap(True)
         form = QFormLayout()
+        form.addRow("Samples:", self._samples())
+        form.addRow("Tokenizer:", self._tokenizer_row())
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        form.addRow("", self.status)
+        body = self._results()
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        bottom = QHBoxLayout()
+        if self.tabs is None:   # wide: the note under the three side by side
+            bottom.addWidget(self.note, 1)
+        else:
+            bottom.addStretch(1)
+        bottom.addWidget(close, 0, Qt.AlignmentFlag.AlignBottom)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.intro)
+        lay.addLayout(form)
+        lay.addWidget(body, 1)
+        lay.addLayout(bottom)
+        not_auto_default(self.add_files, self.add_folder, self.remove, close)
+        make_default(self.infer)
+        guard_wheel(self)
+        self._show_result()
+        screen = self.screen().availableGeometry() if self.screen() else None
+        if screen is not None:
+            self.resize(min(1500, int(screen.width() * 0.92)), min(900, screen.height() - 40))
+        self._share_out()
+
+    def _samples(self) -> QVBoxLayout:
+        """The samples, one category a row, and the buttons that add and remove them."""
         self.sample_table = QTableWidget(0, 3)
         self.sample_table.setHorizontalHeaderLabels(["Category", "Files", "Size"])
         self.sample_table.verticalHeader().hide()
@@ -173,10 +214,18 @@ class TrainingMixtureDialog(QDialog):
         box = QVBoxLayout()
         box.addWidget(self.sample_table)
         box.addLayout(buttons)
-        form.addRow("Samples:", box)
+        return box
 
+
+    def _tokenizer_row(self) -> QHBoxLayout:
+        """Which tokenizer, how many of its merges, how many rounds, and Infer."""
         row = QHBoxLayout()
-        self.tokenizer_box = QComboBox()
+        # (its longest item, a long file name, made the dialog wider than an 800-pixel
+        # screen: elided, whole in its tooltip and its list)
+        self.tokenizer_box = ElidedComboBox()
+        self.tokenizer_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.tokenizer_box.setMinimumContentsLength(16)
         self.tokenizer_box.setToolTip("The tokenizer whose training data to infer: the one "
                                       "being trained (as of the current step) or the "
                                       "imported one; byte-level BPE only")
@@ -207,21 +256,50 @@ class TrainingMixtureDialog(QDialog):
         row.addWidget(QLabel("Rounds:"))
         row.addWidget(self.rounds)
         row.addWidget(self.infer)
-        form.addRow("Tokenizer:", row)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        form.addRow("", self.status)
+        return row
 
+    def _results(self) -> QWidget:
+        """The proportions, the merges step by step and the selected merge's counts:
+        side by side on a wide screen, else as tabs; the note on the method beside."""
         self.share_chart = ShareChart()
         self.shares_label = QLabel()
         self.shares_label.setWordWrap(True)
         self.shares_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.shares_label)
-        ll.addWidget(self.share_chart, 1)
+        left = _column(self.shares_label, (self.share_chart, 1))
+        steps, detail = self._steps_side(), self._detail_side()
+        row_h = self.pair_view.fontMetrics().height() + 6
+        screen = self.screen().availableGeometry() if self.screen() else None
+        wide = screen is None or (screen.width() >= 1400 and screen.height() >= 850)
+        self.note = QLabel(NOTE)
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.RichText)
+        self.split = split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)
+        self.tabs: QTabWidget | None = None
+        if wide:   # the chart, the merges and the selected merge's counts side by side
+            split.addWidget(left)
+            body: QWidget = split
+        else:      # a small screen: the proportions, the merges and the note as tabs (the
+            # note under the chart was drawn over it at 800x600: the page was shorter
+            # than the three of them)
+            self.tabs = tabs = QTabWidget()
+            tabs.addTab(left, "&Proportions")
+            tabs.addTab(split, "&Merge by merge")
+            note_area = QScrollArea()
+            note_area.setWidget(self.note)
+            note_area.setWidgetResizable(True)
+            note_area.setFrameShape(QFrame.Shape.NoFrame)
+            tabs.addTab(note_area, "What it &assumes")
+            body = tabs
+            self.sample_table.setMaximumHeight(row_h * 4 + 4)
+        split.addWidget(steps)
+        split.addWidget(detail)
+        for k in range(split.count()):
+            split.setStretchFactor(k, 2 if split.widget(k) is left else 3)
+        return body
 
+    def _steps_side(self) -> QWidget:
+        """The merges step by step, filtered by the category that explains them best."""
         self.steps_model = MixtureStepsModel(self)
         self.steps_view = QTableView()
         self.steps_view.setModel(self.steps_model)
@@ -239,6 +317,14 @@ class TrainingMixtureDialog(QDialog):
         steps_top = QHBoxLayout()
         steps_top.addWidget(QLabel("<b>Merges</b>, step by step:"))
         steps_top.addWidget(self.evidence, 1)
+        steps = _column((self.steps_view, 1))
+        lay = steps.layout()
+        assert isinstance(lay, QVBoxLayout)
+        lay.insertLayout(0, steps_top)
+        return steps
+
+    def _detail_side(self) -> QWidget:
+        """The selected merge: why, and each category's counts of it and its runner-up."""
         self.pair_model = PairCountsModel(self)
         self.pair_view = QTableView()
         self.pair_view.setModel(self.pair_model)
@@ -257,62 +343,7 @@ class TrainingMixtureDialog(QDialog):
         self.why = QLabel()
         self.why.setWordWrap(True)
         self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        steps = QWidget()
-        sl = QVBoxLayout(steps)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addLayout(steps_top)
-        sl.addWidget(self.steps_view, 1)
-        detail = QWidget()
-        dl = QVBoxLayout(detail)
-        dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(self.why)
-        dl.addWidget(self.pair_view, 1)
-        dl.addWidget(self.pair_legend)
-        dl.addWidget(self.pair_chart, 2)
-
-        screen = self.screen().availableGeometry() if self.screen() else None
-        wide = screen is None or (screen.width() >= 1400 and screen.height() >= 850)
-        self.note = QLabel(NOTE)
-        self.note.setWordWrap(True)
-        self.note.setTextFormat(Qt.TextFormat.RichText)
-        self.split = split = QSplitter(Qt.Orientation.Horizontal)
-        split.setChildrenCollapsible(False)
-        self.tabs: QTabWidget | None = None
-        if wide:   # the chart, the merges and the selected merge's counts side by side
-            split.addWidget(left)
-            body: QWidget = split
-        else:      # a small screen: the proportions (with the note) and the merges as tabs
-            ll.addWidget(self.note)
-            self.tabs = tabs = QTabWidget()
-            tabs.addTab(left, "&Proportions")
-            tabs.addTab(split, "&Merge by merge")
-            body = tabs
-            self.sample_table.setMaximumHeight(row_h * 4 + 4)
-        split.addWidget(steps)
-        split.addWidget(detail)
-        for k in range(split.count()):
-            split.setStretchFactor(k, 2 if split.widget(k) is left else 3)
-
-        close = QPushButton("Close")
-        close.clicked.connect(self.close)
-        bottom = QHBoxLayout()
-        if wide:
-            bottom.addWidget(self.note, 1)
-        else:
-            bottom.addStretch(1)
-        bottom.addWidget(close, 0, Qt.AlignmentFlag.AlignBottom)
-        lay = QVBoxLayout(self)
-        lay.addWidget(self.intro)
-        lay.addLayout(form)
-        lay.addWidget(body, 1)
-        lay.addLayout(bottom)
-        not_auto_default(self.add_files, self.add_folder, self.remove, close)
-        make_default(self.infer)
-        guard_wheel(self)
-        self._show_result()
-        if screen is not None:
-            self.resize(min(1500, int(screen.width() * 0.92)), min(900, screen.height() - 40))
-        self._share_out()
+        return _column(self.why, (self.pair_view, 1), self.pair_legend, (self.pair_chart, 2))
 
     def _share_out(self) -> None:
         """Give the chart, the merges and the selected merge's counts their room."""
@@ -405,7 +436,7 @@ class TrainingMixtureDialog(QDialog):
         if c.has_trainer:
             out.append(("step", "The trained tokenizer, as of the current step"))
         if c.imported is not None:
-            out.append(("imported", "Imported: " + Path(c.imported_path or "tokenizer").name))
+            out.append(("imported", "Imported: " + imported_name(c.imported_path)))
         return out
 
     def _resolve(self):
@@ -603,11 +634,22 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def show_training_mixture(window) -> TrainingMixtureDialog:
+def _column(*parts) -> QWidget:
+    """Widgets one above the other, without margins; a (widget, stretch) pair grows."""
+    box = QWidget()
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    for part in parts:
+        w, stretch = part if isinstance(part, tuple) else (part, 0)
+        lay.addWidget(w, stretch)
+    return box
+
+
+def show_training_mixture(controller: MixtureHost, window: QWidget) -> TrainingMixtureDialog:
     """Open (or bring to the front) the window's one "What was it trained on?" dialog."""
     dlg = window.findChild(TrainingMixtureDialog)
     if dlg is None:
-        dlg = TrainingMixtureDialog(window.controller, window)
+        dlg = TrainingMixtureDialog(controller, window)
     dlg.show()
     dlg.raise_()
     dlg.activateWindow()

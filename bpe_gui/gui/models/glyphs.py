@@ -7,6 +7,10 @@ table and the vocabulary alike. Every view that shows token text goes through
 :class:`Glyphs` of the application; a character without a glyph is shown as its escape,
 as control characters are (``ह`` -> ``\\u0939``), its Unicode name goes in the tooltip
 (:func:`names_note`), and the status bar says once per script which package has a font.
+A text box still draws such a character as a box, and a token may hold only some of its
+bytes (``<E0 A4>``) or stand for it (``<unk>``): the text boxes ask about their own
+text (:meth:`Glyphs.note_text`, ``widgets/glyph_watch.py``), so the script is said
+whatever the tokenizer.
 
 Whether a glyph exists: the font's own cmap (``QRawFont.supportsCharacter``), then,
 unless the font forbids merging (``QFont.NoFontMerging``), every installed family's --
@@ -36,6 +40,10 @@ _PACKAGES = {"CJK": "fonts-noto-cjk", "Hangul": "fonts-noto-cjk",
              "Hiragana": "fonts-noto-cjk", "Katakana": "fonts-noto-cjk",
              "Bopomofo": "fonts-noto-cjk", "emoji": "fonts-noto-color-emoji"}
 DEFAULT_PACKAGE = "fonts-noto-core"
+# how such a character looks: a box in a text box; in a token, its escape or, split
+# across tokens, its bytes
+DRAWN_AS = ("the text draws such characters as empty boxes, tokens as escapes (\\u0939) "
+            "or, split, as bytes (<E0 A4>).")
 
 
 def escape(ch: str) -> str:
@@ -131,8 +139,8 @@ class Glyphs(QObject):
             return
         what = script if script in ("emoji", "symbol") else f"{script} script"
         said = (f"No font here draws {what} (e.g. {escape(ch)}, {unicodedata.name(ch, '?')}): "
-                f"tokens show such characters as escapes. Install a font for it, e.g. the "
-                f"Debian/Ubuntu package {package_for(script)}.")
+                f"{DRAWN_AS} Install a font for it, e.g. the Debian/Ubuntu package "
+                f"{package_for(script)}.")
         self.scripts_missing[script] = said
         self.missing.emit(script, said)
 
@@ -145,6 +153,15 @@ class Glyphs(QObject):
         if all(drawable(c) for c in text):
             return text
         return "".join(c if drawable(c) else escape(c) for c in text)
+
+    def note_text(self, text: str) -> None:
+        """Ask about each distinct character of a text a view draws as it is (a text
+        box): one no font draws is a box there, whatever the tokens show (bytes of a
+        split character, ``<unk>``), so its script is said (``missing``) all the same."""
+        if not text.isascii():
+            drawable = self.drawable
+            for c in dict.fromkeys(text):   # (in order: the scripts are named so)
+                drawable(c)
 
     def undrawn(self, text: str) -> list[str]:
         """The distinct characters of ``text`` no font draws, in order of appearance."""

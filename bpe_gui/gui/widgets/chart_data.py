@@ -121,3 +121,64 @@ class Series:
     color: int = 0          # index into the palette's series colours
     # the points on the chart's axes, kept by ChartWidget._axis() for its next paint
     axis_cache: tuple | None = field(default=None, repr=False, compare=False)
+
+
+def axis_points(s: Series, xlog: bool, ylog: bool) -> tuple[list[int], list[float], list[float]]:
+    """Indices of the drawable points of ``s`` and their x, y in axis space (log10 on log
+    axes), cached on the series until it or the log flags change.
+
+    Example: xs [0, 1, 10], ys [1, 2, 3], xlog -> ([1, 2], [0.0, 1.0], [2.0, 3.0])
+    """
+    key = (xlog, ylog)
+    got = s.axis_cache
+    if got is not None and got[0] == key:
+        return got[1]
+    fin = math.isfinite
+    log = math.log10
+    ax = [log(x) if x > 0 else math.nan for x in s.xs] if xlog else [float(x) for x in s.xs]
+    ay = [log(y) if y > 0 else math.nan for y in s.ys] if ylog else [float(y) for y in s.ys]
+    idx = [i for i, (x, y) in enumerate(zip(ax, ay)) if fin(x) and fin(y)]
+    if len(idx) < len(ax):
+        ax = [ax[i] for i in idx]
+        ay = [ay[i] for i in idx]
+    s.axis_cache = (key, (idx, ax, ay))
+    return idx, ax, ay
+
+
+def data_ranges(series, xlog: bool, ylog: bool, y_from_zero: bool
+                ) -> tuple[float, float, float, float] | None:
+    """(x0, x1, y0, y1) of the series in axis space (log10 on log axes), widened to
+    whole decades or nice steps; None when nothing is drawable.
+
+    Example: one line through (0, 3), (10, 17) -> (0.0, 10.0, 2.5, 17.5)
+    """
+    series = list(series)
+    x_lo = y_lo = math.inf
+    x_hi = y_hi = -math.inf
+    for s in series:
+        _, ax, ay = axis_points(s, xlog, ylog)
+        if ax:
+            x_lo, x_hi = min(x_lo, min(ax)), max(x_hi, max(ax))
+            y_lo, y_hi = min(y_lo, min(ay)), max(y_hi, max(ay))
+    if x_lo == math.inf:
+        return None
+    x0, x1, y0, y1 = x_lo, x_hi, y_lo, y_hi
+    bars = any(s.style == "bars" for s in series)
+    if bars:
+        x0, x1 = x0 - 0.5, x1 + 0.5
+    if ylog:
+        y0, y1 = math.floor(y0 + 1e-9), math.ceil(y1 - 1e-9)
+        if y1 <= y0:
+            y1 = y0 + 1
+    else:
+        if y_from_zero or bars:
+            y0 = min(0.0, y0)
+        if y1 <= y0:
+            y0, y1 = y0 - 1, y1 + 1
+        step = nice_step(y1 - y0)
+        y0, y1 = math.floor(y0 / step) * step, math.ceil(y1 / step) * step
+    if xlog:
+        x0, x1 = math.floor(x0 + 1e-9), max(math.ceil(x1 - 1e-9), math.floor(x0) + 1)
+    elif x1 <= x0:   # one point: widen to the right only (step 0 -> 0..1, never -1)
+        x0, x1 = (x0, x0 + 1) if x0 >= 0 else (x0 - 1, x1 + 1)
+    return x0, x1, y0, y1

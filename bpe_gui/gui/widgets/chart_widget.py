@@ -19,8 +19,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QSizePolicy, QWidget
 
-from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
-                         log_ticks, nice_step)
+from .chart_data import (STYLES, Series, axis_points, data_ranges, decimate, fmt_num,
+                         fmt_value, linear_ticks, log_ticks)
 from .chart_title import title_lines
 
 
@@ -71,6 +71,16 @@ def strip_lines(rows: list, fm: QFontMetrics, width: float) -> list[list]:
     return lines
 
 
+def _glyphs_box(fm: QFontMetrics, r: QRectF, text: str, align: str) -> QRectF:
+    """Where the glyphs of ``text`` drawn in ``r`` (vertically centred) lie: its advance
+    wide, ascent plus descent high."""
+    w = fm.horizontalAdvance(text)
+    x = r.left() if align == "left" else r.right() - w if align == "right" \
+        else r.center().x() - w / 2
+    h = fm.ascent() + fm.descent()
+    return QRectF(x, r.center().y() - h / 2, w, h)
+
+
 # ----- the chart widget --------------------------------------------------------------------
 class ChartWidget(QWidget):
     """A QPainter chart: ``set_series(name, xs, ys, style)``, log axes, hover, save."""
@@ -100,6 +110,11 @@ class ChartWidget(QWidget):
         self.drawn_legend: list[str] = []
         self.drawn_markers: list[tuple[float, str]] = []
         self.drawn_title: list[str] = []   # the title's lines as the last paint drew them
+        # every text the last paint drew and the box of its glyphs (tests: nothing
+        # drawn over anything else)
+        self.drawn_texts: list[tuple[str, QRectF]] = []
+        self.strip_top = 0.0    # (_layout) where the legend's strip begins
+        self.ylabel_top = 0.0   # (_layout) where a level y axis title is drawn
         self.setMouseTracking(True)
         # three in a row fit the bottom dock of an 800x600 window (issue 21)
         self.setMinimumSize(140, 150)
@@ -164,56 +179,10 @@ class ChartWidget(QWidget):
 
     # ----- geometry -----------------------------------------------------------------------
     def _axis(self, s: Series) -> tuple[list[int], list[float], list[float]]:
-        """Indices of the drawable points and their x, y in axis space (log10 on log
-        axes), cached on the series until it or the log flags change."""
-        key = (self.xlog, self.ylog)
-        got = s.axis_cache
-        if got is not None and got[0] == key:
-            return got[1]
-        fin = math.isfinite
-        log = math.log10
-        ax = [log(x) if x > 0 else math.nan for x in s.xs] if self.xlog else \
-            [float(x) for x in s.xs]
-        ay = [log(y) if y > 0 else math.nan for y in s.ys] if self.ylog else \
-            [float(y) for y in s.ys]
-        idx = [i for i, (x, y) in enumerate(zip(ax, ay)) if fin(x) and fin(y)]
-        if len(idx) < len(ax):
-            ax = [ax[i] for i in idx]
-            ay = [ay[i] for i in idx]
-        s.axis_cache = (key, (idx, ax, ay))
-        return idx, ax, ay
+        return axis_points(s, self.xlog, self.ylog)
 
     def _ranges(self):
-        """Data ranges in axis space (log10 on log axes); None when nothing to draw."""
-        x_lo = y_lo = math.inf
-        x_hi = y_hi = -math.inf
-        for s in self.series.values():
-            _, ax, ay = self._axis(s)
-            if ax:
-                x_lo, x_hi = min(x_lo, min(ax)), max(x_hi, max(ax))
-                y_lo, y_hi = min(y_lo, min(ay)), max(y_hi, max(ay))
-        if x_lo == math.inf:
-            return None
-        x0, x1, y0, y1 = x_lo, x_hi, y_lo, y_hi
-        bars = any(s.style == "bars" for s in self.series.values())
-        if bars:
-            x0, x1 = x0 - 0.5, x1 + 0.5
-        if self.ylog:
-            y0, y1 = math.floor(y0 + 1e-9), math.ceil(y1 - 1e-9)
-            if y1 <= y0:
-                y1 = y0 + 1
-        else:
-            if self.y_from_zero or bars:
-                y0 = min(0.0, y0)
-            if y1 <= y0:
-                y0, y1 = y0 - 1, y1 + 1
-            step = nice_step(y1 - y0)
-            y0, y1 = math.floor(y0 / step) * step, math.ceil(y1 / step) * step
-        if self.xlog:
-            x0, x1 = math.floor(x0 + 1e-9), max(math.ceil(x1 - 1e-9), math.floor(x0) + 1)
-        elif x1 <= x0:   # one point: widen to the right only (step 0 -> 0..1, never -1)
-            x0, x1 = (x0, x0 + 1) if x0 >= 0 else (x0 - 1, x1 + 1)
-        return x0, x1, y0, y1
+        return data_ranges(self.series.values(), self.xlog, self.ylog, self.y_from_zero)
 
     def _layout(self):
         fm = QFontMetrics(self.font())
@@ -226,13 +195,18 @@ class ChartWidget(QWidget):
         left = 8 + fm.height() + 6 + label_w + 6
         # a title too long for its row beside the note takes a second line (title_lines)
         lines, _ = self._title_block(self._caption(self._markers_between(x0, x1)) or self.note)
-        top = 8 + len(lines) * (fm.height() + 2) - 2 + 8
+        title_end = 6 + len(lines) * (fm.height() + 2)
+        # the top tick's label stands half a line above the plot: what is drawn above the
+        # plot keeps clear of it (the legend strip's "en" ran into "40k" at 800x600)
+        clear = fm.height() // 2 + 2
+        top = title_end + max(8, clear)
         right = 16
         bottom = 6 + fm.height() + 4 + fm.height() + 8
         # the legend: a box in a corner of the plot where it hides little, else a strip
         # of lines under the title (a small chart kept its lines apart only by colour)
         rows = self._legend_rows()
         self.legend_mode, self.legend_lines = None, []
+        self.strip_top = title_end + 6
         if len(rows) >= 2:
             w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30
             h = fm.height() * len(rows) + 8
@@ -240,7 +214,7 @@ class ChartWidget(QWidget):
                     w > 0.7 * (self.width() - left - right):
                 self.legend_mode = "strip"
                 self.legend_lines = strip_lines(rows, fm, self.width() - 16)
-                top += len(self.legend_lines) * fm.height()
+                top = self.strip_top + len(self.legend_lines) * fm.height() + clear
             else:
                 self.legend_mode = "box"
         # the axis title up the left side while the plot is as tall as it; a shorter
@@ -248,6 +222,7 @@ class ChartWidget(QWidget):
         # cut ("bytes per …")
         self.ylabel_level = fm.horizontalAdvance(self.y_title()) > \
             self.height() - top - bottom
+        self.ylabel_top = top - clear + 2   # (level: its line, then the top tick's clearance)
         if self.ylabel_level:
             left -= fm.height() + 6
             top += fm.height() + 2
@@ -338,27 +313,8 @@ class ChartWidget(QWidget):
         bg, fg, grid, minor_c, colors = self._colors()
         p.fillRect(self.rect(), bg)
         fm = QFontMetrics(self.font())
-        bold = QFont(self.font())
-        bold.setBold(True)
-        p.setFont(bold)
-        p.setPen(fg)
-        # the markers' caption in the title row (over the plot it hid data), beside the
-        # title's first line; the title wraps to a second line rather than being cut
-        lines, right = self._title_block(self._marker_caption() or self.note)
-        self.drawn_title = lines
-        for i, line in enumerate(lines):
-            p.drawText(QRectF(8, 6 + i * (fm.height() + 2), self.width() - 16, fm.height() + 2),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
-        p.setFont(self.font())
-        if right:
-            if self._marker_caption():
-                p.setPen(self._marker_color(bg))
-            else:
-                faint = QColor(fg)
-                faint.setAlpha(150)
-                p.setPen(faint)
-            p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
+        self.drawn_texts = []
+        self._paint_title(p, fg, bg, fm)
         lay = self._prepare()
         if lay is None:
             faint = QColor(fg)
@@ -384,39 +340,9 @@ class ChartWidget(QWidget):
             p.drawLine(QPointF(plot.left(), Y(v)), QPointF(plot.right(), Y(v)))
         for v, _ in xt:
             p.drawLine(QPointF(X(v), plot.top()), QPointF(X(v), plot.bottom()))
-        p.setPen(fg)
-        for v, label in thin_labels(yt, Y, fm.height() + 2):
-            r = QRectF(0, Y(v) - fm.height() / 2, plot.left() - 6, fm.height())
-            p.drawText(r, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
-        last_right = -1e9
-        for v, label in xt:
-            w = fm.horizontalAdvance(label)
-            cx = X(v)
-            if cx - w / 2 < last_right + 6:
-                continue  # would overlap the previous label
-            r = QRectF(cx - w / 2 - 2, plot.bottom() + 4, w + 4, fm.height())
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
-            last_right = cx + w / 2
-        # the axis title centred under the plot, but inside the chart: a narrow plot cut
-        # it at both ends ("gth (characte")
-        xlabel = fm.elidedText(self.xlabel + (" (log)" if self.xlog else ""),
-                               Qt.TextElideMode.ElideRight, self.width() - 8)
-        xw = fm.horizontalAdvance(xlabel)
-        x_left = min(max(4.0, plot.center().x() - xw / 2), self.width() - 4 - xw)
-        p.drawText(QRectF(x_left, self.height() - fm.height() - 6, xw + 2, fm.height()),
-                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, xlabel)
-        ylabel = self.y_title()
-        if self.ylabel_level:   # level, over the plot's top left (see _layout)
-            ylabel = fm.elidedText(ylabel, Qt.TextElideMode.ElideRight, self.width() - 16)
-            p.drawText(QRectF(8, plot.top() - fm.height() - 4, self.width() - 16,
-                              fm.height()), Qt.AlignmentFlag.AlignLeft, ylabel)
-        else:
-            p.save()
-            p.translate(8, plot.center().y())
-            p.rotate(-90)
-            p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()),
-                       Qt.AlignmentFlag.AlignCenter, ylabel)
-            p.restore()
+        self._paint_labels(p, plot, fg, fm, [(Y(v), label) for v, label in
+                                             thin_labels(yt, Y, fm.height() + 2)],
+                           [(X(v), label) for v, label in xt])
         p.setPen(QPen(fg, 1))
         p.drawLine(plot.bottomLeft(), plot.bottomRight())
         p.drawLine(plot.bottomLeft(), plot.topLeft())
@@ -424,18 +350,95 @@ class ChartWidget(QWidget):
         p.save()
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         p.setClipRect(plot.adjusted(-4, -4, 4, 4))
+        base_y = Y(max(y0, 0.0)) if not self.ylog else plot.bottom()
+        self._paint_series(p, colors, base_y, max(1.0, 0.8 * sx))
+        p.restore()
+        self._paint_markers(p, plot, X, x0, x1, fm, bg)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        self._paint_legend(p, plot, fg, bg, colors, fm)
+        self._paint_hover(p, plot, fg, bg, colors, fm)
+
+    def _paint_title(self, p: QPainter, fg: QColor, bg: QColor, fm: QFontMetrics) -> None:
+        """The title (bold, on two lines rather than cut) and, beside its first line, the
+        markers' caption or the note (over the plot it hid data)."""
+        bold = QFont(self.font())
+        bold.setBold(True)
+        p.setFont(bold)
+        p.setPen(fg)
+        lines, right = self._title_block(self._marker_caption() or self.note)
+        self.drawn_title = lines
+        texts, bold_fm = self.drawn_texts, QFontMetrics(bold)
+        for i, line in enumerate(lines):
+            box = QRectF(8, 6 + i * (fm.height() + 2), self.width() - 16, fm.height() + 2)
+            p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+            texts.append((line, _glyphs_box(bold_fm, box, line, "left")))
+        p.setFont(self.font())
+        if right:
+            if self._marker_caption():
+                p.setPen(self._marker_color(bg))
+            else:
+                faint = QColor(fg)
+                faint.setAlpha(150)
+                p.setPen(faint)
+            box = QRectF(8, 6, self.width() - 16, fm.height() + 2)
+            p.drawText(box, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
+            texts.append((right, _glyphs_box(fm, box, right, "right")))
+
+    def _paint_labels(self, p: QPainter, plot: QRectF, fg: QColor, fm: QFontMetrics,
+                      ys: list[tuple[float, str]], xs: list[tuple[float, str]]) -> None:
+        """The ticks' labels (at pixel places; an x label that would touch the one
+        before it is left out) and the two axis titles."""
+        texts = self.drawn_texts
+        p.setPen(fg)
+        for y, label in ys:
+            r = QRectF(0, y - fm.height() / 2, plot.left() - 6, fm.height())
+            p.drawText(r, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
+            texts.append((label, _glyphs_box(fm, r, label, "right")))
+        last_right = -1e9
+        for cx, label in xs:
+            w = fm.horizontalAdvance(label)
+            if cx - w / 2 < last_right + 6:
+                continue  # would overlap the previous label
+            r = QRectF(cx - w / 2 - 2, plot.bottom() + 4, w + 4, fm.height())
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
+            texts.append((label, _glyphs_box(fm, r, label, "center")))
+            last_right = cx + w / 2
+        # the axis title centred under the plot, but inside the chart: a narrow plot cut
+        # it at both ends ("gth (characte")
+        xlabel = fm.elidedText(self.xlabel + (" (log)" if self.xlog else ""),
+                               Qt.TextElideMode.ElideRight, self.width() - 8)
+        xw = fm.horizontalAdvance(xlabel)
+        x_left = min(max(4.0, plot.center().x() - xw / 2), self.width() - 4 - xw)
+        r = QRectF(x_left, self.height() - fm.height() - 6, xw + 2, fm.height())
+        p.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, xlabel)
+        texts.append((xlabel, _glyphs_box(fm, r, xlabel, "left")))
+        ylabel = self.y_title()
+        if self.ylabel_level:   # level, over the plot's top left (see _layout)
+            ylabel = fm.elidedText(ylabel, Qt.TextElideMode.ElideRight, self.width() - 16)
+            r = QRectF(8, self.ylabel_top, self.width() - 16, fm.height())
+            p.drawText(r, Qt.AlignmentFlag.AlignLeft, ylabel)
+            texts.append((ylabel, _glyphs_box(fm, r, ylabel, "left")))
+        else:
+            p.save()
+            p.translate(8, plot.center().y())
+            p.rotate(-90)
+            p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()),
+                       Qt.AlignmentFlag.AlignCenter, ylabel)
+            p.restore()
+
+    def _paint_series(self, p: QPainter, colors: list[QColor], base_y: float,
+                      bar_w: float) -> None:
+        """Each series as its style says: bars from ``base_y``, lines, points."""
         for d in self._drawn:
             col = colors[d.series.color % len(colors)]
             style = d.series.style
             if style == "bars":
-                base_y = Y(max(y0, 0.0)) if not self.ylog else plot.bottom()
-                w = max(1.0, 0.8 * sx)
                 fill = QColor(col)
                 fill.setAlpha(200)
                 p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(fill)
                 for pt in d.pts:
-                    p.drawRect(QRectF(pt.x() - w / 2, pt.y(), w, base_y - pt.y()))
+                    p.drawRect(QRectF(pt.x() - bar_w / 2, pt.y(), bar_w, base_y - pt.y()))
                 continue
             if style in ("line", "linepoints", "dashed") and len(d.pts) > 1:
                 path = QPainterPath(d.pts[0])
@@ -451,11 +454,6 @@ class ChartWidget(QWidget):
                 radius = 2.0 if style == "points" else 3.0
                 for pt in d.pts:
                     p.drawEllipse(pt, radius, radius)
-        p.restore()
-        self._paint_markers(p, plot, X, x0, x1, fm, bg)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        self._paint_legend(p, plot, fg, bg, colors, fm)
-        self._paint_hover(p, plot, fg, bg, colors, fm)
 
     @staticmethod
     def _marker_color(bg: QColor) -> QColor:
@@ -526,13 +524,17 @@ class ChartWidget(QWidget):
             return pen
         if self.legend_mode == "strip":   # under the title, each line left to right
             for i, line in enumerate(self.legend_lines):
-                y = 8 + fm.height() + 6 + i * fm.height() + fm.height() / 2
+                y = self.strip_top + i * fm.height() + fm.height() / 2
                 for x, (name, dashed, c) in line:
                     p.setPen(pen_of(dashed, c))
                     p.drawLine(QPointF(x, y), QPointF(x + 12, y))
                     p.setPen(fg)
-                    p.drawText(QPointF(x + 15, y + fm.ascent() / 2 - 1), name)
+                    base = y + fm.ascent() / 2 - 1
+                    p.drawText(QPointF(x + 15, base), name)
                     self.drawn_legend.append(name)
+                    self.drawn_texts.append((name, QRectF(x, base - fm.ascent(),
+                                                          15 + fm.horizontalAdvance(name),
+                                                          fm.ascent() + fm.descent())))
             return
         rows = self._legend_rows()
         w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30

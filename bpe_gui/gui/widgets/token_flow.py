@@ -14,12 +14,14 @@ from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
+from ..models.encoding import PARTIAL, PLAIN, SPECIAL, TokenKind
 from ..models.roles import TokenColors
 from .token_chips import chip_pen
 
 PAD, GAP, MARGIN = 5, 3, 4
 ROW_SHIFT = MARGIN - GAP   # a row scrolled to the top stands GAP below the edge
-PLAIN, PARTIAL, SPECIAL = 0, 2, 3          # token kinds (as the encode view computes them)
+# (the token kinds, re-exported for the chat view's prompt pane)
+__all__ = ["TokenFlow", "PLAIN", "PARTIAL", "SPECIAL"]
 CENTER = Qt.AlignmentFlag.AlignCenter
 ANTIALIAS = QPainter.RenderHint.Antialiasing
 
@@ -45,7 +47,7 @@ class TokenFlow(QAbstractScrollArea):
         self.ids: Sequence[int] = []
         self.text_of: Callable[[bytes], str] = lambda t: t.decode("utf-8", "replace")
         self._text_key = None
-        self.kinds: Sequence[int] = []
+        self.kinds: Sequence[TokenKind] = []
         # chips outlined in ``mark_color`` (training on: tokens learned here, not inherited)
         self.marks: list[bool] | None = None
         self.mark_color = QColor("#17803d")
@@ -64,7 +66,7 @@ class TokenFlow(QAbstractScrollArea):
         self.verticalScrollBar().actionTriggered.connect(self._scroll_by_rows)
 
     # ----- content ------------------------------------------------------------------------
-    def set_tokens(self, tokens: Sequence[bytes], ids: Sequence[int], kinds: Sequence[int],
+    def set_tokens(self, tokens: Sequence[bytes], ids: Sequence[int], kinds: Sequence[TokenKind],
                    text_of: Callable[[bytes], str] | None = None, text_key=None,
                    marks: Sequence[bool] | None = None,
                    fills: Sequence[QColor | None] | None = None) -> None:
@@ -137,7 +139,7 @@ class TokenFlow(QAbstractScrollArea):
         self._pixmaps.clear()
         self._laid_out_width = -1
 
-    def _width(self, token: bytes, tid: int, kind: int) -> int:
+    def _width(self, token: bytes, tid: int, kind: TokenKind) -> int:
         w = max(self._fm[kind].horizontalAdvance(self.text_of(token)),
                 self._sm.horizontalAdvance(str(tid))) + 2 * PAD
         if len(self._widths) > 100_000:

@@ -1,14 +1,15 @@
 """The text of one side of the compare view, coloured token by token.
 
 :class:`TokenHighlighter` (the encode view's colouring, defined here so both views use
-it) paints alternating blocks; :class:`TokenTextView` colours its text with it
-(alternating blocks from ``Encoding.offsets``), draws a bar at each cut only this side
+it) paints a :class:`~bpe_gui.gui.models.encoding.TokenSpans`; :class:`TokenTextView`
+colours its text with it (blocks alternating token by token), draws a bar at each cut only this side
 makes (``cut_color``) and names the token under the mouse in a tooltip. It shows at most
 ``DISPLAY_LIMIT`` characters; the compare table counts the whole text.
 """
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 
 from PySide6.QtCore import QEvent, QPointF, Signal
 from PySide6.QtGui import (QColor, QFont, QPainter, QPalette, QPen, QSyntaxHighlighter,
@@ -16,9 +17,9 @@ from PySide6.QtGui import (QColor, QFont, QPainter, QPalette, QPen, QSyntaxHighl
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from ...engine import analysis
-from ...engine.display import hex_bytes, is_partial, readable
+from ...engine.display import hex_bytes, readable
 from ...engine.tokenizers import Encoding
-from ..models.encoding import char_index, doc_position
+from ..models.encoding import PARTIAL, SPECIAL, TokenSpans, kind_of
 from ..models.roles import TokenColors, is_dark
 
 DISPLAY_LIMIT = 50_000        # characters coloured per side; the table uses the whole text
@@ -29,22 +30,25 @@ def cut_color(palette: QPalette) -> QColor:
 
 
 class TokenHighlighter(QSyntaxHighlighter):
-    """Paints each token's character span with one of two alternating colours.
+    """Paints each token's character span in the format its :class:`TokenSpans` gives
+    it (models/encoding.py: alternating blocks by groups of tokens that share a
+    character, parts of a character with a dotted underline, special tokens bold, new
+    tokens underlined in the mark colour). The view sets ``spans`` (``set_spans``); the
+    lines coloured since are in ``coloured`` (a view may empty it to know which lines
+    still show older spans)."""
 
-    Tokens that share a character (the bytes of one split character) form one group and
-    one colour, with a wavy underline; special tokens get their own colour.
-    The view it serves provides ``offsets``, ``starts``, ``kinds``, ``pos_of_char``,
-    ``char_of_pos`` and optionally ``parity`` and ``fresh_blocks`` (the compare view
-    reuses it).
-    """
-
-    def __init__(self, document, view):
+    def __init__(self, document, colors: TokenColors, mark: QColor | None = None):
         super().__init__(document)
-        self.view = view
+        self.spans = TokenSpans()
+        self.coloured: set[int] = set()
         self.formats: tuple[QTextCharFormat, ...] = ()
-        self.set_colors(view.colors)
+        self.set_colors(colors, mark)
 
-    def set_colors(self, c: TokenColors) -> None:
+    def set_spans(self, spans: TokenSpans) -> None:
+        """Colour with ``spans`` from now on (the lines are coloured again as asked)."""
+        self.spans = spans
+
+    def set_colors(self, c: TokenColors, mark: QColor | None = None) -> None:
         a, b, pa, pb, s = (QTextCharFormat() for _ in range(5))
         for f, bg in ((a, c.block_a), (b, c.block_b), (pa, c.block_a), (pb, c.block_b),
                       (s, c.special)):
@@ -55,58 +59,36 @@ class TokenHighlighter(QSyntaxHighlighter):
             f.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
             f.setUnderlineColor(c.partial_border)
         s.setFontWeight(QFont.Weight.Bold)
-        # 5-8: tokens the view marks new (training on: learned here, not inherited), a
-        # solid underline in its mark colour (dotted for part of a character)
-        mark = QColor(getattr(self.view, "mark_color", None) or "#17803d")
+        # tokens marked new: a solid underline in the mark colour (dotted for part of a
+        # character)
         news = []
         for f in (a, b, pa, pb):
             n = QTextCharFormat(f)
             if f not in (pa, pb):
                 n.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-            n.setUnderlineColor(mark)
+            n.setUnderlineColor(mark if mark is not None else QColor("#17803d"))
             news.append(n)
-        self.formats = (a, b, pa, pb, s, *news)
+        self.formats = (a, b, pa, pb, s, *news)   # (format_index's order)
 
     def highlightBlock(self, text: str) -> None:
-        v = self.view
-        offsets = v.offsets
-        if not offsets:
+        spans = self.spans
+        if not spans.offsets:
             return
         block = self.currentBlock()
-        fresh = getattr(v, "fresh_blocks", None)
-        if fresh is not None:
-            fresh.add(block.blockNumber())
+        self.coloured.add(block.blockNumber())
         pos = block.position()
+        formats, set_format = self.formats, self.setFormat
         # block.length() counts UTF-16 units, as positions do; len(text) counts code
         # points, one short per emoji or flag half (which lost the colour at line ends)
-        c0, c1 = v.char_of_pos(pos), v.char_of_pos(pos + block.length() - 1)
-        starts = v.starts
-        i = max(0, bisect_right(starts, c0) - 1)
-        while i > 0 and offsets[i - 1][1] > c0:
-            i -= 1
-        formats = self.formats
-        kinds = v.kinds
-        news = getattr(v, "news", None)   # new tokens (training on), or None
-        parity = getattr(v, "parity", None) or _Alternate()
-        to_pos = v.pos_of_char
-        set_format = self.setFormat
-        n = len(offsets)
-        while i < n and starts[i] < c1:
-            s, e = offsets[i]
-            if e > c0:
-                kind = kinds[i]
-                fmt = formats[4 if kind == 3 else kind + parity[i]
-                              + (5 if news and news[i] else 0)]
-                ps, pe = to_pos(max(s, c0)), to_pos(min(e, c1))
-                set_format(ps - pos, pe - ps, fmt)
-            i += 1
+        for ps, pe, fmt in spans.runs(pos, pos + block.length() - 1):
+            set_format(ps - pos, pe - ps, formats[fmt])
 
 
-class _Alternate:
-    """parity[i] = i % 2, for views that do not group tokens sharing a character."""
-
-    def __getitem__(self, i: int) -> int:
-        return i & 1
+def _positions(text: str) -> list[int] | None:
+    """utf16_positions, for a text that may hold a lone surrogate (written as one unit)."""
+    if len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text):
+        return None
+    return [0, *accumulate(2 if ord(ch) > 0xFFFF else 1 for ch in text)]
 
 
 class TokenTextView(QPlainTextEdit):
@@ -124,26 +106,21 @@ class TokenTextView(QPlainTextEdit):
         f.setPointSizeF(f.pointSizeF() * 1.2)
         self.setFont(f)
         self.colors = TokenColors.for_palette(self.palette())
-        # what the highlighter reads (the same attributes EncodeView gives it)
-        self.offsets: list[tuple[int, int]] = []
-        self.starts: list[int] = []
-        self.kinds: list[int] = []
-        self._u16: list[int] | None = None
+        self.spans = TokenSpans()   # what the highlighter colours (alternating by index)
         self.enc = Encoding([], [], [], [])
         self.text = ""
         self.marks: list[analysis.Cut] = []
         self._hover = -1
-        self.highlighter = TokenHighlighter(self.document(), self)
+        self.highlighter = TokenHighlighter(self.document(), self.colors)
         self.viewport().setMouseTracking(True)
         self.set_show_whitespace(True)
 
-    # ----- the highlighter's interface --------------------------------------------------------
     # ----- data -------------------------------------------------------------------------------
     def pos_of_char(self, i: int) -> int:
-        return doc_position(self._u16, i)
+        return self.spans.pos_of_char(i)
 
     def char_of_pos(self, p: int) -> int:
-        return char_index(self._u16, p)
+        return self.spans.char_of_pos(p)
 
     def set_encoding(self, text: str, enc: Encoding | None, marks=()) -> None:
         text = text[:DISPLAY_LIMIT]
@@ -154,23 +131,15 @@ class TokenTextView(QPlainTextEdit):
                            [enc.offsets[i] for i in keep],
                            [enc.special[i] for i in keep] if enc.special else [])
         self.enc = enc
-        self.offsets = enc.offsets
-        self.starts = [s for s, _ in enc.offsets]
         sp = enc.special
-        self.kinds = [3 if sp and sp[i] else 2 if is_partial(t) else 0
-                      for i, t in enumerate(enc.tokens)]
+        u16 = self.spans.u16 if text == self.text else _positions(text)
+        self.spans = TokenSpans(enc.offsets, [kind_of(t, bool(sp and sp[i]))
+                                              for i, t in enumerate(enc.tokens)], u16=u16)
+        self.highlighter.set_spans(self.spans)
         self.marks = sorted(m for m in marks if m[0] < len(text))
         self._hover = -1
         if text != self.text:
             self.text = text
-            self._u16 = None
-            if len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text):
-                u, acc = [], 0
-                for ch in text:
-                    u.append(acc)
-                    acc += 2 if ord(ch) > 0xFFFF else 1
-                u.append(acc)
-                self._u16 = u
             bar = self.verticalScrollBar().value()
             self.setPlainText(text)   # rehighlights
             self.verticalScrollBar().setValue(bar)
@@ -246,22 +215,24 @@ class TokenTextView(QPlainTextEdit):
         block = cur.block()
         if pos.x() < self.cursorRect(cur).left() and p > block.position():
             p -= 1
-        if p >= block.position() + block.length() - 1 or not self.offsets:
+        spans = self.spans
+        if p >= block.position() + block.length() - 1 or not spans.offsets:
             return -1
         r = self._cursor_rect(p)
         if not (r.top() - 2 <= pos.y() <= r.bottom() + 2):
             return -1
         ch = self.char_of_pos(p)
-        i = bisect_right(self.starts, ch) - 1
-        while i >= 0 and self.offsets[i][1] <= ch:
-            if self.offsets[i][0] < ch - 256:
+        i = bisect_right(spans.starts, ch) - 1
+        while i >= 0 and spans.offsets[i][1] <= ch:
+            if spans.offsets[i][0] < ch - 256:
                 return -1
             i -= 1
         return i
 
     def describe_token(self, i: int) -> str:
         tok = self.enc.tokens[i]
-        kind = {2: " (part of a character)", 3: " (special token)"}.get(self.kinds[i], "")
+        kind = {PARTIAL: " (part of a character)", SPECIAL: " (special token)"}.get(
+            self.spans.kinds[i], "")
         return (f"token {i + 1:,} of {len(self.enc):,}{kind}\nid {self.enc.ids[i]}: "
                 f"{readable(tok)}\n{len(tok)} bytes {hex_bytes(tok)}")
 
@@ -287,7 +258,7 @@ class TokenTextView(QPlainTextEdit):
         if i >= 0:
             sel = QTextEdit.ExtraSelection()
             cur = QTextCursor(self.document())
-            s, e = self.offsets[i]
+            s, e = self.spans.offsets[i]
             cur.setPosition(self.pos_of_char(s))
             cur.setPosition(self.pos_of_char(e), QTextCursor.MoveMode.KeepAnchor)
             sel.cursor = cur

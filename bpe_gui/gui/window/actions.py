@@ -296,13 +296,13 @@ class ActionsAndMenus:
         return show_open_model(self.controller, self.window)
 
     def language_cost_dialog(self):
-        return show_language_cost(self.window)
+        return show_language_cost(self.controller, self.window)
 
     def training_mixture_dialog(self):
-        return show_training_mixture(self.window)
+        return show_training_mixture(self.controller, self.window)
 
     def check_dialog(self):
-        return show_check_dialog(self.window)
+        return show_check_dialog(self.controller, self.window)
 
     def goto_dialog(self) -> QInputDialog:
         """Run to step N (window-modal, opened: it goes to the step when accepted)."""

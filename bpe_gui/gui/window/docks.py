@@ -18,6 +18,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea,
                                QTabBar, QWidget)
 
+from ..controller.controller import Controller
 from .layout_fit import SIDES, give_central_its_minimum, left_column_width, side_by_side
 from ..panels.charts.charts import ChartsView
 from ..panels.compare.compare_view import CompareView
@@ -45,7 +46,7 @@ REFIT_AFTER_MS = 150  # a window being resized: the docks are refitted once it r
 class DockLayout:
     """Panels in docks: built, laid out by default, remembered, reset."""
 
-    def __init__(self, window: QMainWindow, controller, settings: QSettings, recent,
+    def __init__(self, window: QMainWindow, controller: Controller, settings: QSettings, recent,
                  open_paths: Callable[[Sequence[str]], object]):
         self.window, self.controller, self.settings = window, controller, settings
         self.fill_screen = False   # a small screen: app.main shows the window maximized
@@ -135,6 +136,7 @@ class DockLayout:
         words = getattr(self.encode_view, "words", None)
         if words is not None:
             words.toggle.toggled.connect(lambda _on: self.refit_below())
+        self.encode_view.needsChanged.connect(self.refit_below)
         guard_wheel(w)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:

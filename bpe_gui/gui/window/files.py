@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox
 
 from ...engine.formats import describe_file, looks_like_tokenizer
 from ...engine.train import looks_like_session
+from ..controller.controller import Controller
 from ..controller.corpus_source import not_a_file
 from ..dialogs.encoding_dialog import EncodingDialog
 from ..dialogs.import_dialog import BACKGROUND_BYTES, _size
@@ -27,7 +28,7 @@ TOKENIZER_SUFFIXES = {".json", ".tiktoken", ".model", ".gguf"}
 class Files:
     """Opening what the user picks or drops."""
 
-    def __init__(self, window: QMainWindow, controller, editor,
+    def __init__(self, window: QMainWindow, controller: Controller, editor,
                  open_session: Callable[[str], bool], show_error: Callable[[str, str], object],
                  note_error: Callable[[str, str], object]):
         self.window, self.controller, self.editor = window, controller, editor

@@ -19,9 +19,11 @@ composed (given what it needs), none mixed in:
                    edits; the not-UTF-8 dialog (Files)
 - ``sessions.py``  session files, the autosave, what opens at start (Sessions)
 - ``theme_menu.py`` light / dark / system (ThemeMenu)
+- ``text_keys.py`` the window's Ctrl and Alt shortcuts before a text field's own
+                   keys (WindowKeysFirst)
 
 Each part is an attribute of the window (``dock_layout``, ``actions_menus``, ``status``,
-``files``, ``sessions``, ``themes``, ``train_on_flow``); what it holds is asked of it
+``files``, ``sessions``, ``themes``, ``train_on_flow``, ``text_keys``); what it holds is asked of it
 (``window.dock_layout.merge_panel``, ``window.actions_menus.acts["step"]``,
 ``window.status.last_error``). The window itself keeps only Qt's events, the controller
 and the settings.
@@ -40,6 +42,7 @@ from .docks import DockLayout
 from .files import Files
 from .sessions import RECOVER_KEY, Sessions
 from .status import StatusBar
+from .text_keys import WindowKeysFirst
 from .theme_menu import ThemeMenu
 from .train_on_flow import TrainOnFlow
 
@@ -81,6 +84,7 @@ class MainWindow(QMainWindow):
             self, self.controller, self.settings, d, self.recent, self.files.open_paths,
             lambda name: self.themes.set(name), self.train_on_flow)
         self.status = StatusBar(self, self.controller, self.recent, a.update_actions)
+        self.text_keys = WindowKeysFirst(self)   # Ctrl+E exports from a text field too
         self._connect()
         d.focus_changed = a.focus_changed
         d.keep_default()

@@ -19,6 +19,7 @@ from PySide6.QtCore import QLockFile, QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from ..resources import resources
+from ..controller.controller import Controller
 from ..widgets.last_folder import last_folder, remember
 from ..panels.corpus.corpus_editor import SESSION_SUFFIX
 
@@ -34,8 +35,8 @@ RECOVER_KEY = "recoverAutosave"
 class Sessions:
     """Session files, the autosave and the first thing the window opens."""
 
-    def __init__(self, window: QMainWindow, controller, settings: QSettings, recent, editor,
-                 encode_view, merge_panel, files, reopen: Callable[[], bool],
+    def __init__(self, window: QMainWindow, controller: Controller, settings: QSettings,
+                 recent, editor, encode_view, merge_panel, files, reopen: Callable[[], bool],
                  show_error: Callable[[str, str], object], compare_view=None):
         self.window, self.controller, self.settings = window, controller, settings
         self.recent, self.editor, self.files, self.reopen = recent, editor, files, reopen

@@ -16,8 +16,9 @@ from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QProgressBar, Q
                                QSizePolicy)
 
 from ..theme import colors
+from ..controller.controller import Controller
 from ..controller.worker import describe_progress
-from ..models.glyphs import glyphs, package_for
+from ..models.glyphs import DRAWN_AS, glyphs, package_for
 from ..models.parity_text import turn_counts
 from ..widgets.text_pane import TextPane
 
@@ -57,8 +58,8 @@ class FontNote(QLabel):
             by_package.setdefault(package_for(script), []).append(script)
         parts = [f"{', '.join(scripts)} (Debian/Ubuntu package {pkg})"
                  for pkg, scripts in by_package.items()]
-        return (f"No font here draws {'; '.join(parts)}: tokens show such characters as "
-                "escapes (\\u0939), their names in the tooltip.")
+        return (f"No font here draws {'; '.join(parts)}: {DRAWN_AS[:-1]}, their names in "
+                "the tooltip.")
 
     def _add(self, script: str, sentence: str) -> None:
         self.said[script] = sentence
@@ -71,7 +72,7 @@ class FontNote(QLabel):
 class StatusBar:
     """The status bar, the window title and error boxes."""
 
-    def __init__(self, window: QMainWindow, controller, recent,
+    def __init__(self, window: QMainWindow, controller: Controller, recent,
                  update_actions: Callable[[], None]):
         self.window, self.controller, self.recent = window, controller, recent
         self._update_actions = update_actions

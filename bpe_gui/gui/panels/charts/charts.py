@@ -24,15 +24,17 @@ import io
 import math
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Protocol
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayout,
                                QLabel, QMessageBox, QPlainTextEdit,
                                QPushButton, QVBoxLayout, QWidget)
 
 from ....engine import analysis
-from ...controller.side_jobs import HELD_OUT_MAX_CHARS
+from ...controller.queries import Queries
+from ...controller.side_jobs import HELD_OUT_MAX_CHARS, HeldOutText
+from ...models.reads import RunReads
 from ...widgets.chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
 from .chart_series import CORPUS, RunSeries, compression_title, measured_on, zipf_title
@@ -52,12 +54,23 @@ IDLE_SLICE_S = 0.02      # held-out encoding work per idle tick
 
 
 # ----- the charts view ---------------------------------------------------------------------
+class ChartsHost(RunReads, Protocol):
+    """What the charts read of the controller: the run, and these."""
+
+    livePeek: SignalInstance
+
+    @property
+    def corpus_table(self) -> object | None: ...
+    @property
+    def queries(self) -> Queries: ...
+
+
 class ChartsView(QWidget):
     """Five charts of the controller's training run, kept up to date step by step."""
 
     updated = Signal()       # after each (throttled) redraw; tests wait on it
 
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: ChartsHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self.schedule)
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
@@ -475,8 +488,10 @@ class ChartsView(QWidget):
         at most HELD_OUT_MAX_CHARS characters of it); False if another job runs."""
         # a failed read is reported once, by the controller's errorOccurred (the
         # window's error dialog); nothing to show here when it ends
-        return self.controller.side.read_held_out(
-            path, lambda r: self.set_held_out_text(r.text, r.name, r.cut), lambda _end: None)
+        def read(r: object) -> None:
+            assert isinstance(r, HeldOutText)   # (the job's result)
+            self.set_held_out_text(r.text, r.name, r.cut)
+        return self.controller.side.read_held_out(path, read, lambda _end: None)
 
     def _paste_held_out(self) -> None:
         dlg = QDialog(self)

@@ -12,15 +12,18 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from typing import Protocol
+
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QFrame,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
                                QScrollArea, QSpinBox, QSplitter, QToolButton,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from ....engine.check import EncodeReport
 from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.train import TIE_RULE_LABELS
-from ...controller.checking import CheckOptions, MergeCheck
+from ...controller.checking import CheckOptions, Checking, MergeCheck
 from ...models.settings_changes import LINES_HELP, LINES_LABEL, rule_label
 from ...theme import colors
 from ...widgets.flow_layout import FlowBar
@@ -44,8 +47,20 @@ def parse_specials(text: str) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(parts)) if parts else None
 
 
+class CheckHost(Protocol):
+    """What Check my BPE reads of the controller."""
+
+    busyChanged: SignalInstance
+    corpusChanged: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def checking(self) -> Checking: ...
+
+
 class CheckPanel(QWidget):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: CheckHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.check: MergeCheck | None = None
@@ -303,7 +318,8 @@ class CheckPanel(QWidget):
         return self.controller.checking.check_merges(path, corpus, self.options(),
                                                      self._merges_done, self._ended)
 
-    def _merges_done(self, check: MergeCheck) -> None:
+    def _merges_done(self, check: object) -> None:
+        assert isinstance(check, MergeCheck)   # (the job's typed result)
         self.check = check
         r = check.report
         self._fit_form(findings=True)
@@ -325,9 +341,11 @@ class CheckPanel(QWidget):
         def ended(end) -> None:
             if end.outcome.value == "failed":
                 self.encode.show_failure(end.message)
+        def done(report: object) -> None:
+            assert report is None or isinstance(report, EncodeReport)   # (the job's result)
+            self.encode.show_report(report)
         return self.controller.checking.check_ids(self.result_edit.text().strip(), text, ids,
-                                                  self.options(), self.encode.show_report,
-                                                  ended)
+                                                  self.options(), done, ended)
 
     def _say(self, text: str, error: bool = False) -> None:
         if error:

@@ -18,7 +18,8 @@ from ....engine.display import readable
 from ...models.glyphs import shown
 from ...theme import colors, follow_palette
 from ...widgets.last_folder import last_folder, remember
-from ...widgets.token_flow import PLAIN, SPECIAL, TokenFlow
+from ...models.encoding import PLAIN, SPECIAL
+from ...widgets.token_flow import TokenFlow
 
 
 def _text(t: bytes) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGridLayout, QHBoxLayout,
                                QHeaderView, QLabel, QPushButton, QScrollArea, QSpinBox,
@@ -50,6 +50,7 @@ class MergesView(QWidget):
         super().__init__(parent)
         self.report: CheckReport | None = None
         self.step = 0
+        self._shared = False   # the splitter's height shared out once it was shown
         self._build()
         self.show_report(None)
 
@@ -249,8 +250,11 @@ class MergesView(QWidget):
             self.causes.setRowCount(0)
             self.notes.setText("")
             self.step = 0
+            self._hide_empty()
+            self._share_height()   # (the intro whole, not cut under its first line)
             return
         self._show_headline(report)
+        self._hide_empty()
         self._show_words()
         self._show_causes(report)
         self.notes.setText("\n".join(["The reference's settings:"] +
@@ -262,13 +266,28 @@ class MergesView(QWidget):
         self.go(d.step if d is not None else 1)
         self._share_height()
 
+    def _hide_empty(self) -> None:
+        """Lines with nothing to say take no room (empty, they pushed the intro's second
+        line under the explanation's edge)."""
+        cells = [c for row in self.pair_labels.values() for c in row]
+        for label in (self.warning, self.found, self.zero, *cells):
+            label.setVisible(bool(label.text()))
+        d = self.report.difference if self.report is not None else None
+        self.words_button.setVisible(d is not None)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._shared:   # the splitter has its height now: the intro gets its lines
+            QTimer.singleShot(0, self._share_height)
+
     def _share_height(self) -> None:
         """The explanation gets the height it needs, up to 30% of the splitter (it
         scrolls beyond that); the step table and the word lists share the rest."""
         sizes = self.split.sizes()
         total = sum(sizes)
-        if total <= 0:
+        if total <= 0 or not self.isVisible():
             return
+        self._shared = True
         info = self.info_scroll.widget()
         if info is None:
             return

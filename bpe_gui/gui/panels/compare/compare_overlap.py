@@ -12,21 +12,35 @@ and only while this tab is shown.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from typing import Protocol
+
+from PySide6.QtCore import Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import (QFrame, QLabel, QListView, QScrollArea, QSplitter,
                                QVBoxLayout, QWidget)
 
 from ...controller.jobs import JobEnd, Outcome
+from ...controller.side_jobs import SideJobs
 from ...models.token_list import TokenListModel
 
 RETRY_MS = 300
 
 
 
+class OverlapHost(Protocol):
+    """What the vocabulary overlap reads of the controller."""
+
+    busyChanged: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def side(self) -> SideJobs: ...
+
+
 class OverlapPanel(QWidget):
     """Vocabulary overlap of the compare view's two sides (see the module docstring)."""
 
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: OverlapHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.overlap = None              # engine.overlap.Overlap, when known

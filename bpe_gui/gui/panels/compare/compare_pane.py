@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Qt, Signal, SignalInstance
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBoxLayout,
                                QLabel, QPushButton, QSizePolicy, QSlider,
@@ -21,10 +21,12 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBo
 
 from ....engine.text import PRESET_LABELS
 from ....engine.text import resolve_pattern
-from ....engine.tokenizers import Tokenizer
+from ....engine.tokenizers import BaseTokenizer, Tokenizer
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
-from ...controller.corpus_source import corpus_name, same_source
+from ...controller.corpus_source import Corpus, corpus_name, same_source
+from ...controller.parity_setup import ParitySetup
+from ...models.reads import TokenizerReads
 from ...controller.jobs import JobEnd, Outcome
 from ...models.parity_text import run_words
 from ...models.settings_changes import rule_label
@@ -35,6 +37,7 @@ from ...widgets.visibility import CatchUp
 from ...widgets.whole_lines import WholeLines
 from ...widgets.elided_combo import ElidedComboBox
 from .compare_session import apply_side, side_state
+from ...models.imported_name import imported_name
 
 DEBOUNCE_MS = 150
 KINDS = (("current", "Current step"), ("step", "Another step of this run"),
@@ -46,6 +49,28 @@ PATTERN_SHORT = {"gpt2": "GPT-2", "cl100k": "GPT-4", "o200k": "GPT-4o",
 
 
 # ----- one side: which tokenizer ------------------------------------------------------------
+class PaneHost(TokenizerReads, Protocol):
+    """What a side of Compare reads of the controller: the run, the imported
+    tokenizer, and these."""
+
+    corpusChanged: SignalInstance
+    parityChanged: SignalInstance
+    settings: TrainSettings
+    parity: ParitySetup
+    corpus: Corpus
+
+    @property
+    def retrain_pending(self) -> bool: ...
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def corpus_text(self) -> str: ...
+    @property
+    def corpus_table(self) -> object | None: ...
+    @property
+    def streamed(self) -> bool: ...
+    def cancel(self) -> None: ...
+
 class _CurrentPageStack(QStackedWidget):
     """A stack as tall as the page it shows (QStackedWidget asks for the tallest page:
     the training form's height was kept free above a one-line caption)."""
@@ -65,7 +90,7 @@ class ComparePane(QFrame):
     changed = Signal()       # this side's tokenizer changed: re-encode
     trained = Signal()       # a background training of this side finished (or failed)
 
-    def __init__(self, controller, name: str, kind: str = "current",
+    def __init__(self, controller: PaneHost, name: str, kind: str = "current",
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._on_step)
@@ -76,12 +101,12 @@ class ComparePane(QFrame):
         self._trained_tok: Tokenizer | None = None
         self._trained_desc = ""
         self._trained_settings: TrainSettings | None = None
-        self._trained_corpus = None   # the corpus value it was trained on
-        self._training_corpus = None   # the one a running training reads
+        self._trained_corpus: Corpus | None = None   # the corpus value it was trained on
+        self._training_corpus: Corpus | None = None   # the one a running training reads
         self._trained_earlier = False   # the window holds another corpus now
         self._trained_on = ""   # the name of the corpus it was trained on
         self._trained_stats = (0, 0, 0.0)   # merges, characters, seconds
-        self._file_tok: Tokenizer | None = None
+        self._file_tok: BaseTokenizer | None = None
         self._file_name = ""
         self._file_path: str | None = None   # None: the app's imported tokenizer
         # a side restored from a session, applied once the controller is idle (the
@@ -283,7 +308,7 @@ class ComparePane(QFrame):
         self._step_timer.stop()
         self.changed.emit()
 
-    def tokenizer(self) -> Tokenizer | None:
+    def tokenizer(self) -> BaseTokenizer | None:
         """This side's tokenizer now, or None (``error`` says why)."""
         c, kind = self.controller, self.kind_key()
         self.error = ""
@@ -529,10 +554,10 @@ class ComparePane(QFrame):
             if not quiet:
                 self.imp_label.setText("The app has no imported tokenizer: open a file here.")
             return
-        self.set_tokenizer(c.imported, Path(c.imported_path or "imported").name)
+        self.set_tokenizer(c.imported, imported_name(c.imported_path))
         self._file_path = None
 
-    def set_tokenizer(self, tok: Tokenizer, name: str) -> None:
+    def set_tokenizer(self, tok: BaseTokenizer, name: str) -> None:
         """Use this tokenizer on the imported side (and switch the side to it)."""
         self._file_tok, self._file_name, self._file_path = tok, name, None
         self.imp_label.setText(f"{name}: {len(tok.vocab):,} tokens, {tok.n_merges:,} merges, "

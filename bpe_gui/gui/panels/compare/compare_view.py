@@ -16,9 +16,11 @@ height; this module lays them out and runs the comparison.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (QCheckBox, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
@@ -31,12 +33,13 @@ from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_fit import CompareFit
 from .compare_overlap import OverlapPanel
-from .compare_pane import DEBOUNCE_MS, ComparePane
+from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost
 from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.whole_lines import WholeLines
+from ...widgets.glyph_watch import watch_glyphs
 
 # names this module held before it was split, still importable from here
 __all__ = ["SAMPLE_TEXT", "CompareView", "ComparePane", "TokenTextView", "CompareTableModel",
@@ -58,18 +61,26 @@ HIDDEN_TEXTS_TIP = ("The sides' coloured texts are hidden to give the table room
 
 
 # ----- the view -----------------------------------------------------------------------------
+class CompareHost(PaneHost, Protocol):
+    """What Compare reads of the controller: its sides' (its overlap's among them) and
+    a message."""
+
+    message: SignalInstance
+
+
 class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
 
     compared = Signal()      # after each re-encode of both sides (tests wait on it)
     focusRequested = Signal()   # the Focus button: the window gives the view all its room
 
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: CompareHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         # a long text is compared a page at a time, as the encode view shows it (a
         # text box holding megabytes lays it all out on the GUI thread; pages.py)
         self.edit = PagedEdit()
+        watch_glyphs(self.edit)   # a character no font draws is a box here
         self.page_bar = PageBar()
         self.paging = PagedText(self.edit, self.page_bar, self.compare_now)
         self.edit.separators_lost = lambda: controller.message.emit(LOST_SEPARATORS)

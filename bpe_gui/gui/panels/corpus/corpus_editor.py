@@ -10,9 +10,9 @@ Counts of big texts are made in slices from a timer so the window stays responsi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
-from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
@@ -23,12 +23,17 @@ from ...theme import colors, follow_palette
 from ....engine.display import counted, human_size
 from ...models.settings_changes import describe_changes, sample_settings
 from ...widgets.last_folder import in_last_folder, last_folder, remember
+from ...controller.corpus_source import FileCorpus
+from ...controller.opening import Opening
+from ...controller.parity_setup import ParitySetup
+from ...controller.queries import Queries
 from ...controller.table_corpus import NO_TEXT
 from .table_view import TableCorpusView
 from ...widgets.flow_layout import FlowBar
-from .sample_notice import SampleNotice, replaces_user_settings
+from .sample_notice import NoticeHost, SampleNotice, replaces_user_settings
 from ...widgets.word_branches import WordColouring
 from ...widgets.exact_text import exact_text, plain_enter
+from ...widgets.glyph_watch import watch_glyphs
 
 # characters editable in place (typing stays under a few ms a key at 4 MB: the text is
 # read out again only after a pause, and a retrain of that size runs off this thread)
@@ -128,13 +133,52 @@ class _TextEdit(QPlainTextEdit):
             super().insertFromMimeData(source)
 
 
+class WordTable(Protocol):
+    """What the editor reads of a word-count table (engine.corpus.PretokenTable)."""
+
+    n_chars: int
+    n_bytes: int
+
+    @property
+    def total(self) -> int: ...
+    def __len__(self) -> int: ...
+
+
+class CorpusHost(NoticeHost, Protocol):
+    """What the corpus editor reads of the controller (its notice's, and these)."""
+
+    trainerChanged: SignalInstance
+    trainerStale: SignalInstance
+    errorOccurred: SignalInstance
+    parity: ParitySetup
+
+    @property
+    def corpus_text(self) -> str: ...
+    @property
+    def corpus_paths(self) -> list[str]: ...
+    @property
+    def corpus_dirty(self) -> bool: ...
+    @property
+    def corpus_table(self) -> WordTable | None: ...
+    @property
+    def corpus_files(self) -> FileCorpus | None: ...
+    @property
+    def streamed(self) -> bool: ...
+    @property
+    def opening(self) -> Opening: ...
+    @property
+    def queries(self) -> Queries: ...
+    def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
+                        dirty: bool = True) -> None: ...
+
+
 class CorpusEditor(QWidget):
     """The corpus: text, where it came from, counts, unsaved marker."""
 
     pathsRequested = Signal(list)   # recent entries and dropped files: the window routes them
     sampleLoaded = Signal(object)   # the resources.Sample just made the corpus
 
-    def __init__(self, controller, parent: QWidget | None = None,
+    def __init__(self, controller: CorpusHost, parent: QWidget | None = None,
                  recent: RecentFiles | None = None):
         super().__init__(parent)
         self.controller = controller
@@ -225,6 +269,7 @@ class CorpusEditor(QWidget):
         lay.addWidget(self.banner)
 
         self.edit = _TextEdit()
+        watch_glyphs(self.edit)   # a character no font draws is a box here
         self.edit.setPlaceholderText("Type or paste a corpus here, open files (Ctrl+O), drop "
                                      "files on the window, or pick a sample.")
         self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
@@ -581,9 +626,10 @@ class CorpusEditor(QWidget):
         if not c.corpus_text:
             self.stats_label.setText("0 characters")
             return
-        if c.streamed:
+        files = c.corpus_files
+        if files is not None:   # (streamed)
             self._streamed_counts()
-            parts = [f"{human_size(c.corpus_files.disk_bytes)} on disk"]
+            parts = [f"{human_size(files.disk_bytes)} on disk"]
             if n["chars"] is None:
                 parts.append("characters: counted when training reads the files" if not c.busy
                              else "characters: counting…")

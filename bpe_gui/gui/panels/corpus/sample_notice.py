@@ -10,10 +10,13 @@ nothing of the user's, so no notice shows then.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
+from typing import Protocol
+
+from PySide6.QtCore import Qt, SignalInstance
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ....engine.train import TrainSettings
+from ...controller.training import Training
 from ...theme import colors, follow_palette
 
 
@@ -30,8 +33,26 @@ def replaces_user_settings(current: TrainSettings, corpus_text: str,
     return sample_settings is None or current != sample_settings
 
 
+class NoticeHost(Protocol):
+    """What the sample's notice reads of the controller."""
+
+    corpusChanged: SignalInstance
+    settingsChanged: SignalInstance
+    parityChanged: SignalInstance
+    message: SignalInstance
+    settings: TrainSettings
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def corpus_sample(self) -> str | None: ...
+    @property
+    def training(self) -> Training: ...
+    def set_settings(self, settings: TrainSettings) -> bool: ...
+
+
 class SampleNotice(QFrame):
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller: NoticeHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.setObjectName("sampleNotice")
@@ -40,11 +61,13 @@ class SampleNotice(QFrame):
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.RichText)
-        self.keep_btn = QToolButton(text="Keep my settings")
+        self.keep_btn = QToolButton()
+        self.keep_btn.setText("Keep my settings")
         self.keep_btn.setToolTip("Put back the training settings you had before the sample "
                                  "and train again with them")
         self.keep_btn.clicked.connect(self.keep_previous)
-        self.ok_btn = QToolButton(text="OK")
+        self.ok_btn = QToolButton()
+        self.ok_btn.setText("OK")
         self.ok_btn.setToolTip("Use the sample's settings")
         self.ok_btn.clicked.connect(self.hide)
         # the buttons under the text: beside it, in a narrow dock, they squeezed it into

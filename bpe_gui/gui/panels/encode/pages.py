@@ -224,7 +224,8 @@ class PageBar(QWidget):
 
     def minimumSizeHint(self):
         hint = super().minimumSizeHint()
-        spacing = max(0, self.layout().spacing()) if self.layout() is not None else 6
+        lay = self.layout()
+        spacing = max(0, lay.spacing()) if lay is not None else 6
         hint.setWidth(2 * self._widths[self.NARROW] + 2 * spacing
                       + self.fontMetrics().horizontalAdvance("88/88"))
         return hint

@@ -7,9 +7,9 @@ engine. Hidden panels defer their refresh until shown.
 """
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal, SignalInstance
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
@@ -17,19 +17,22 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
 
 from ....engine.train import MergeStep
 from ...models.affected import AffectedModel, affected_rows
-from ...controller.trainer_view import PairSnapshot
+from ...controller.train_on import TrainOn
+from ...controller.trainer_view import PairSnapshot, TrainerView
+from ...controller.training import Training
 from ...models.pair_table import PairTableModel
-from ...models.parity_text import turn_counts, turn_line, turn_name
+from ...models.merge_text import (NO_MERGE_TITLE, controls, last_merge,
+                                  next_text, pairs_footer, status_line, step_range)
+from ...models.parity_text import turn_name
 from ...models.roles import ReadableCache, TokenColors
-from ...models.settings_changes import rule_label
 from ...models.timeline import TimelineModel
 from ...widgets.table_cells import TEXT_MARGIN, CellTableView
 from ...widgets.flow_layout import FlowBar
 from ...widgets.group_titles import fit_titles
 from ...widgets.text_pane import TextPane
+from .merge_fit import MergeFit
 from .stage_marks import StageMarks
 from .timeline_tools import TimelineTools
-from ...controller.training_jobs import has_detail
 from ...widgets.visibility import CatchUp
 from ...widgets.whole_rows import WholeRowsTable
 
@@ -124,10 +127,50 @@ def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
     return lab
 
 
+class MergeHost(Protocol):
+    """What the merge panel reads of the controller (and does through it)."""
+
+    trainerChanged: SignalInstance
+    stepChanged: SignalInstance
+    busyChanged: SignalInstance
+    playingChanged: SignalInstance
+    trainerStale: SignalInstance
+    targetChanged: SignalInstance
+    livePeek: SignalInstance
+    message: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    @property
+    def readable(self) -> bool: ...
+    @property
+    def stale(self) -> bool: ...
+    @property
+    def playing(self) -> bool: ...
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def corpus_text(self) -> str: ...
+    @property
+    def training(self) -> Training: ...
+    @property
+    def train_on(self) -> TrainOn: ...
+    def view(self) -> TrainerView | None: ...
+    def done_reason(self) -> str: ...
+    def step(self) -> bool: ...
+    def undo(self) -> bool: ...
+    def reset(self) -> bool: ...
+    def goto(self, k: int) -> bool: ...
+    def cancel(self) -> None: ...
+    def set_playing(self, on: bool, interval_ms: int | None = None) -> None: ...
+
+
 class MergePanel(QWidget):
     trainRequested = Signal()   # the Train button; the window applies pending settings first
 
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller: MergeHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._refresh, behind=True)   # nothing shown yet
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
@@ -137,7 +180,7 @@ class MergePanel(QWidget):
         self.limit = PAGE
         self._new_trainer = True
         self._last_rec: MergeStep | None = None
-        self._words_of = None    # the trainer whose words the pair model has
+        self._words_of: TrainerView | None = None   # whose words the pair model has
         self._pairs_at: tuple | None = None   # (trainer, step) the pair table was shown at
         self.next_rec: MergeStep | None = None
         self._build()
@@ -153,43 +196,7 @@ class MergePanel(QWidget):
 
     # ----- layout ---------------------------------------------------------------------
     def _build(self) -> None:
-        sp = self.style().standardIcon
-        self.reset_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSkipBackward), "Reset")
-        self.reset_btn.setToolTip("Back to step 0 (no merges)")
-        self.back_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSeekBackward), "Step back")
-        self.back_btn.setToolTip("Undo the last merge exactly")
-        self.step_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSeekForward), "Step")
-        self.step_btn.setToolTip("Merge the pair ranked 1 (highlighted in the table)")
-        self.play_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaPlay), "Play")
-        self.play_btn.setCheckable(True)
-        self.play_btn.setToolTip("Step repeatedly at the speed of the slider")
-        self.speed = QSlider(Qt.Orientation.Horizontal)
-        self.speed.setRange(0, len(SPEEDS) - 1)
-        self.speed.setValue(3)
-        self.speed.setFixedWidth(80)   # with the rest, one row at 800x600 (issue 21)
-        self.speed.setToolTip("Play speed")
-        self.speed_label = QLabel()
-        self.goto_spin = QSpinBox()
-        self.goto_spin.setRange(0, 10_000_000)
-        self.goto_spin.setToolTip("Step to run to (or back to)")
-        self.goto_spin.setKeyboardTracking(False)
-        self.goto_btn = QPushButton("Go")
-        self.goto_btn.setToolTip("Run forward (or undo back) to this step")
-        self.target_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSkipForward), "Train")
-        self.target_btn.setToolTip("Apply the settings and train until the target vocabulary "
-                                   "size or merge count (F5; progress in the status bar)")
-        self.cancel_btn = QPushButton(sp(QStyle.StandardPixmap.SP_BrowserStop), "Cancel")
-        self.cancel_btn.setToolTip("Stop the running job; the merges made so far stay")
-
-        # A flow layout: at a narrow width the controls wrap onto a second row instead
-        # of being pushed out of the panel.
-        bar = FlowBar(spacing=6)
-        for group in ((self.reset_btn, self.back_btn, self.step_btn),
-                      (self.play_btn, self.speed, self.speed_label),
-                      (QLabel("Step"), self.goto_spin, self.goto_btn),
-                      (self.target_btn, self.cancel_btn)):
-            bar.addWidget(_group(group))
-
+        bar = self._controls()
         self.status = _label()
         # in the status line's place, one line high: as a second, two-line row it pushed
         # the timeline out of view at 1024x700 (issue 21); the status bar keeps the step
@@ -200,8 +207,83 @@ class MergePanel(QWidget):
                                     "again from step 0.")
         self.stale_label.setStyleSheet("color: #c0392b;")
         self.stale_label.hide()
+        right = self.right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self._last_box())
+        right.addWidget(self._timeline_box())
+        right.setStretchFactor(0, 1)
+        right.setStretchFactor(1, 1)
+        # compact (a short window): the last merge and the timeline as two tabs, so the
+        # panel needs less height and the docks below get it (set_compact)
+        self.right_tabs = QTabWidget()
+        self.right_tabs.setDocumentMode(True)
+        self.right_tabs.hide()
+        split = self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self._pairs_box())
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        outer = QVBoxLayout(self)
+        # every pixel of height counts at 1024x700 and 800x600: the docks below need it
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.setSpacing(4)
+        outer.addWidget(bar)
+        self.controls_bar = bar
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.stale_label, 1)
+        outer.addLayout(status_row)
+        outer.addWidget(split, 1)
+        self.titles = fit_titles(self, (
+            (self.pairs_box, "Candidate pairs for the next merge", "Next merge"),
+            (self.last_box, NO_MERGE_TITLE, "Last merge"),
+            (self.timeline_box, "Timeline (click a step to jump there)", "Timeline")))
+        self.fit = MergeFit(self, self)
+        self._connect()
 
-        # Left: candidate pairs for the next step.
+    def _controls(self) -> FlowBar:
+        """Reset, Step back, Step; Play and its speed; Step N and Go; Train and Cancel."""
+        sp = self.style().standardIcon
+        P = QStyle.StandardPixmap
+
+        def button(icon: QStyle.StandardPixmap | None, text: str, tip: str) -> QPushButton:
+            b = QPushButton(sp(icon), text) if icon is not None else QPushButton(text)
+            b.setToolTip(tip)
+            return b
+        self.reset_btn = button(P.SP_MediaSkipBackward, "Reset", "Back to step 0 (no merges)")
+        self.back_btn = button(P.SP_MediaSeekBackward, "Step back", "Undo the last merge exactly")
+        self.step_btn = button(P.SP_MediaSeekForward, "Step",
+                               "Merge the pair ranked 1 (highlighted in the table)")
+        self.play_btn = button(P.SP_MediaPlay, "Play", "Step repeatedly at the speed of the slider")
+        self.play_btn.setCheckable(True)
+        self.speed = QSlider(Qt.Orientation.Horizontal)
+        self.speed.setRange(0, len(SPEEDS) - 1)
+        self.speed.setValue(3)
+        self.speed.setFixedWidth(80)   # with the rest, one row at 800x600 (issue 21)
+        self.speed.setToolTip("Play speed")
+        self.speed_label = QLabel()
+        self.goto_spin = QSpinBox()
+        self.goto_spin.setRange(0, 10_000_000)
+        self.goto_spin.setToolTip("Step to run to (or back to)")
+        self.goto_spin.setKeyboardTracking(False)
+        self.goto_btn = button(None, "Go", "Run forward (or undo back) to this step")
+        self.target_btn = button(P.SP_MediaSkipForward, "Train",
+                                 "Apply the settings and train until the target vocabulary "
+                                 "size or merge count (F5; progress in the status bar)")
+        self.cancel_btn = button(P.SP_BrowserStop, "Cancel",
+                                 "Stop the running job; the merges made so far stay")
+        # A flow layout: at a narrow width the controls wrap onto a second row instead
+        # of being pushed out of the panel.
+        bar = FlowBar(spacing=6)
+        for group in ((self.reset_btn, self.back_btn, self.step_btn),
+                      (self.play_btn, self.speed, self.speed_label),
+                      (QLabel("Step"), self.goto_spin, self.goto_btn),
+                      (self.target_btn, self.cancel_btn)):
+            bar.addWidget(_group(group))
+        return bar
+
+    def _pairs_box(self) -> QGroupBox:
+        """Left: the candidate pairs for the next step."""
         self.pairs_box = QGroupBox("Candidate pairs for the next merge")
         # the whole sentence, wrapped: why the pair wins is what the panel teaches (cut
         # with "…" at 1024x700, the rest in a tooltip, it was not read)
@@ -235,14 +317,14 @@ class MergePanel(QWidget):
         left.addLayout(row)
         left.addWidget(self.pair_view, 1)
         left.addWidget(self.pairs_footer)
+        return self.pairs_box
 
-        # Right top: the last merge and the words it changed.
-        self.last_box = QGroupBox("Last merge")
+    def _last_box(self) -> QGroupBox:
+        """Right top: the last merge and the words it changed."""
+        self.last_box = QGroupBox(NO_MERGE_TITLE)
         self.last_title = _label(lines=1)
         self.last_title.setTextFormat(Qt.TextFormat.RichText)
-        self.last_box.setTitle("Last merge and the words it changed")
         self.last_reason = TextPane(lines=1, grow=True)   # whole, wrapped
-        self.affected_label = _label(lines=1)
         self.affected_model = AffectedModel(self)
         self.affected_view = _table(CellTableView())
         self.affected_view.setObjectName("affectedView")
@@ -255,10 +337,11 @@ class MergePanel(QWidget):
         rt.addWidget(self.last_reason)
         # how many words changed is in the box's title and the table's tooltip: a line
         # of its own cost the height the docks below need (issue 21)
-        self.affected_label.hide()
         rt.addWidget(self.affected_view, 1)
+        return self.last_box
 
-        # Right bottom: the timeline.
+    def _timeline_box(self) -> QGroupBox:
+        """Right bottom: the timeline, its scrubber and search."""
         self.timeline_box = QGroupBox("Timeline (click a step to jump there)")
         self.timeline = TimelineModel(self)
         self.timeline_view = _table(TimelineView())
@@ -273,54 +356,19 @@ class MergePanel(QWidget):
         self.timeline_tools = TimelineTools(self)
         rb.addWidget(self.timeline_tools)
         rb.addWidget(self.timeline_view)
+        return self.timeline_box
 
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.last_box)
-        right.addWidget(self.timeline_box)
-        right.setStretchFactor(0, 1)
-        right.setStretchFactor(1, 1)
-        self.right = right
-        # compact (a short window): the last merge and the timeline as two tabs, so the
-        # panel needs less height and the docks below get it (set_compact)
-        self.right_tabs = QTabWidget()
-        self.right_tabs.setDocumentMode(True)
-        self.right_tabs.hide()
-        self.compact = False
-        self.one_column = False   # too narrow for two columns: every box a tab
-        self._tabbed: tuple = ()
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.pairs_box)
-        split.addWidget(right)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
-        split.setChildrenCollapsible(False)
-        self.splitter = split
-
-        outer = QVBoxLayout(self)
-        # every pixel of height counts at 1024x700 and 800x600: the docks below need it
-        outer.setContentsMargins(4, 4, 4, 4)
-        outer.setSpacing(4)
-        outer.addWidget(bar)
-        self.controls_bar = bar
-        status_row = QHBoxLayout()
-        status_row.addWidget(self.status, 1)
-        status_row.addWidget(self.stale_label, 1)
-        outer.addLayout(status_row)
-        outer.addWidget(split, 1)
-
-        self.titles = fit_titles(self, (
-            (self.pairs_box, "Candidate pairs for the next merge", "Next merge"),
-            (self.last_box, "Last merge and the words it changed", "Last merge"),
-            (self.timeline_box, "Timeline (click a step to jump there)", "Timeline")))
-        self.step_btn.clicked.connect(self.controller.step)
-        self.back_btn.clicked.connect(self.controller.undo)
-        self.reset_btn.clicked.connect(self.controller.reset)
+    def _connect(self) -> None:
+        c = self.controller
+        self.step_btn.clicked.connect(c.step)
+        self.back_btn.clicked.connect(c.undo)
+        self.reset_btn.clicked.connect(c.reset)
         self.play_btn.toggled.connect(self._on_play_toggled)
         self.speed.valueChanged.connect(self._on_speed)
         self.goto_btn.clicked.connect(self._on_goto)
         self.goto_spin.lineEdit().returnPressed.connect(self._on_goto)
         self.target_btn.clicked.connect(self._on_train)
-        self.cancel_btn.clicked.connect(self.controller.cancel)
+        self.cancel_btn.clicked.connect(c.cancel)
         self.filter_edit.textChanged.connect(self.pair_model.set_filter)
         self.more_btn.clicked.connect(self.show_more)
         # pressed, not clicked: a click needs press and release on one row, which the
@@ -391,7 +439,7 @@ class MergePanel(QWidget):
         t = self.controller.view()
         if t is not None:
             self.goto_spin.setMaximum(max(t.target_steps or 10_000_000, t.n_steps))
-        self._fit_numbers(t)
+        self.fit.numbers(t)
         self._refresh_status()
         self._refresh_pairs()
 
@@ -418,19 +466,18 @@ class MergePanel(QWidget):
             self.pair_model.set_colors(self.colors)
             self.timeline.set_colors(self.colors)
 
-    def _update_controls(self, *_):
+    def _update_controls(self, *_) -> None:
         c = self.controller
-        busy = c.busy
-        has = c.has_trainer or (bool(c.corpus_text) and not c.corpus_text.isspace())
+        on = controls(c.busy, c.has_trainer, c.corpus_text, c.step_index,
+                      self.pair_model.snapshot.maybe_more)
         for w in (self.step_btn, self.play_btn, self.goto_btn, self.goto_spin,
                   self.target_btn):
-            w.setEnabled(not busy and has)
-        self.more_btn.setEnabled(not busy and self.pair_model.snapshot.maybe_more)
-        at = c.step_index
-        self.back_btn.setEnabled(not busy and at > 0)
-        self.reset_btn.setEnabled(not busy and at > 0)
-        self.cancel_btn.setEnabled(busy)
-        self.timeline_view.setEnabled(not busy)
+            w.setEnabled(on.forward)
+        self.more_btn.setEnabled(on.more)
+        self.back_btn.setEnabled(on.back)
+        self.reset_btn.setEnabled(on.back)
+        self.cancel_btn.setEnabled(on.cancel)
+        self.timeline_view.setEnabled(on.timeline)
 
     def _refresh(self) -> None:
         """Re-read the trainer (if it may be read) into the snapshots the views show."""
@@ -442,17 +489,14 @@ class MergePanel(QWidget):
         t = self.controller.view()
         if self._new_trainer:
             self._new_trainer = False
-            self._fit_numbers(t)
+            self.fit.numbers(t)
             self.cache = ReadableCache()
             self.pair_model.cache = self.cache
             self.timeline.set_origin(self.controller.train_on.origin())   # train on: row 0
             self.timeline.reset(t.steps if t else ())
             self._last_rec = None
             self._show_stale(self.controller.stale and t is not None)
-            if t is not None and t.target_steps is not None:
-                self.goto_spin.setMaximum(max(t.target_steps, t.n_steps))
-            else:
-                self.goto_spin.setMaximum(10_000_000)
+            self.goto_spin.setMaximum(step_range(t))
         elif t is not None:
             self.timeline.sync(t.steps)
         info = t.parity if t is not None else None   # whose turn, in each row's tooltip
@@ -465,139 +509,29 @@ class MergePanel(QWidget):
         self._refresh_last()
         self._refresh_status()
 
+    # ----- fitting the window (merge_fit.py) ---------------------------------------------
+    @property
+    def compact(self) -> bool:
+        return self.fit.compact
+
+    @property
+    def one_column(self) -> bool:
+        return self.fit.one_column
+
     def set_compact(self, on: bool) -> None:
-        """Compact: the last merge and the timeline share the right column as tabs
-        ("Last merge", "Timeline"), so the panel is about 80 pixels shorter; at 800x600
-        and 1024x700 the docks below had a few rows left (issue 30). The window turns it
-        on for a short screen (docks.py)."""
-        if on == self.compact:
-            return
-        self.compact = on
-        # no footer line under the pairs (the "Show more" button and its tooltip say it):
-        # at 800x600 the encode view below had a sliver for its tokens
-        self.pairs_footer.setVisible(not on)
-        self._show_stale(self.stale_label.isVisibleTo(self))
-        self._arrange()
+        """Compact: the last merge and the timeline as two tabs (merge_fit.py)."""
+        if self.fit.set_compact(on):
+            self._show_stale(self.stale_label.isVisibleTo(self))
 
     def controls_height(self) -> int:
-        """The height of the panel's row of controls (Reset … Go), from the panel's top
-        to where the next row starts: what it keeps in sight while a panel below has the
-        window's height (docks.py), so that nothing of the rows below shows."""
-        bar = self.controls_bar
-        lay = self.layout()
-        top, gap = (lay.contentsMargins().top(), lay.spacing()) if lay is not None else (0, 0)
-        height = bar.heightForWidth(max(bar.width(), 1)) if bar.hasHeightForWidth() \
-            else bar.sizeHint().height()
-        return top + height + gap
+        return self.fit.controls_height()
 
     def two_columns_width(self) -> int:
-        """The panel width at which the pairs and the timeline, side by side, show every
-        column at its minimum width (below it: one column of tabs)."""
-        extra = 2 * (12 + 2 * self.pair_view.frameWidth()
-                     + self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)) + 24
-        pairs = self.pair_view.header_minimums()
-        pairs[1] = 72   # (the pair's own floor: the widest chips' width follows the view's)
-        return sum(pairs) + sum(self.timeline_view.header_minimums()) + extra
-
-    def _arrange(self) -> None:
-        """The boxes as the panel's width and height ask: two columns (the last merge
-        above the timeline, or as two tabs when ``compact``), or, too narrow for every
-        column of both tables side by side (at 800x600 the pair table lost "Merges into"
-        and "Tie", the timeline "New token"), one column of three tabs."""
-        one = self.one_column
-        tabbed = [(self.pairs_box, "Next merge")] if one else []
-        if self.compact or one:
-            tabbed += [(self.last_box, "Last merge"), (self.timeline_box, "Timeline")]
-        want = tuple(box for box, _t in tabbed)
-        if want == self._tabbed:
-            return
-        current = self.right_tabs.currentWidget()
-        was_one = self.pairs_box in self._tabbed
-        self._tabbed = want
-        self.right_tabs.blockSignals(True)
-        while self.right_tabs.count():
-            self.right_tabs.removeTab(0)
-        for box in (self.pairs_box, self.last_box, self.timeline_box):
-            self.titles.set_hidden(box, box in want)   # the tab names it
-        for box, title in tabbed:
-            self.right_tabs.addTab(box, title)
-        self.right_tabs.blockSignals(False)
-        if not one:
-            self.splitter.insertWidget(0, self.pairs_box)
-            self.pairs_box.show()
-        if not tabbed:
-            for box in (self.last_box, self.timeline_box):
-                self.right.addWidget(box)
-                box.show()
-            self.splitter.insertWidget(1, self.right)
-            self.right.show()
-            self.right_tabs.hide()
-        else:
-            self.splitter.insertWidget(0 if one else 1, self.right_tabs)
-            self.right_tabs.show()
-            self.right.hide()
-            if current in want and was_one == one:
-                self.right_tabs.setCurrentWidget(current)
-            else:   # the next merge alone, or the timeline: where the steps are
-                self.right_tabs.setCurrentWidget(self.pairs_box if one else self.timeline_box)
-        self._halve = not one   # shared as the two tables' columns need, once laid out
+        return self.fit.two_columns_width()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        need = self.two_columns_width()
-        # (a margin either way, so a width near the line does not flip back and forth)
-        one = self.width() < need - (0 if self.one_column else 12)
-        if one != self.one_column:
-            self.one_column = one
-            self._arrange()
-        if getattr(self, "_halve", False):   # once the splitter has the new width
-            QTimer.singleShot(0, self, self._halve_columns)
-
-    def _halve_columns(self) -> None:
-        w = self.splitter.width()
-        if getattr(self, "_halve", False) and w > 200 and self.isVisible():
-            self._halve = False
-            # each side by the width its table's columns need at least
-            a = sum(self.pair_view.header_minimums()[:1]) + 72 + \
-                sum(self.pair_view.header_minimums()[2:])
-            b = sum(self.timeline_view.header_minimums())
-            left = w * a // max(1, a + b)
-            self.splitter.setSizes([left, w - left])
-
-    def _fit_numbers(self, t) -> None:
-        """Room for the largest count and step this trainer can show: the best pair's
-        count never grows as training goes on, so the first one is the largest."""
-        top = t.steps[0].count if t is not None and t.steps else \
-            t.best_count() if t is not None else 0
-        last = max(t.target_steps or 0, t.n_steps) if t is not None else 0
-        bold = self.pair_view.font()
-        bold.setBold(True)   # the chosen pair's and the current step's rows are bold
-        fm = QFontMetrics(bold)
-        count_w = fm.horizontalAdvance(f"{top:,}") + 2 * TEXT_MARGIN + 2
-        step_w = fm.horizontalAdvance(f"{last:,}") + 2 * TEXT_MARGIN + 2
-        self.pair_view.set_column_minimum(3, count_w)
-        self.affected_view.set_column_minimum(0, count_w)
-        self.timeline_view.set_column_minimum(3, count_w)
-        self.timeline_view.set_column_minimum(0, step_w)
-        # ties: as many as the pairs of one count, a thousand and more on a big corpus
-        self.timeline_view.set_column_minimum(4, fm.horizontalAdvance("8,888") + 2 * TEXT_MARGIN + 2)
-
-    def _pair_width(self) -> int:
-        """Room for both chips of the pairs: the widest of the first rows, at least 72
-        pixels, at most half the table and what the other columns leave (a longer chip
-        is cut with …; the table does not scroll sideways for it)."""
-        view, model = self.pair_view, self.pair_model
-        cells = view.cells
-        n = min(model.n_rows(), 12)
-        if cells is None or n == 0:
-            return 72
-        fonts = cells.fonts_for(view.font())
-        widest = max(cells.cell_width(model.cell(r, 1), fonts) for r in range(n))
-        # every other column stays in sight: what they leave, at most (the widest chips
-        # took half the table and "Merges into" gave way)
-        mins = view.header_minimums()
-        room = view.viewport().width() - sum(m for c, m in enumerate(mins) if c != 1) - 2
-        return max(72, min(widest + 2, max(72, view.viewport().width() // 2), room))
+        self.fit.resized()
 
     def _refresh_pairs(self) -> None:
         if not self.controller.readable:
@@ -608,7 +542,7 @@ class MergePanel(QWidget):
             self._words_of = t
             self.pair_model.words = t.first_words() if t is not None else []
         self.pair_model.set_snapshot(snap)
-        self.pair_view.set_column_minimum(1, self._pair_width())
+        self.pair_view.set_column_minimum(1, self.fit.pair_width())
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
         at = (t, t.n_steps) if t is not None else None
@@ -616,14 +550,11 @@ class MergePanel(QWidget):
             self._pairs_at = at    # kept its scroll offset and rank 1 could be out of it)
             self._scroll_to_next()
         self.next_rec = t.next_choice() if t is not None else None
-        self.next_label.setText(self._next_text(snap))
-        if not snap.rows:
-            self.pairs_footer.setText("")
-        else:
-            more = " (Show more for others)" if snap.maybe_more else ""
-            tied = (f" · {snap.n_tied:,} tied at count {snap.top_count:,}"
-                    if snap.n_tied > 1 else "")
-            self.pairs_footer.setText(f"{len(snap.rows):,} best pairs{more}{tied}")
+        c = self.controller
+        self.next_label.setText(next_text(c.has_trainer, self.next_rec,
+                                          c.done_reason() if self.next_rec is None else "",
+                                          self.cache.text))
+        self.pairs_footer.setText(pairs_footer(snap))
         # compact, the footer is hidden: the table says it where it is read
         self.pair_view.setToolTip(self.pairs_footer.text())
         self.more_btn.setEnabled(snap.maybe_more and not self.controller.busy)
@@ -635,98 +566,31 @@ class MergePanel(QWidget):
             self.pair_view.scrollTo(self.pair_model.index(r, 0),
                                     QAbstractItemView.ScrollHint.EnsureVisible)
 
-    def _next_text(self, snap: PairSnapshot) -> str:
-        if not self.controller.has_trainer:
-            return "No training yet: add a corpus, then press Step."
-        rec = self.next_rec
-        if rec is None:
-            return f"<b>Training is done.</b> {_esc(self.controller.done_reason())}"
-        left, right = self.cache.text(rec.left), self.cache.text(rec.right)
-        merged = self.cache.text(rec.token)
-        return (f"<b>Next (step {rec.index}):</b> {_esc(left)} + {_esc(right)} → "
-                f"<b>{_esc(merged)}</b> (count {rec.count:,}). {_esc(rec.reason)}")
-
     def _refresh_last(self) -> None:
         t = self.controller.view()
         rec = t.steps[-1] if t is not None and t.steps else None
         if rec is self._last_rec and rec is not None:
             return
         self._last_rec = rec
-        if rec is None:
-            self.last_title.setText("No merge yet: press Step.")
-            self.last_reason.setText("")
-            self.affected_label.setText("")
-            self.titles.set_long(self.last_box, "Last merge and the words it changed")
-            self.affected_model.set_rows(())
-            return
-        left, right = self.cache.text(rec.left), self.cache.text(rec.right)
-        info = t.parity if t is not None else None
-        turn = turn_name(info, rec.index) if info is not None else ""
-        served = f", {_esc(turn)}'s turn" if turn and turn != "global" else ""
-        self.last_title.setText(f"<b>Step {rec.index}{served}:</b> {_esc(left)} + {_esc(right)}"
-                                f" → <b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
-                                f"count {rec.count:,}")
-        if not has_detail(rec):   # made by a run that is still going (see training_jobs)
-            tie = f"{rec.n_tied:,} pairs tied at this count. " if rec.n_tied > 1 else ""
-            self.last_reason.setText(f"{tie}Training is running: why it won and the words "
-                                     "it changed are shown when the run stops.")
-            self.last_reason.setToolTip("")
-            self.affected_label.setText("")
-            self.titles.set_long(self.last_box, "Last merge and the words it changed")
-            self.affected_model.set_rows(())
-            return   # the detailed record is a new object: it is shown when it comes
-        reason = rec.reason
-        if info is not None:   # whose turn, and why: its compression against the others'
-            reason = (f"{turn_line(info, rec.index)} Its most frequent pair: {left} + {right} "
-                      f"({rec.count:,} times).")
-        self.last_reason.setText(reason)
-        self.last_reason.setToolTip(reason)
-        shown = len(rec.affected)
-        more = f" (showing {shown})" if shown < rec.n_affected else ""
-        self.affected_label.setText(f"{rec.n_affected:,} word(s) changed{more}: before and "
-                                    "after, with how often each occurs.")
-        self.affected_view.setToolTip(self.affected_label.text())
-        words = "word" if rec.n_affected == 1 else "words"
-        self.titles.set_long(self.last_box, f"Last merge and the {rec.n_affected:,} {words} "
-                                            f"it changed{more}")
-        self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes, self.cache))
+        last = last_merge(rec, t.parity if t is not None else None, self.cache.text)
+        self.last_title.setText(last.title)
+        self.last_reason.setText(last.reason)
+        self.last_reason.setToolTip(last.reason if last.detail else "")
+        self.affected_view.setToolTip(last.affected)
+        self.titles.set_long(self.last_box, last.box_title)
+        self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes, self.cache)
+                                     if last.detail and rec is not None and t is not None
+                                     else ())
 
     def _refresh_status(self) -> None:
         t = self.controller.view()
-        if t is None:
-            self.status.setText("Step 0 · no trainer")
-            self.status.setToolTip("")
-            return
-        target = t.target_steps
-        of = f" of {target:,}" if target is not None else ""
-        vocab = f"vocabulary {t.vocab_size:,}"
-        if t.settings.num_merges is None and t.settings.vocab_size is not None:
-            vocab += f" / {t.settings.vocab_size:,}"
-        if t.settings.prune:
-            vocab += " live tokens (pruning on)"
-        rule = rule_label(t.settings.tie_rule)
-        if t.transition is not None:   # SuperBPE: which stage this step is in
-            T = t.transition
-            rule += (f" · SuperBPE stage 2 (from step {T:,})" if t.n_steps > T else
-                     f" · SuperBPE stage 1 (stage 2 from step {T:,})")
-        what = "tie rule: " + rule
-        warning = ""
-        if t.parity is not None:   # parity-aware: how many turns each language had
-            what = f"parity ({t.parity.settings.variant}), turns: " + \
-                (turn_counts(t.parity, t.n_steps) or "none yet")
-            if t.parity.warning:
-                what += " · ⚠ dev texts not parallel"
-                warning = t.parity.warning[:1].upper() + t.parity.warning[1:]
-        early = t.stopped_early()
-        if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
-            self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "
-                                f"{vocab} · {what}")
-        else:
-            self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · {what}")
-        self.status.setToolTip(warning)
-        self.goto_spin.blockSignals(True)
-        self.goto_spin.setValue(t.n_steps)
-        self.goto_spin.blockSignals(False)
+        text, tip = status_line(t)
+        self.status.setText(text)
+        self.status.setToolTip(tip)
+        if t is not None:
+            self.goto_spin.blockSignals(True)
+            self.goto_spin.setValue(t.n_steps)
+            self.goto_spin.blockSignals(False)
 
     def _sync_timeline_selection(self) -> None:
         self.timeline_tools.sync()
@@ -744,6 +608,3 @@ class MergePanel(QWidget):
         return [tuple(m.index(r, c).data() for c in range(m.columnCount()))
                 for r in range(m.rowCount())]
 
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -2,10 +2,34 @@
 made token X" (a table shows a few rows; 10,000 steps need both)."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from typing import Protocol
+
+from PySide6.QtCore import Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSlider, QWidget
 
 from ...models.roles import plain_text
+from ...models.timeline import TimelineModel
+
+
+class ScrubHost(Protocol):
+    """What the scrubber and the search read of the controller."""
+
+    message: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def step_index(self) -> int: ...
+    def goto(self, k: int) -> bool: ...
+
+
+class TimelinePanel(Protocol):
+    """What they read of the merge panel: its timeline and its controller."""
+
+    timeline: TimelineModel
+
+    @property
+    def controller(self) -> ScrubHost: ...
 
 
 def find_step(records, query: str, readable) -> int | None:
@@ -30,7 +54,7 @@ def find_step(records, query: str, readable) -> int | None:
 class TimelineTools(QWidget):
     THROTTLE_MS = 80
 
-    def __init__(self, panel, parent=None):
+    def __init__(self, panel: TimelinePanel, parent: QWidget | None = None):
         super().__init__(parent)
         self.panel = panel
         self.scrubber = QSlider(Qt.Orientation.Horizontal)

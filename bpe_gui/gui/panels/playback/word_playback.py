@@ -10,25 +10,28 @@ the trained one as of the current step, or an imported one.
 from __future__ import annotations
 
 from html import escape
-from typing import Sequence
+from typing import Protocol, Sequence
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSlider,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.display import counted, is_partial
+from ....engine.display import counted
 from ....engine.errors import BPEError
-from ....engine.tokenizers import PLAYBACK_MAX, Playback, playback, show
+from ....engine.tokenizers import PLAYBACK_MAX, BaseTokenizer, Playback, playback, show
+from ...controller.origin import Origin
+from ...controller.train_on import TrainOn
 from ...models.edit_words import ClickedWord
-from ...models.encoding import TokenTexts
+from ...models.encoding import TokenTexts, kind_of
 from ...models.inherited import new_color
 from ...models.playback import PlaybackModel, merge_number
 from ...models.roles import TokenColors
 from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
-from ...widgets.token_flow import PARTIAL, PLAIN, TokenFlow
+from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
+from ...models.imported_name import imported_name
 
 QUOTE = 24   # characters of the clicked word quoted in the title (show(): an ellipsis past them)
 
@@ -39,8 +42,23 @@ HINT = ("Click a word in the encode view to see how its tokens are built: the sy
 # that a pre-tokenizer leaves as one piece: over a minute, the window frozen).
 
 
+class PlaybackHost(Protocol):
+    """What word playback reads of the controller."""
+
+    tokenizerChanged: SignalInstance
+    imported: BaseTokenizer | None
+    imported_path: str | None
+    use_imported: bool
+
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def train_on(self) -> TrainOn: ...
+    def tokenizer(self) -> BaseTokenizer | None: ...
+
+
 class WordPlayback(QWidget):
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: PlaybackHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._on_tokenizer_changed)
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
@@ -48,7 +66,7 @@ class WordPlayback(QWidget):
         self.word: ClickedWord | None = None
         self.playback: Playback | None = None
         self.texts = TokenTexts()
-        self.origin = None   # training on from a tokenizer: tells its merges from new ones
+        self.origin: Origin | None = None   # training on from a tokenizer: tells its merges from new ones
         self._wide_rank = False
         self._selecting = False
         self._build()
@@ -179,7 +197,7 @@ class WordPlayback(QWidget):
     def _source(self) -> str:
         c = self.controller
         if c.use_imported and c.imported is not None:
-            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            name = imported_name(c.imported_path)
             return f"imported tokenizer {escape(name)}"
         return f"trained tokenizer as of step {c.step_index:,}"
 
@@ -257,7 +275,7 @@ class WordPlayback(QWidget):
         self.model.set_playback(None, 0)
         texts = self.texts
         self.flow.set_tokens([t for t, _ in tokens], [i for _, i in tokens],
-                             [PARTIAL if is_partial(t) else PLAIN for t, _ in tokens],
+                             [kind_of(t) for t, _ in tokens],
                              lambda t: texts(t, True), True)
         self.step_label.setText("")
         self.slider.setRange(0, 0)
@@ -270,7 +288,7 @@ class WordPlayback(QWidget):
         if pb is None:
             return
         symbols, ids = pb.symbols_at(k), pb.ids_at(k)
-        kinds = [PARTIAL if is_partial(t) else PLAIN for t in symbols]
+        kinds = list(map(kind_of, symbols))
         texts = self.texts
         marks = self.origin.new_flags(ids) if self.origin is not None else None
         self.flow.set_tokens(list(symbols), list(ids), kinds, lambda t: texts(t, True), True,

@@ -15,36 +15,55 @@ at once for a step's new token, from a job of the controller's for a whole vocab
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
+from typing import Protocol
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, QTimer, Qt
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox,
-                               QFileDialog, QHeaderView, QLabel, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSplitter, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from ....engine.analysis import THRESHOLD
-from ....engine.display import hex_bytes
 from ....engine.formats import describe_source
+from ...controller.corpus_source import Corpus
+from ...controller.token_classes import TokenClasses
+from ...controller.tokenizer_files import TokenizerFiles
+from ...models.reads import TokenizerReads
 from ...models.parity_text import turn_name
 from ...models.proxy import SourceSortProxy
 from ...models.roles import TokenColors
 from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
-from ...models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
+from ...models.vocab_model import VocabModel
+from ...models.vocab_text import Node, Shown, lineage, lineage_details, summary
+from .dead_weight import DeadWeight
 from ...widgets.fit_columns import FittedTableView
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.visibility import CatchUp
 from ...widgets.whole_rows import WholeRowsTree
 from ...widgets.elided_combo import ElidedComboBox
-from ...widgets.last_folder import last_folder, remember
+from ...models.imported_name import imported_name
 
 SEARCH_DEBOUNCE_MS = 120
-LINEAGE_NODE_LIMIT = 2000
 THROTTLE_MS = 150
 LINEAGE_MIN_WIDTH = 240   # the lineage beside the table: its tree's Token and Id columns
 
 
+class VocabHost(TokenizerReads, Protocol):
+    """What the vocabulary browser reads of the controller: the run, the imported
+    tokenizer, and these (dead weight's among them)."""
+
+    use_imported: bool
+    corpus: Corpus
+
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def classes(self) -> TokenClasses: ...
+    @property
+    def tokenizer_files(self) -> TokenizerFiles: ...
+
+
 class VocabBrowser(QWidget):
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller: VocabHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._refresh, behind=True)   # nothing shown yet
         self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
@@ -52,10 +71,6 @@ class VocabBrowser(QWidget):
         self.colors = TokenColors.for_palette(self.palette())
         self._new_source = True
         self._source_key: tuple | None = None
-        self._dead_run = None            # the last DeadWeightRun (its key says of what)
-        self._dead_asked: object = None  # the key a running job measures
-        self._dead_stopped: tuple | None = None   # (key, why): cancelled or failed
-        self._dead_paths: list[str] = []  # "Other corpus…" files ([]: the window's corpus)
         self._build()
         controller.trainerChanged.connect(self._on_trainer_changed)
         controller.stepChanged.connect(self._on_step_changed)
@@ -65,10 +80,50 @@ class VocabBrowser(QWidget):
         self._refresh()
 
     def _build(self) -> None:
+        self.model = VocabModel(self)
+        self.model.class_note = lambda tid: self.controller.classes.context_note(
+            self.model.source, tid)
+        self.proxy = SourceSortProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = self._table()
+        self.dead = DeadWeight(self.controller, self.model, self.view, self._dead_changed, self)
+        self.dead_button, self.threshold, self.dead_files = \
+            self.dead.button, self.dead.threshold, self.dead.files
+        top = self._top_bar()
+        # on a row of its own, two lines: an imported file's name and format read whole
+        # (one line cut them with … even at 1920 pixels); the tooltip says it all
+        self.summary = TextPane(lines=2)
+        # the lineage beside the table, or below it where both would not fit side by
+        # side with every column whole (_arrange)
+        split = self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(self._lineage_side())
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        self._split_dragged = False
+        split.splitterMoved.connect(lambda *_: setattr(self, "_split_dragged", True))
+        outer = QVBoxLayout(self)
+        outer.addWidget(top)
+        outer.addWidget(self.summary)
+        outer.addWidget(split, 1)
+        self._throttle = QTimer(self, singleShot=True, interval=THROTTLE_MS)
+        self._throttle.timeout.connect(self._on_throttle)
+        self._pending = False
+        self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.apply_search)
+        self.search.textChanged.connect(self._on_search_edited)
+        self.gpt2.toggled.connect(self._on_gpt2)
+        self.view.selectionModel().currentRowChanged.connect(self._on_current)
+
+    def _top_bar(self) -> FlowBar:
+        """Search, the class filter, the GPT-2 alphabet, dead weight, and the way back to
+        the trained vocabulary: wrapped onto a second row when narrow."""
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search by text (the, ·the), id (300) or hex (e4 bd, "
                                        "<E4 BD>, 0xe4)")
         self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("x" * 30))
         self.gpt2 = QCheckBox("GPT-2 alphabet (Ġ)")
         self.gpt2.setToolTip("Show tokens as in GPT-2's vocab.json: each byte as a printable "
                              "character, a space as Ġ")
@@ -85,9 +140,6 @@ class VocabBrowser(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.class_filter.setMinimumContentsLength(len("undecodable (888,888)"))
         self._counted: tuple | None = None   # (classes, rows) the counts shown are of
-        # on a row of its own, two lines: an imported file's name and format read whole
-        # (one line cut them with … even at 1920 pixels); the tooltip says it all
-        self.summary = TextPane(lines=2)
         # showing an imported vocabulary: one click back to the trained one (the line
         # "(the trained one: the encode view's Tokenizer box)" read as a puzzle, issue 30)
         self.show_trained = QPushButton("Show the trained vocabulary")
@@ -97,72 +149,43 @@ class VocabBrowser(QWidget):
         self.show_trained.clicked.connect(
             lambda: self.controller.tokenizer_files.set_use_imported(False))
         self.show_trained.hide()
-        # the controls wrap onto a second row when narrow (the button beside them: the
-        # summary below has the whole width)
         top = FlowBar(spacing=6)
-        self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("x" * 30))
-        self.dead_button = QPushButton("&Dead weight")
-        self.dead_button.setCheckable(True)
-        self.dead_button.setToolTip(
-            "Measure dead weight on the corpus in the window (or on files: Other corpus…): "
-            "for each token, how often it is merged further into a larger token, against "
-            "how often it is a token of the encoding. The IoS column shows the share merged "
-            "further (PickyBPE's intersection over self); the table keeps the merged tokens "
-            "at or above the threshold: intermediate tokens the model almost never sees. "
-            "Alt+D")
-        self.dead_button.toggled.connect(self._on_dead_toggled)
-        self.threshold = QDoubleSpinBox()
-        self.threshold.setRange(0.0, 1.0)
-        self.threshold.setDecimals(2)
-        self.threshold.setSingleStep(0.05)
-        self.threshold.setValue(THRESHOLD)
-        self.threshold.setPrefix("IoS ≥ ")
-        self.threshold.setToolTip("Show the merged tokens whose IoS is at least this "
-                                  f"(PickyBPE's default: {THRESHOLD:g})")
-        self.threshold.valueChanged.connect(self._on_threshold)
-        self.dead_files = QPushButton("Other corpus…")
-        self.dead_files.setToolTip("Measure dead weight on files of your choice instead of "
-                                   "the corpus in the window (a right click goes back to "
-                                   "the window's corpus)")
-        self.dead_files.clicked.connect(self._pick_dead_files)
-        self.dead_files.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.dead_files.customContextMenuRequested.connect(lambda _p: self.set_dead_paths([]))
-        self.threshold.hide()
-        self.dead_files.hide()
-        for w in (self.search, self.class_filter, self.gpt2, self.dead_button, self.threshold,
-                  self.dead_files, self.show_trained):
+        for w in (self.search, self.class_filter, self.gpt2, self.dead.button,
+                  self.dead.threshold, self.dead.files, self.show_trained):
             top.addWidget(w)
+        return top
 
-        self.model = VocabModel(self)
-        self.model.class_note = lambda tid: self.controller.classes.context_note(
-            self.model.source, tid)
-        self.proxy = SourceSortProxy(self)
-        self.proxy.setSourceModel(self.model)
-        self.view = FittedTableView()
-        self.view.setModel(self.proxy)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        vh = self.view.verticalHeader()
+    def _table(self) -> FittedTableView:
+        """The vocabulary, one token a row, sorted and filtered by the model."""
+        view = FittedTableView()
+        view.setModel(self.proxy)
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.setWordWrap(False)
+        vh = view.verticalHeader()
+        vh.hide()
         vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vh.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.view.setSortingEnabled(True)
-        self.view.setColumnHidden(VocabModel.STATUS, True)
+        vh.setDefaultSectionSize(view.fontMetrics().height() + 8)
+        view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        view.setSortingEnabled(True)
+        view.setColumnHidden(VocabModel.STATUS, True)
         for col in VocabModel.DEAD_COLUMNS:
-            self.view.setColumnHidden(col, True)
-        self.view.setColumnHidden(VocabModel.TURN, True)   # parity-aware training only
-        fm = self.view.fontMetrics()
+            view.setColumnHidden(col, True)
+        view.setColumnHidden(VocabModel.TURN, True)   # parity-aware training only
+        fm = view.fontMetrics()
         num = fm.horizontalAdvance("888,888,888") + 12
         self._fit_minimums = (
             fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
             fm.horizontalAdvance("pruned at step 88,888") + 12,
             fm.horizontalAdvance("undecodable") + 16, fm.horizontalAdvance("0.99") + 16,
             num, num, fm.horizontalAdvance("global") + 16)
+        self.view = view
         self._fit(dead=False)
+        return view
 
+    def _lineage_side(self) -> QWidget:
+        """The selected token's merge lineage: its title, details and tree."""
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -186,38 +209,13 @@ class VocabBrowser(QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
-        lineage = QLabel("<b>Merge lineage</b> of the selected token, down to its base "
-                         "symbols")
-        lineage.setWordWrap(True)   # one line of it kept the dock 570 pixels wide
-        rv.addWidget(lineage)
+        self.lineage_title = QLabel("<b>Merge lineage</b> of the selected token, down to "
+                                    "its base symbols")
+        self.lineage_title.setWordWrap(True)   # one line of it kept the dock 570 pixels wide
+        rv.addWidget(self.lineage_title)
         rv.addWidget(self.details)
         rv.addWidget(self.tree, 1)
-
-        # the lineage beside the table, or below it where both would not fit side by
-        # side with every column whole (_arrange)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.view)
-        split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setChildrenCollapsible(False)
-        self.splitter = split
-        self._split_dragged = False
-        split.splitterMoved.connect(lambda *_: setattr(self, "_split_dragged", True))
-        self.lineage_title = lineage
-        outer = QVBoxLayout(self)
-        outer.addWidget(top)
-        outer.addWidget(self.summary)
-        outer.addWidget(split, 1)
-
-        self._throttle = QTimer(self, singleShot=True, interval=THROTTLE_MS)
-        self._throttle.timeout.connect(self._on_throttle)
-        self._pending = False
-        self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DEBOUNCE_MS)
-        self._search_timer.timeout.connect(self.apply_search)
-        self.search.textChanged.connect(self._on_search_edited)
-        self.gpt2.toggled.connect(self._on_gpt2)
-        self.view.selectionModel().currentRowChanged.connect(self._on_current)
+        return right
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -310,7 +308,7 @@ class VocabBrowser(QWidget):
         self.model.turn_of = (lambda k, info=info: turn_name(info, k)) if info else None
         self._show_columns({VocabModel.STATUS: prune, VocabModel.TURN: info is not None})
         self._refresh_classes()
-        self._refresh_dead()
+        self.dead.refresh()
 
     def _show_columns(self, shown: dict[int, bool]) -> None:
         """Show or hide columns a training has or lacks (pruning's Status, parity's
@@ -384,28 +382,19 @@ class VocabBrowser(QWidget):
     def _update_summary(self) -> None:
         c, m = self.controller, self.model
         n = len(m.entries)
-        if m.source == "imported":
-            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
-            label = describe_source(c.imported) if c.imported else None
-            what = f" — {label}" if label else ""
-            # the trained vocabulary is one click away: the button beside (issue 30)
-            self.summary.setText(f"Showing the imported {name}{what}: {n:,} tokens")
-        elif not c.has_trainer:
-            self.summary.setText("No vocabulary yet")
-        else:
-            kept = "inherited" if m.inherited else "base/special"   # (training on)
-            self.summary.setText(f"Step {c.step_index:,}: {n:,} tokens "
-                                 f"({m.n_base:,} {kept} + {n - m.n_base:,} merged)")
-        self.show_trained.setVisible(m.source == "imported" and c.has_trainer)
-        self.summary.setText(self.summary.text() + f" · {self.classes_text()}")
-        if self.dead_text():
-            self.summary.setText(self.summary.text() + f" · {self.dead_text()}")
-        shown = self.proxy.rowCount()
-        if (self.search.text() or self.class_filter.currentData()
-                or self.dead_button.isChecked()) and shown != n:
-            self.summary.setText(self.summary.text() + f" · {shown:,} match"
-                                 f"{'' if shown == 1 else 'es'}")
-        self.summary.setToolTip(self.summary.text())
+        imported = m.source == "imported"
+        shown = Shown(m.source, c.step_index, n, m.n_base, bool(m.inherited), c.has_trainer,
+                      imported_name(c.imported_path) if imported else "",
+                      (describe_source(c.imported) or "") if imported and c.imported else "")
+        rows = self.proxy.rowCount()
+        filtered = bool(self.search.text() or self.class_filter.currentData()
+                        or self.dead.on) and rows != n
+        text = summary(shown, self.classes_text(), self.dead.text(),
+                       rows if filtered else None)
+        # the trained vocabulary is one click away: the button beside (issue 30)
+        self.show_trained.setVisible(imported and c.has_trainer)
+        self.summary.setText(text)
+        self.summary.setToolTip(text)
 
     def _fit(self, dead: bool) -> None:
         """Fit the columns to the width. Narrow: Bytes, then Count give way (the lineage
@@ -417,112 +406,22 @@ class VocabBrowser(QWidget):
                               drop=(2, 4, 3, 9, 8, 6) if dead else (2, 4),
                               minimums=self._fit_minimums)
 
-    # ----- dead weight --------------------------------------------------------------------
-    def _dead_key(self) -> tuple | None:
-        """What dead weight would be measured of now: (tokenizer, corpus), or None."""
-        c = self.controller
-        if self.model.source == "imported":
-            tok_key: tuple = ("imported", id(c.imported))
-        else:
-            v = c.view()
-            if v is None or c.peeking:
-                return None
-            tok_key = ("trained", id(v), v.n_steps)
-        corpus = tuple(self._dead_paths) or ("window", id(c.corpus))
-        return tok_key + corpus
-
-    def _on_dead_toggled(self, on: bool) -> None:
-        self.threshold.setVisible(on)
-        self.dead_files.setVisible(on)
-        for col in VocabModel.DEAD_COLUMNS:
-            self.view.setColumnHidden(col, not on)
-        self._fit(dead=on)
-        if on:
-            self._dead_stopped = None   # asked for: measure again even after a Cancel
-            if self.view.horizontalHeader().sortIndicatorSection() < 0:
-                self.view.sortByColumn(VocabModel.IOS, Qt.SortOrder.DescendingOrder)
-        self.model.set_dead_filter(self.threshold.value() if on else None)
-        self._refresh_dead()
+    # ----- dead weight (dead_weight.py) --------------------------------------------------
+    def _dead_changed(self, columns: bool) -> None:
+        if columns:
+            self._fit(dead=self.dead.on)
         self._update_summary()
-
-    def _on_threshold(self, value: float) -> None:
-        if self.dead_button.isChecked():
-            self.model.set_dead_filter(value)
-            self._update_summary()
 
     def set_dead_weight(self, on: bool) -> None:
         """Press or release the Dead weight button (as a click does)."""
-        self.dead_button.setChecked(on)
+        self.dead.button.setChecked(on)
 
     def set_dead_paths(self, paths: list[str]) -> None:
         """Measure dead weight on these files ([]: the corpus in the window)."""
-        self._dead_paths = list(paths)
-        self.dead_files.setText("Other corpus…" if not paths else
-                                f"Corpus: {paths[0].replace(chr(92), '/').rsplit('/', 1)[-1]}"
-                                + (f" +{len(paths) - 1}" if len(paths) > 1 else ""))
-        self._dead_stopped = None
-        self._refresh_dead()
-        self._update_summary()
-
-    def _pick_dead_files(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(
-            self, "Measure dead weight on", last_folder(),
-            "Text (*.txt *.jsonl *.md *.py *.gz *.xz);;All files (*)")
-        if paths:
-            remember(paths[0])
-            self.set_dead_paths(paths)
-
-    def _refresh_dead(self) -> None:
-        """Show the dead weight of what is shown, measuring it when it is not known."""
-        if not self.dead_button.isChecked():
-            return
-        key = self._dead_key()
-        run = self._dead_run
-        if run is not None and run.key == key:
-            self.model.set_dead(run.dead, run.corpus)
-            self._update_summary()
-            return
-        self.model.set_dead(None)
-        c = self.controller
-        if key is None or self._dead_asked is not None or c.busy or \
-                (self._dead_stopped is not None and self._dead_stopped[0] == key):
-            self._update_summary()
-            return
-        if self.model.source == "imported":
-            tok, trained = c.imported, False
-        else:
-            v = c.view()
-            tok, trained = (v.tokenizer() if v is not None else None), True
-        if tok is None:
-            return
-        self._dead_asked = key
-        if not c.side.measure_dead_weight(tok, key, self._dead_paths, trained,
-                                          self._dead_done, self._dead_ended):
-            self._dead_asked = None
-        self._update_summary()
-
-    def _dead_done(self, run) -> None:
-        self._dead_run = run
-        self._refresh_dead()
-
-    def _dead_ended(self, end) -> None:
-        asked, self._dead_asked = self._dead_asked, None
-        if not end.done and asked is not None and end.outcome.value != "dropped":
-            why = "cancelled (press Dead weight again to measure)" \
-                if end.outcome.value == "cancelled" else end.message
-            self._dead_stopped = (asked, why)
-        self._update_summary()
+        self.dead.set_paths(paths)
 
     def dead_text(self) -> str:
-        """The summary's words on dead weight ('' when the button is up)."""
-        if not self.dead_button.isChecked():
-            return ""
-        m = self.model
-        if m.dead is not None:
-            return f"dead weight on {m.dead_corpus}: {m.dead.summary(self.threshold.value())}"
-        if self._dead_stopped is not None and self._dead_stopped[0] == self._dead_key():
-            return f"dead weight: {self._dead_stopped[1]}"
-        return "dead weight: measuring…"
+        return self.dead.text()
 
     # ----- search -------------------------------------------------------------------------
     def _on_search_edited(self, _text: str) -> None:
@@ -605,27 +504,8 @@ class VocabBrowser(QWidget):
             self.details.setText("Select a token to see how it was built.")
             self._fit_tree()
             return
-        text = self.model.token_text(e)
-        how = {SPECIAL: "a special token (never split or merged)",
-               MERGE: f"made by merge {e.step}" if e.step else "a merged token"}.get(
-                   e.kind, "inherited from the tokenizer trained on from"
-                   if self.model.kind_text(e) == "inherited" else "a base symbol")
-        if e.kind == MERGE and e.parts is not None:
-            a, b = (self.model.entry_by_id(p) for p in e.parts)
-            if a is not None and b is not None:
-                how += (f": {_esc(self.model.token_text(a))} + {_esc(self.model.token_text(b))}")
-            if e.count is not None:
-                how += f" (count {e.count:,})"
-            turn = self.model.turn_text(e)
-            if turn == "global":
-                how += ", a global merge (all languages together)"
-            elif turn:
-                how += f", on <b>{_esc(turn)}</b>'s turn"
-        self.details.setText(f"<b>{_esc(text)}</b> · id {e.id} · {len(e.token)} byte(s) "
-                             f"{_esc(hex_bytes(e.token))}<br>{how}")
-        budget = [LINEAGE_NODE_LIMIT]
-        root = self._node(e, budget)
-        self.tree.addTopLevelItem(root)
+        self.details.setText(lineage_details(self.model, e))
+        self.tree.addTopLevelItem(self._item(lineage(self.model, e)))
         self.tree.expandAll()
         self._fit_tree()
 
@@ -635,25 +515,17 @@ class VocabBrowser(QWidget):
         for col in (1, 2, 3):
             self.tree.resizeColumnToContents(col)
 
-    def _node(self, e: VocabEntry, budget: list[int]) -> QTreeWidgetItem:
-        budget[0] -= 1
-        made = {MERGE: f"step {e.step}" if e.step else "merge", SPECIAL: "special"}.get(
-            e.kind, self.model.kind_text(e))
-        item = QTreeWidgetItem([self.model.token_text(e), str(e.id), made,
-                                f"{e.count:,}" if e.count is not None else ""])
-        item.setData(1, Qt.ItemDataRole.UserRole, e.id)
-        item.setToolTip(0, f"{self.model.token_text(e)} · {hex_bytes(e.token)} · "
-                           "double-click to select this token")
-        if self.model.cache(e.token)[1]:
+    def _item(self, node: Node) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([node.text, str(node.id), node.made, node.count])
+        item.setData(1, Qt.ItemDataRole.UserRole, node.id)
+        item.setToolTip(0, node.tip)
+        if node.partial:
             f = QFont(item.font(0))
             f.setItalic(True)
             item.setFont(0, f)
             item.setForeground(0, QBrush(self.colors.partial_border))
-        if e.kind == MERGE and e.parts is not None and budget[0] > 0:
-            for p in e.parts:
-                child = self.model.entry_by_id(p)
-                if child is not None:
-                    item.addChild(self._node(child, budget))
+        for child in node.children:
+            item.addChild(self._item(child))
         return item
 
     def lineage(self) -> list:
@@ -668,6 +540,3 @@ class VocabBrowser(QWidget):
         p = self.proxy
         return [int(p.index(r, VocabModel.ID).data()) for r in range(p.rowCount())]
 
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,45 @@
+"""What views read of the controller, in the two parts most of them share; a panel's or
+dialog's own Protocol (declared beside it) builds on one and adds what else it reads.
+
+- :class:`RunReads`: the training run (whether a job runs it, a view of it when it may be
+  read, its side jobs) and when it changes;
+- :class:`TokenizerReads`: that, and the imported tokenizer and when the tokenizer on
+  show changes.
+
+mypy holds the real Controller to each panel's Protocol where the window hands it over.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from PySide6.QtCore import SignalInstance
+
+from ...engine.tokenizers import BaseTokenizer
+from ..controller.side_jobs import SideJobs
+from ..controller.trainer_view import TrainerView
+
+
+class RunReads(Protocol):
+    """The training run, as the panels that show it read it."""
+
+    busyChanged: SignalInstance
+    trainerChanged: SignalInstance
+    stepChanged: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def peeking(self) -> bool: ...
+    @property
+    def has_trainer(self) -> bool: ...
+    @property
+    def side(self) -> SideJobs: ...
+    def view(self) -> TrainerView | None: ...
+
+
+class TokenizerReads(RunReads, Protocol):
+    """The run, and the imported tokenizer beside it."""
+
+    tokenizerChanged: SignalInstance
+    imported: BaseTokenizer | None
+    imported_path: str | None
