@@ -26,6 +26,7 @@ from __future__ import annotations
 from .pretokenize import Pretokenizer
 
 _CHECK_WORDS = 4  # words before a regex cut scanned again on their own
+_TAIL = 1024      # characters at a buffer's end searched first for a native cut
 _BACK_WORDS = 16  # how far a regex cut may move back before the buffer waits for more
 
 
@@ -39,7 +40,11 @@ def stream_boundary(pre: Pretokenizer, buf: str, chunk_chars: int) -> int:
     lo = max(0, hi - chunk_chars)
     if hi <= lo:
         return 0
-    cut = pre.native.safe_cut(buf, lo, hi)
+    # the last cut is nearly always in the last few words: look there first (the scanner
+    # reads only text[lo - 2 : hi + 1]), then in the whole window
+    cut = pre.native.safe_cut(buf, max(lo, hi - _TAIL), hi)
+    if cut < 0 and hi - _TAIL > lo:
+        cut = pre.native.safe_cut(buf, lo, hi)
     if cut > 0 and pre.special_tokens:
         cut = outside_specials(buf, cut, lo, list(pre.special_tokens))
     return max(cut, 0)
