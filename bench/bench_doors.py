@@ -110,7 +110,7 @@ def files(folder: Path) -> dict[str, dict[str, str]]:
 
 def run(checkout: Path, kind: str, path: str, text: Path, door: str) -> dict:
     p = subprocess.run([sys.executable, "-c", CHILD, kind, path, str(text), door],
-                       capture_output=True, text=True, check=True,
+                       capture_output=True, text=True, check=True, cwd=checkout,
                        env={**os.environ, "PYTHONPATH": str(checkout)})
     return json.loads(p.stdout.strip().splitlines()[-1])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Sequence
 
@@ -279,7 +280,7 @@ def from_snapshot(snap: Snapshot) -> BaseTokenizer:
     with tempfile.TemporaryDirectory(prefix="bpe-gui-tokenizer-") as d:
         for name, data in snap.files:
             with open(os.path.join(d, name), "wb") as f:
-                f.write(data)
+                f.write(zlib.decompress(data))
         main = Path(d) / snap.files[0][0]
         tok = load_tokenizer(main, None if snap.special_tokens is None
                              else list(snap.special_tokens), **dict(snap.options))
