@@ -138,7 +138,8 @@ class Pipeline:
         # takes it without added tokens when none is in the text, None neither
         self._normed_in_c: str | None = None
         self._cut: bool | None = None   # False: long words are merged whole
-        if kind == "hf" and getattr(model, "end_of_word", b""):
+        suffix: bytes = getattr(model, "end_of_word", b"") if kind == "hf" else b""
+        if suffix:
             self._cut = False   # a word's last symbol carries the suffix: no segments alone
         # the scanner id: the pattern's kind with the Unicode tables of the file's library
         preset = words.native.preset_id \

@@ -407,6 +407,7 @@ class SpmTokenizer(PipelineTokenizer):
 
     vocab = Lazy[dict[int, bytes]]()
     bytes_to_id = Lazy[dict[bytes, int]]()
+    pipeline: SpmPipeline
 
     def _skipped_ids(self) -> set[int]:
         """Control pieces only: sentencepiece writes <unk> as ' ⁇ ' whatever is skipped."""
