@@ -11,7 +11,7 @@ from datetime import datetime
 from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, read_template_file, \
     template_beside
 from ..engine.display import readable
-from .common import UsageError, add_quiet, isatty
+from .common import UsageError, add_quiet, isatty, json_head, warn
 from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
 from .paths import refuse_special_files
 
@@ -107,6 +107,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         template = template_beside(path, args.template_name, tools)
     enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
     n_messages = len(body.get("messages") or ()) if isinstance(body, dict) else 0
+    for line in warnings_of(enc):
+        warn(line)
     if args.json:
         print(json.dumps(as_json(enc, n_messages), ensure_ascii=False))
         return 0
@@ -119,13 +121,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def as_json(enc, n_messages: int) -> dict:
-    return {"ids": enc.ids,
+    return {**json_head("chat"), "ids": enc.ids,
             "tokens": [{"id": t.id, "text": t.text, "role": t.role, "origin": t.origin,
                         "message": t.message, "injected": t.injected, "start": t.start,
                         "end": t.end} for t in enc.tokens],
             "counts": enc.counts(), "message_counts": enc.message_counts(n_messages),
             "injections": [k for k, t in enumerate(enc.tokens) if t.injected],
-            "renderer": enc.renderer, "template": enc.template_origin, "text": enc.text}
+            "renderer": enc.renderer, "template": enc.template_origin, "text": enc.text,
+            "notes": list(enc.notes)}
 
 
 def render_chat(enc, color: bool) -> str:
@@ -142,8 +145,21 @@ def render_chat(enc, color: bool) -> str:
     return "".join(out)
 
 
+def warnings_of(enc) -> list[str]:
+    """What the user should know of the result, for stderr: each typed control token that
+    became one, the engine's notes, origins found by looking the text up."""
+    lines = [f"{t.role} message {(t.message or 0) + 1} typed {t.text!r}, which became "
+             f"control token {t.id} (sanitize_control_tokens keeps it as text)"
+             for t in enc.injections]
+    lines += list(enc.notes)
+    if not enc.exact_origins:
+        lines.append("the template changes the messages' text (trim, slices); origins were "
+                     "found by looking the text up")
+    return lines
+
+
 def summary(enc, messages: list) -> str:
-    """Counts per role and per message, and each injection, one line each."""
+    """Counts per role and per message, one line each."""
     lines = [f"{len(enc.tokens)} tokens ({enc.renderer}"
              f"{': ' + enc.template_origin if enc.template_origin != enc.renderer else ''})"]
     lines.append("per role: " + ", ".join(f"{r} {n}" for r, n in enc.counts().items()))
@@ -151,11 +167,4 @@ def summary(enc, messages: list) -> str:
     for i, n in enumerate(counts):
         role = messages[i].get("role", "?") if isinstance(messages[i], dict) else "?"
         lines.append(f"  message {i + 1} ({role}): {n} tokens of its own text")
-    for t in enc.injections:
-        lines.append(f"warning: {t.role} message {(t.message or 0) + 1} typed {t.text!r}, "
-                     f"which became control token {t.id} (sanitize_control_tokens keeps it "
-                     "as text)")
-    if not enc.exact_origins:
-        lines.append("note: the template changes the messages' text (trim, slices); origins "
-                     "were found by looking the text up")
     return "\n".join(lines)

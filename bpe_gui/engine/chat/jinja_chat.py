@@ -6,10 +6,10 @@ import re
 from datetime import datetime
 from typing import Any, Callable
 
-from .conversation import Conversation
+from .conversation import ChatError, Conversation
 from .render import Rendered, render_chat
 from .sandbox import TIME_LIMIT_S, CompiledTemplate
-from .templates import TemplateSource
+from .templates import SPECIAL_KEYS, TemplateSource, tokenizer_specials
 from .tokens import ChatEncoding, attribute, encode_pieces, encode_whole
 
 # transformers' marks around control tokens typed in the conversation (sanitizing)
@@ -69,17 +69,57 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
     without added tokens, for sanitizing (by default ``tok``'s file loaded again with no
     special tokens)."""
     template = CompiledTemplate(source.text, source.origin or "chat template", now, time_limit_s)
-    extra = dict(source.specials)
-    rendered = render_chat(template, conv, extra)
+    extra = {**source.specials, **tokenizer_specials(tok)}
+    try:
+        rendered = render_chat(template, conv, extra)
+    except ChatError as e:
+        hinted = _undefined_hint(str(e), extra)
+        if hinted == str(e):
+            raise
+        raise ChatError(hinted) from None
+    notes = undefined_notes(rendered.undefined, extra)
     if not conv.sanitize_control_tokens:
         toks = attribute(rendered.spans, encode_whole(tok, rendered.text))
-        return ChatEncoding(rendered.text, tuple(toks), "jinja", source.origin, rendered.exact)
+        return ChatEncoding(rendered.text, tuple(toks), "jinja", source.origin, rendered.exact,
+                            notes)
     pieces = _sanitized(template, conv, extra, tok)
     text = "".join(p for p in pieces if p)
     spans = rendered.spans if text == rendered.text else _relocated(text, rendered)
     raw = encode_pieces(tok, plain_tokenizer or plain_reloaded(tok), pieces)
     return ChatEncoding(text, tuple(attribute(spans, raw)), "jinja", source.origin,
-                        rendered.exact and text == rendered.text)
+                        rendered.exact and text == rendered.text, notes)
+
+
+_TOKENIZER_FIX = ("the model's tokenizer_config.json (or special_tokens_map.json) beside the "
+                  "tokenizer file gives it; or set it in chat_template_kwargs")
+
+
+def undefined_notes(names: frozenset[str], given: dict[str, str]) -> tuple[str, ...]:
+    """One sentence per undefined variable the template printed as empty text.
+
+    Example: {'bos_token'} -> ('the template prints bos_token, which this tokenizer does not
+    define, so it rendered as empty text: ...',)."""
+    out = []
+    for name in sorted(names):
+        if name in given:
+            continue
+        if name in SPECIAL_KEYS:
+            out.append(f"the template prints {name}, which this tokenizer does not define, "
+                       f"so it rendered as empty text: {_TOKENIZER_FIX}.")
+        else:
+            out.append(f"the template prints {name}, which nothing defines, so it rendered "
+                       f"as empty text; if the model expects it, set it in "
+                       "chat_template_kwargs.")
+    return tuple(out)
+
+
+def _undefined_hint(message: str, given: dict[str, str]) -> str:
+    """A render stopped by an undefined special token (``bos_token + ...``) says where
+    the tokenizer's special tokens come from."""
+    m = re.search(r"'(\w+)' is undefined", message)
+    if m and m.group(1) in SPECIAL_KEYS and m.group(1) not in given:
+        return f"{message}: this tokenizer does not define {m.group(1)}; {_TOKENIZER_FIX}."
+    return message
 
 
 def _relocated(text: str, rendered: Rendered):

@@ -46,11 +46,13 @@ class Span:
 @dataclass(frozen=True)
 class Rendered:
     """The rendered text and the places of the conversation's strings in it (in text
-    order; ``exact``: found by the marks, not by looking the strings up)."""
+    order; ``exact``: found by the marks, not by looking the strings up); ``undefined``:
+    the undefined variables the template printed (as empty text)."""
 
     text: str
     spans: tuple[Span, ...]
     exact: bool
+    undefined: frozenset[str] = frozenset()
 
 
 def _alias_reasoning(msg: dict[str, Any]) -> dict[str, Any]:
@@ -231,6 +233,7 @@ def render_chat(template: CompiledTemplate, conv: Conversation,
             raise ChatError(f"{e}. This template reads each message's \"content\" as "
                             "text: give it as one string, not a list of parts.") from None
         raise
+    undefined = template.printed_undefined
     if inputs.markable():
         try:
             marked = _cut_continued(template.render(**inputs.variables(True)), conv)
@@ -238,8 +241,8 @@ def render_chat(template: CompiledTemplate, conv: Conversation,
             marked = ""
         stripped, raw = _unmark(marked)
         if stripped == text:
-            return Rendered(text, tuple(_grouped(raw, inputs)), True)
-    return Rendered(text, tuple(_looked_up(text, inputs)), False)
+            return Rendered(text, tuple(_grouped(raw, inputs)), True, undefined)
+    return Rendered(text, tuple(_looked_up(text, inputs)), False, undefined)
 
 
 def _grouped(raw: list[tuple[int, int, int]], inputs: _Inputs) -> list[Span]:

@@ -117,7 +117,18 @@ def _environment(now: Callable[[], datetime]):
                 raise jinja2.exceptions.SecurityError(
                     f"a namespace cannot hold the underscore name {name!r}")
 
-    env = Env(trim_blocks=True, lstrip_blocks=True,
+    class Printed(jinja2.Undefined):
+        """Jinja's Undefined (what transformers renders with), remembering the names of
+        undefined variables printed as empty text: a bos_token the tokenizer lacks is said,
+        never dropped in silence."""
+        names: set[str] = set()
+
+        def __str__(self) -> str:
+            if self._undefined_obj is jinja2.utils.missing and self._undefined_name:
+                Printed.names.add(self._undefined_name)
+            return ""
+
+    env = Env(trim_blocks=True, lstrip_blocks=True, undefined=Printed,
               extensions=[Generation, jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals.update(raise_exception=raise_exception, strftime_now=strftime_now,
@@ -148,6 +159,8 @@ class CompiledTemplate:
         if not isinstance(source, str) or not source.strip():
             raise ChatError(f"{name} is empty; pick a template file or a tokenizer that has one.")
         self.source, self.name, self.time_limit_s = source, name, time_limit_s
+        # the undefined variables the last render printed (as empty text)
+        self.printed_undefined: frozenset[str] = frozenset()
         try:
             self._template = _environment(now).from_string(source)
         except jinja2.exceptions.TemplateSyntaxError as e:
@@ -171,6 +184,8 @@ class CompiledTemplate:
                 raise _Timeout()
             return local if frame.f_code.co_filename == TEMPLATE_FILE else None
 
+        printed = self._template.environment.undefined.names
+        printed.clear()
         old = sys.gettrace()
         sys.settrace(tracer)
         try:
@@ -192,6 +207,7 @@ class CompiledTemplate:
                                  f"{type(e).__name__}: {e}", type(e)) from None
         finally:
             sys.settrace(old)
+            self.printed_undefined = frozenset(printed)
 
     @staticmethod
     def _at(tb) -> str:

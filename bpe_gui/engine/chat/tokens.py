@@ -47,13 +47,15 @@ class ChatToken:
 class ChatEncoding:
     """What the model sees: ``text`` (rendered), ``tokens``; ``renderer`` and
     ``template_origin`` say what made it; ``exact_origins``: the conversation's strings
-    were placed by marks (else looked up in the text)."""
+    were placed by marks (else looked up in the text); ``notes``: what the user should
+    know of this result, one sentence each (a variable the template printed empty)."""
 
     text: str
     tokens: tuple[ChatToken, ...]
     renderer: str
     template_origin: str = ""
     exact_origins: bool = True
+    notes: tuple[str, ...] = ()
 
     @property
     def ids(self) -> list[int]:
