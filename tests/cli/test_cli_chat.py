@@ -134,13 +134,13 @@ def test_llama3_meta_renderer_equals_chat_format(tmp_path):
     assert got["counts"]["tool"] == len([t for t in got["tokens"] if t["message"] == 3])
 
 
+@pytest.mark.regression
 def test_harmony_renderer_equals_openai_harmony(tmp_path, monkeypatch):
+    """From o200k_base.tiktoken, the one file OpenAI publishes, as openai-harmony reads it."""
     oh = pytest.importorskip("openai_harmony")
-    from tiktoken_files import o200k_harmony
-    files = o200k_harmony(tmp_path)
-    if isinstance(files, str):
-        pytest.skip(files)
-    base, ours = files
+    from chat_published import o200k_base
+    ours = o200k_base(tmp_path)
+    base = ours.parent
     messages = [{"role": "developer", "content": [{"type": "developer_content",
                                                    "instructions": "Be terse."}]},
                 {"role": "user", "content": "東京? <|end|> typed"},

@@ -57,7 +57,8 @@ def control_id(tok, token: str, renderer: str) -> int:
 def ordinary(tok) -> Callable[[str], Any]:
     """How a code renderer encodes a text piece: a special token's spelling is text
     there (the control tokens are pieces of their own), and nothing is added around it."""
-    return lambda s: tok.encode_with_offsets(s, disallowed_special=(), add_special_tokens=False)
+    return lambda s: tok.encode_with_offsets(s, allowed_special=frozenset(),
+                                             disallowed_special=(), add_special_tokens=False)
 
 
 def assemble(tok, pieces: Sequence[Piece], renderer: str,

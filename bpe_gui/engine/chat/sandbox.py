@@ -51,7 +51,8 @@ def _environment(now: Callable[[], datetime]):
     jinja2 = _jinja()
     from jinja2.ext import Extension
     from jinja2.sandbox import ImmutableSandboxedEnvironment
-    from jinja2.utils import Namespace as JinjaNamespace
+    from jinja2.runtime import Undefined
+    from jinja2.utils import Namespace as JinjaNamespace, missing
 
     class Generation(Extension):
         """``{% generation %}...{% endgeneration %}``: its body, as transformers renders
@@ -117,14 +118,14 @@ def _environment(now: Callable[[], datetime]):
                 raise jinja2.exceptions.SecurityError(
                     f"a namespace cannot hold the underscore name {name!r}")
 
-    class Printed(jinja2.Undefined):
+    class Printed(Undefined):
         """Jinja's Undefined (what transformers renders with), remembering the names of
         undefined variables printed as empty text: a bos_token the tokenizer lacks is said,
         never dropped in silence."""
         names: set[str] = set()
 
         def __str__(self) -> str:
-            if self._undefined_obj is jinja2.utils.missing and self._undefined_name:
+            if self._undefined_obj is missing and self._undefined_name:
                 Printed.names.add(self._undefined_name)
             return ""
 

@@ -71,6 +71,7 @@ class PromptPane(QWidget):
                  f"control token {t.id}." for t in enc.injections]
         if lines:
             lines.append("Tick 'Typed control tokens stay text' to keep such text as text.")
+        lines += [n[:1].upper() + n[1:] for n in enc.notes]
         if not enc.exact_origins:
             lines.append("The template changes the messages' text: origins were found by "
                          "looking the text up.")
