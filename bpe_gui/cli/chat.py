@@ -8,8 +8,8 @@ import os
 import sys
 from datetime import datetime
 
-from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, read_template_file, \
-    template_beside
+from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, parse_request, \
+    read_template_file, template_beside
 from ..engine.display import readable
 from .common import UsageError, add_quiet, isatty, json_head, warn
 from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
@@ -59,23 +59,26 @@ def add_parser(sub) -> None:
 
 
 def _body(path: str) -> dict:
+    """The request body in ``path`` ('-': standard input), read as bytes and decoded as
+    strict UTF-8 whatever the locale says (the same bytes give the same body from a file
+    or a pipe)."""
     if path != "-":
         refuse_special_files([path], "conversation file")
-        if os.path.isfile(path) and os.path.getsize(path) > MAX_CONVERSATION_BYTES:
-            raise ChatError(f"{path}: over {MAX_CONVERSATION_BYTES >> 20} MB, too big for a "
-                            "conversation; check that this is the request body.")
     try:
-        with (open(path, encoding="utf-8") if path != "-" else sys.stdin) as f:
-            text = f.read()
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_CONVERSATION_BYTES + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(MAX_CONVERSATION_BYTES + 1)
     except FileNotFoundError:
         raise ChatError(f"{path}: file not found. Check the path.") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ChatError(f"{path}: cannot be read ({e}).") from None
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ChatError(f"{path}: not JSON at line {e.lineno}, column {e.colno} ({e.msg}).") \
-            from None
+    except OSError as e:
+        raise ChatError(f"{path}: cannot be read ({e.strerror or e}).") from None
+    where = "standard input" if path == "-" else path
+    if len(data) > MAX_CONVERSATION_BYTES:
+        raise ChatError(f"{where}: over {MAX_CONVERSATION_BYTES >> 20} MB, too big for a "
+                        "conversation; check that this is the request body.")
+    body = parse_request(data, where)
     return {"messages": body} if isinstance(body, list) else body
 
 

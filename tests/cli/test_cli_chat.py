@@ -268,3 +268,80 @@ def test_no_template_beside_says_how_to_pick_one(tmp_path):
     p = run("chat", "--tokenizer", str(tmp_path / "tokenizer.json"), "--messages",
             str(tmp_path / "conv.json"), cwd=tmp_path)
     assert_user_error(p, "no chat template", "--template")
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("name,text,needle", [
+    ("parens.jinja", "{{" + "(" * 3000 + "1" + ")" * 3000 + "}}", "too deeply"),
+    ("for30.jinja", "{% for i in range(1) %}" * 30 + "x" + "{% endfor %}" * 30, "too deeply"),
+    ("if200.jinja", "{% if 1 %}" * 200 + "x" + "{% endif %}" * 200, "too deeply"),
+    ("percent.jinja", "{{ '%2000000000d' % 1 }}", "wider than"),
+])
+def test_a_template_nested_too_deep_or_too_big_is_one_line(model_dir, name, text, needle):
+    """3,000 nested parentheses (RecursionError), 30 nested for (SyntaxError), 200 nested
+    if (IndentationError) were tracebacks; '%2000000000d' % 1 took 4 GB and 17 s."""
+    (model_dir / name).write_text(text, encoding="utf-8")
+    p = run("chat", "--tokenizer", str(model_dir / "tokenizer.json"), "--template", name,
+            "--messages", "conv.json", cwd=model_dir)
+    assert_user_error(p, name, needle)
+
+
+@pytest.mark.regression
+def test_messages_nested_too_deep_are_one_line(model_dir):
+    """--messages nested 100,000 deep (json.loads) or a content 900 deep (_plain) raised
+    RecursionError."""
+    (model_dir / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert_user_error(run("chat", "--tokenizer", str(model_dir), "--messages", "deep.json",
+                          cwd=model_dir), "deep.json", "nested more than 128 levels")
+    content: list = []
+    for _ in range(900):
+        content = [content]
+    (model_dir / "deep900.json").write_text(json.dumps(
+        {"messages": [{"role": "user", "content": content}]}), encoding="utf-8")
+    assert_user_error(run("chat", "--tokenizer", str(model_dir), "--messages", "deep900.json",
+                          cwd=model_dir), "nested more than 128 levels")
+
+
+@pytest.mark.regression
+def test_decode_of_a_list_nested_too_deep_is_one_line(model_dir):
+    """decode given a list nested 100,000 deep on stdin raised RecursionError."""
+    p = run("decode", "--tokenizer", str(model_dir / "tokenizer.json"), cwd=model_dir,
+            stdin=("[" * 100_000 + "]" * 100_000).encode())
+    assert_user_error(p, "nested more than 128 levels")
+
+
+@pytest.mark.regression
+def test_a_lone_surrogate_gives_valid_json_and_a_warning(model_dir):
+    """chat --json with "\\ud800" in a content raised UnicodeEncodeError on output."""
+    (model_dir / "sur.json").write_text(
+        '{"messages": [{"role": "user", "content": "a\\ud800b"}]}', encoding="utf-8")
+    p = run("chat", "--tokenizer", str(model_dir), "--messages", "sur.json", "--json",
+            cwd=model_dir)
+    assert p.returncode == 0, err(p)
+    got = json.loads(p.stdout.decode("utf-8"))   # (strict UTF-8)
+    assert "a\ufffdb" in got["text"] and any("lone surrogate" in n for n in got["notes"])
+    assert "lone surrogate" in err(p)
+
+
+@pytest.mark.regression
+def test_latin1_on_standard_input_is_refused_as_in_a_file(model_dir):
+    """Latin-1 bytes on --messages - were read in the locale's encoding (surrogateescape),
+    and the --json output was not UTF-8; the same bytes in a file were refused."""
+    data = '{"messages": [{"role": "user", "content": "café"}]}'.encode("latin-1")
+    (model_dir / "latin1.json").write_bytes(data)
+    piped = run("chat", "--tokenizer", str(model_dir), "--messages", "-", "--json",
+                cwd=model_dir, stdin=data, env={"LC_ALL": "C", "PYTHONIOENCODING": ""})
+    line = assert_user_error(piped, "not UTF-8", "0xE9")
+    filed = assert_user_error(run("chat", "--tokenizer", str(model_dir), "--messages",
+                                  "latin1.json", cwd=model_dir), "not UTF-8", "0xE9")
+    assert line.split(":", 2)[2].replace("standard input", "X") == \
+        filed.split(":", 2)[2].replace("latin1.json", "X")
+
+
+@pytest.mark.regression
+def test_a_string_for_a_boolean_option_is_refused(model_dir):
+    """"add_generation_prompt": "false" (a string) was read as true."""
+    (model_dir / "strbool.json").write_text(json.dumps(
+        {**CONV, "add_generation_prompt": "false"}), encoding="utf-8")
+    p = run("chat", "--tokenizer", str(model_dir), "--messages", "strbool.json", cwd=model_dir)
+    assert_user_error(p, '"add_generation_prompt" must be true or false')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Callable
 
@@ -12,6 +13,7 @@ from .sandbox import TIME_LIMIT_S, CompiledTemplate
 from .templates import SPECIAL_KEYS, TemplateSource, tokenizer_specials
 from .tokens import ChatEncoding, attribute, encode_pieces, encode_whole
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # transformers' marks around control tokens typed in the conversation (sanitizing)
 _MARK_START, _MARK_END = "\U000f0000", "\U000f0001"
 
@@ -77,7 +79,12 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
         if hinted == str(e):
             raise
         raise ChatError(hinted) from None
-    notes = undefined_notes(rendered.undefined, extra)
+    notes = conv.notes + undefined_notes(rendered.undefined, extra)
+    if _SURROGATE.search(rendered.text):
+        # (a template's own "\\ud800": not a character; U+FFFD in its place, as tiktoken)
+        rendered = replace(rendered, text=_SURROGATE.sub("\ufffd", rendered.text))
+        notes += ("the template writes a lone surrogate, which is not a character; it is "
+                  "read as U+FFFD, as tiktoken reads it.",)
     if not conv.sanitize_control_tokens:
         toks = attribute(rendered.spans, encode_whole(tok, rendered.text))
         return ChatEncoding(rendered.text, tuple(toks), "jinja", source.origin, rendered.exact,

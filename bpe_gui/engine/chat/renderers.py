@@ -3,10 +3,11 @@
 sees (a ChatEncoding)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Callable
 
-from .conversation import ChatError, conversation_from_request
+from .conversation import ChatError, checked_request, conversation_from_request
 from .templates import TemplateSource
 from .tokens import ChatEncoding
 
@@ -29,16 +30,19 @@ def encode_chat(tok, body: dict[str, Any], renderer: str = "jinja",
                             "llama3-meta).")
         from .jinja_chat import encode_chat_jinja
         return encode_chat_jinja(tok, template, conversation_from_request(body), now=now)
+    if renderer not in CODE_RENDERERS:
+        raise ChatError(f"unknown renderer {renderer!r}; one of {', '.join(RENDERERS)}.")
+    body, notes = checked_request(body)
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list) \
             or not body["messages"]:
         raise ChatError("the conversation must be an object with a non-empty \"messages\" list.")
     if renderer == "mistral-common":
         from .mistral import encode_chat_mistral
-        return encode_chat_mistral(tok, body, version)
-    if renderer == "harmony":
+        enc = encode_chat_mistral(tok, body, version)
+    elif renderer == "harmony":
         from .harmony import encode_chat_harmony
-        return encode_chat_harmony(tok, body)
-    if renderer == "llama3-meta":
+        enc = encode_chat_harmony(tok, body)
+    else:
         from .llama3 import encode_chat_llama3
-        return encode_chat_llama3(tok, body)
-    raise ChatError(f"unknown renderer {renderer!r}; one of {', '.join(RENDERERS)}.")
+        enc = encode_chat_llama3(tok, body)
+    return replace(enc, notes=notes + enc.notes) if notes else enc

@@ -5,21 +5,25 @@ The environment is jinja2's ``ImmutableSandboxedEnvironment`` with ``trim_blocks
 non-ASCII kept, ``indent``/``separators``/``sort_keys``), ``raise_exception``,
 ``strftime_now``, a ``dict`` and a ``namespace`` without underscore names, and the
 ``{% generation %}`` block (rendered as its body). On top of the sandbox: a render
-stops at a time limit (a trace of the template's own frames), and ``*`` / ``**`` that
-would build a string or number past a size limit stop with a message.
+stops at a time limit (a trace of the template's own frames), and at a memory ceiling:
+every operation that can make a value bigger is sized before it runs, and the output as
+it grows (bounds.py). A template too big, or nested too deeply for Python to compile
+it, is refused when compiled; every refusal is one line naming the template line.
 """
 from __future__ import annotations
 
 import json
 import sys
 import time
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable
 
+from . import bounds
 from .conversation import ChatError
 
 TIME_LIMIT_S = 2.0
-MAX_PRODUCT = 1 << 22   # items a `*` may build (a string, a list), and a `**` result's digits
+MAX_TEMPLATE_CHARS = 1 << 20   # published templates are under 40 KB
 TEMPLATE_FILE = "<template>"
 
 
@@ -47,8 +51,11 @@ def _jinja():
     return jinja2
 
 
-def _environment(now: Callable[[], datetime]):
+def _environment(now: Callable[[], datetime], budget: bounds.Budget):
+    """The sandbox, every operation that can make a value bigger sized first against
+    ``budget`` (bounds.py)."""
     jinja2 = _jinja()
+    from jinja2.compiler import CodeGenerator
     from jinja2.ext import Extension
     from jinja2.sandbox import ImmutableSandboxedEnvironment
     from jinja2.runtime import Undefined
@@ -68,20 +75,81 @@ def _environment(now: Callable[[], datetime]):
         def _body(self, caller):
             return caller()
 
+    class SizedJoin(CodeGenerator):
+        """``a ~ b`` joined by the environment, which sizes it first."""
+
+        def visit_Concat(self, node, frame):
+            if frame.eval_ctx.volatile or frame.eval_ctx.autoescape:
+                return super().visit_Concat(node, frame)
+            self.write("environment.sized_join((")
+            for arg in node.nodes:
+                self.visit(arg, frame)
+                self.write(", ")
+            self.write("))")
+
     class Env(ImmutableSandboxedEnvironment):
-        intercepted_binops = frozenset(("*", "**"))
+        # (intercepted operators are never folded at compile time either)
+        intercepted_binops = frozenset(("*", "**", "%", "+"))
+        code_generator_class = SizedJoin
 
         def call_binop(self, context, operator, left, right):
-            if operator == "*":
-                for a, b in ((left, right), (right, left)):
-                    if isinstance(a, (str, list, tuple)) and isinstance(b, int) \
-                            and len(a) * b > MAX_PRODUCT:
-                        raise jinja2.exceptions.SecurityError(
-                            f"the template builds a sequence of {len(a) * b:,} items")
-            elif isinstance(left, int) and isinstance(right, int) and right > 0 \
-                    and abs(left) > 1 and right * abs(left).bit_length() > MAX_PRODUCT:
-                raise jinja2.exceptions.SecurityError("the template raises a number too far")
-            return super().call_binop(context, operator, left, right)
+            with refused():
+                if operator == "*":
+                    bounds.sized_product(left, right)
+                elif operator == "**":
+                    bounds.sized_power(left, right)
+                elif operator == "%" and isinstance(left, str):
+                    bounds.percent(budget, left, right)
+                elif operator == "+":
+                    bounds.sized_sum(budget, left, right, "+")
+                return budget.add(super().call_binop(context, operator, left, right),
+                                  f"'{operator}'")
+
+        def sized_join(self, parts):
+            with refused():
+                texts = []
+                for p in parts:
+                    if not isinstance(p, str):
+                        budget.check(p, "'~'")
+                    texts.append(str(p))
+                    bounds.sized_sum(budget, texts[-1], "", "'~'")
+                n = sum(map(len, texts))
+                if n > bounds.MAX_CHARS:
+                    raise bounds.TooBig(f"'~' would make {n:,} characters, more than "
+                                        f"{bounds.MAX_CHARS:,}")
+                return budget.add("".join(texts), "'~'")
+
+        def call(__self, __context, __obj, *args, **kwargs):   # noqa: N805 (jinja's names)
+            with refused():
+                inner = getattr(__obj, "__wrapped__", __obj)   # (str.format's wrapper)
+                owner = getattr(inner, "__self__", None)
+                if isinstance(owner, (str, bytes)):
+                    if inner.__name__ in ("format", "format_map") and isinstance(owner, str):
+                        fmt_args = (args, kwargs) if inner.__name__ == "format" else \
+                            ((), args[0] if args and isinstance(args[0], dict) else {})
+                        bounds.format_spec(budget, owner, *fmt_args)
+                    else:
+                        bounds.str_method(budget, inner, args, kwargs)
+                elif __obj is lipsum:
+                    bounds.lipsum(args, kwargs)
+                budget.checked(args, "a call's argument")
+                budget.checked(kwargs.values(), "a call's argument")
+                return budget.add(super().call(__context, __obj, *args, **kwargs),
+                                  "a call")
+
+    def finalize(value):
+        """What ``{{ }}`` prints is sized first (a list prints all it holds)."""
+        if not isinstance(value, str):
+            with refused():
+                budget.check(value, "what {{ }} prints")
+        return value
+
+    @contextmanager
+    def refused():
+        try:
+            yield
+        except bounds.TooBig as e:
+            raise jinja2.exceptions.SecurityError(str(e)) from None
 
     def raise_exception(message):
         raise jinja2.exceptions.TemplateError(message)
@@ -129,9 +197,13 @@ def _environment(now: Callable[[], datetime]):
                 Printed.names.add(self._undefined_name)
             return ""
 
-    env = Env(trim_blocks=True, lstrip_blocks=True, undefined=Printed,
+    env = Env(trim_blocks=True, lstrip_blocks=True, undefined=Printed, finalize=finalize,
               extensions=[Generation, jinja2.ext.loopcontrols])
+    env.concat = budget.output   # type: ignore[method-assign]  # (counted as it grows)
     env.filters["tojson"] = tojson
+    env.filters.update({name: bounds.guarded(budget, name, f)
+                        for name, f in env.filters.items()})
+    lipsum = env.globals["lipsum"]
     env.globals.update(raise_exception=raise_exception, strftime_now=strftime_now,
                        dict=TemplateDict(), namespace=Namespace)
     return env
@@ -159,13 +231,26 @@ class CompiledTemplate:
         jinja2 = _jinja()
         if not isinstance(source, str) or not source.strip():
             raise ChatError(f"{name} is empty; pick a template file or a tokenizer that has one.")
+        if len(source) > MAX_TEMPLATE_CHARS:
+            raise ChatError(f"{name} is {len(source):,} characters long; chat templates are "
+                            f"at most {MAX_TEMPLATE_CHARS:,} here (published ones are under "
+                            "40,000). Check that this is a chat template.")
         self.source, self.name, self.time_limit_s = source, name, time_limit_s
         # the undefined variables the last render printed (as empty text)
         self.printed_undefined: frozenset[str] = frozenset()
+        self._budget = bounds.Budget()
         try:
-            self._template = _environment(now).from_string(source)
+            self._template = _environment(now, self._budget).from_string(source)
         except jinja2.exceptions.TemplateSyntaxError as e:
             raise ChatError(f"{name}, line {e.lineno}: {e.message}. Fix the template.") from None
+        except (RecursionError, SyntaxError, MemoryError):
+            # (jinja's parser recurses per nested expression; Python compiles at most 20
+            # nested loops and 100 levels of indentation)
+            raise ChatError(f"{name} nests its blocks or expressions too deeply to be "
+                            "compiled; published templates nest a few levels. Simplify the "
+                            "template.") from None
+        finally:
+            self._budget.reset()
 
     def render(self, **variables: Any) -> str:
         """The template's text for these variables; a ChatError naming the template line
@@ -187,6 +272,7 @@ class CompiledTemplate:
 
         printed = self._template.environment.undefined.names
         printed.clear()
+        self._budget.reset()
         old = sys.gettrace()
         sys.settrace(tracer)
         try:
@@ -196,19 +282,22 @@ class CompiledTemplate:
             at = "" if not line else f", line {line}"
             raise ChatError(f"{self.name}{at} ran past {self.time_limit_s:g} s "
                             "and was stopped; the template loops too long.") from None
-        except jinja2.exceptions.SecurityError as e:
+        except (jinja2.exceptions.SecurityError, bounds.TooBig) as e:
             raise ChatError(f"{self.name}{self._at(sys.exc_info()[2])}: refused by the "
                             f"sandbox ({e}).") from None
         except jinja2.exceptions.TemplateError as e:
             raise ChatError(f"{self.name}{self._at(sys.exc_info()[2])}: {e}") from None
         except RecursionError:
             raise ChatError(f"{self.name} recurses too deeply.") from None
+        except MemoryError:
+            raise ChatError(f"{self.name} ran out of memory and was stopped.") from None
         except Exception as e:   # a template is code: any error it raises is the template's
             raise TemplateRaised(f"{self.name}{self._at(sys.exc_info()[2])}: "
                                  f"{type(e).__name__}: {e}", type(e)) from None
         finally:
             sys.settrace(old)
             self.printed_undefined = frozenset(printed)
+            self._budget.reset()   # (what it kept alive goes)
 
     @staticmethod
     def _at(tb) -> str:

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
                                QPushButton, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.chat import ChatError
+from ....engine.chat import ChatError, parse_request
 from ...widgets.flow_layout import FlowBar
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -187,12 +187,7 @@ class ConversationEditor(QWidget):
             w.setEnabled(not on)
 
     def _json_body(self) -> dict:
-        text = self.json_edit.toPlainText()
-        try:
-            body = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ChatError(f"the conversation JSON is not valid at line {e.lineno}, column "
-                            f"{e.colno}: {e.msg}.") from None
+        body = parse_request(self.json_edit.toPlainText(), "the conversation JSON")
         return {"messages": body} if isinstance(body, list) else body
 
     def body(self, strict: bool = True) -> dict:
