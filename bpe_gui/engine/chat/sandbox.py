@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable
 
@@ -23,6 +22,8 @@ from . import bounds
 from .conversation import ChatError
 
 TIME_LIMIT_S = 2.0
+SEQ = (str, bytes, list, tuple)
+SCALARS = (str, int, float, type(None))
 MAX_TEMPLATE_CHARS = 1 << 20   # published templates are under 40 KB
 TEMPLATE_FILE = "<template>"
 
@@ -92,64 +93,57 @@ def _environment(now: Callable[[], datetime], budget: bounds.Budget):
         intercepted_binops = frozenset(("*", "**", "%", "+"))
         code_generator_class = SizedJoin
 
+        # (a refusal is bounds.TooBig, which render() reports as the sandbox's)
         def call_binop(self, context, operator, left, right):
-            with refused():
-                if operator == "*":
-                    bounds.sized_product(left, right)
-                elif operator == "**":
-                    bounds.sized_power(left, right)
-                elif operator == "%" and isinstance(left, str):
-                    bounds.percent(budget, left, right)
-                elif operator == "+":
-                    bounds.sized_sum(budget, left, right, "+")
-                return budget.add(super().call_binop(context, operator, left, right),
-                                  f"'{operator}'")
+            seqs = isinstance(left, SEQ) or isinstance(right, SEQ)
+            if operator == "*":
+                bounds.sized_product(left, right)
+            elif operator == "**":
+                bounds.sized_power(left, right)
+            elif operator == "%" and isinstance(left, str):
+                bounds.percent(budget, left, right)
+            elif operator == "+" and seqs:
+                bounds.sized_sum(budget, left, right, "+")
+            got = super().call_binop(context, operator, left, right)
+            return budget.add(got, f"'{operator}'") if seqs else got
 
         def sized_join(self, parts):
-            with refused():
-                texts = []
-                for p in parts:
-                    if not isinstance(p, str):
-                        budget.check(p, "'~'")
-                    texts.append(str(p))
-                    bounds.sized_sum(budget, texts[-1], "", "'~'")
-                n = sum(map(len, texts))
+            texts = []
+            n = 0
+            for p in parts:
+                if not isinstance(p, str):
+                    budget.check(p, "'~'")
+                    p = str(p)
+                texts.append(p)
+                n += len(p)
                 if n > bounds.MAX_CHARS:
-                    raise bounds.TooBig(f"'~' would make {n:,} characters, more than "
-                                        f"{bounds.MAX_CHARS:,}")
-                return budget.add("".join(texts), "'~'")
+                    raise bounds.TooBig(f"'~' would make more than {bounds.MAX_CHARS:,} "
+                                        "characters")
+            return budget.add("".join(texts), "'~'")
 
         def call(__self, __context, __obj, *args, **kwargs):   # noqa: N805 (jinja's names)
-            with refused():
-                inner = getattr(__obj, "__wrapped__", __obj)   # (str.format's wrapper)
-                owner = getattr(inner, "__self__", None)
-                if isinstance(owner, (str, bytes)):
-                    if inner.__name__ in ("format", "format_map") and isinstance(owner, str):
-                        fmt_args = (args, kwargs) if inner.__name__ == "format" else \
-                            ((), args[0] if args and isinstance(args[0], dict) else {})
-                        bounds.format_spec(budget, owner, *fmt_args)
-                    else:
-                        bounds.str_method(budget, inner, args, kwargs)
-                elif __obj is lipsum:
-                    bounds.lipsum(args, kwargs)
+            inner = getattr(__obj, "__wrapped__", __obj)   # (str.format's wrapper)
+            owner = getattr(inner, "__self__", None)
+            if isinstance(owner, (str, bytes)):
+                if inner.__name__ in ("format", "format_map") and isinstance(owner, str):
+                    fmt_args = (args, kwargs) if inner.__name__ == "format" else \
+                        ((), args[0] if args and isinstance(args[0], dict) else {})
+                    bounds.format_spec(budget, owner, *fmt_args)
+                else:
+                    bounds.str_method(budget, inner, args, kwargs)
+            elif __obj is lipsum:
+                bounds.lipsum(args, kwargs)
+            if args:
                 budget.checked(args, "a call's argument")
+            if kwargs:
                 budget.checked(kwargs.values(), "a call's argument")
-                return budget.add(super().call(__context, __obj, *args, **kwargs),
-                                  "a call")
+            return budget.add(super().call(__context, __obj, *args, **kwargs), "a call")
 
     def finalize(value):
         """What ``{{ }}`` prints is sized first (a list prints all it holds)."""
-        if not isinstance(value, str):
-            with refused():
-                budget.check(value, "what {{ }} prints")
+        if not isinstance(value, SCALARS):
+            budget.check(value, "what {{ }} prints")
         return value
-
-    @contextmanager
-    def refused():
-        try:
-            yield
-        except bounds.TooBig as e:
-            raise jinja2.exceptions.SecurityError(str(e)) from None
 
     def raise_exception(message):
         raise jinja2.exceptions.TemplateError(message)
