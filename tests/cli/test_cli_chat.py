@@ -345,3 +345,47 @@ def test_a_string_for_a_boolean_option_is_refused(model_dir):
         {**CONV, "add_generation_prompt": "false"}), encoding="utf-8")
     p = run("chat", "--tokenizer", str(model_dir), "--messages", "strbool.json", cwd=model_dir)
     assert_user_error(p, '"add_generation_prompt" must be true or false')
+
+
+@pytest.mark.regression
+def test_urls_links_and_compressed_files_are_named_as_what_they_are(model_dir, tmp_path):
+    """--template https://... said "https:/...: template file not found" and --tokenizer
+    https://... "file or folder not found" (the // folded); a link to nothing "file or
+    folder not found"; a .tiktoken.gz "not a tokenizer file this app knows"."""
+    url = "https://huggingface.co/org/model/resolve/main/tokenizer.json"
+    assert_user_error(run("chat", "--tokenizer", url, "--messages", "conv.json",
+                          cwd=model_dir), url, "is a URL", "download")
+    assert_user_error(run("chat", "--tokenizer", str(model_dir), "--template",
+                          "https://example.com/t.jinja", "--messages", "conv.json",
+                          cwd=model_dir), "https://example.com/t.jinja is a URL")
+    (tmp_path / "gone.json").symlink_to(tmp_path / "nowhere.json")
+    assert_user_error(run("chat", "--tokenizer", str(tmp_path / "gone.json"), "--messages",
+                          str(model_dir / "conv.json"), cwd=model_dir),
+                      "is a link to", "nowhere.json", "does not exist")
+    (tmp_path / "t.jinja").symlink_to(tmp_path / "none.jinja")
+    assert_user_error(run("chat", "--tokenizer", str(model_dir), "--template",
+                          str(tmp_path / "t.jinja"), "--messages", "conv.json",
+                          cwd=model_dir), "is a link to", "none.jinja")
+    import gzip
+    (tmp_path / "cl100k_base.tiktoken.gz").write_bytes(gzip.compress(b"IQ== 0\n"))
+    assert_user_error(run("chat", "--tokenizer", str(tmp_path / "cl100k_base.tiktoken.gz"),
+                          "--messages", str(model_dir / "conv.json"), cwd=model_dir),
+                      "compressed (gzip)", "cl100k_base.tiktoken")
+
+
+@pytest.mark.regression
+def test_a_tekken_without_a_template_uses_mistral_common(tmp_path):
+    """A tekken.json and no --template said "comes with no chat template"."""
+    mc = pytest.importorskip("mistral_common")
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+    tekken = Path(mc.__file__).parent / "data" / "tekken_240911.json"
+    body = {"messages": [{"role": "user", "content": "Hi 東京"}]}
+    (tmp_path / "conv.json").write_text(json.dumps(body), encoding="utf-8")
+    p = run("chat", "--tokenizer", str(tekken), "--messages", "conv.json", "--json",
+            cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    got = json.loads(out(p))
+    want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
+        ChatCompletionRequest(**body)).tokens
+    assert got["ids"] == want and got["renderer"].startswith("mistral-common")

@@ -30,7 +30,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
         conversation_from_request, parse_request, read_conversation, request_of
     from .jinja_chat import control_tokens, encode_chat_jinja
     from .render import Rendered, Source, Span, render_chat
-    from .renderers import CODE_RENDERERS, RENDERERS, encode_chat
+    from .renderers import CODE_RENDERERS, RENDERERS, encode_chat, own_renderer
     from .sandbox import CompiledTemplate
     from .templates import TemplateSource, config_specials, read_template_file, \
         template_beside, tokenizer_specials
@@ -41,7 +41,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
                       "conversation_from_request parse_request read_conversation request_of"),
     ".jinja_chat": "control_tokens encode_chat_jinja",
     ".render": "Rendered Source Span render_chat",
-    ".renderers": "CODE_RENDERERS RENDERERS encode_chat",
+    ".renderers": "CODE_RENDERERS RENDERERS encode_chat own_renderer",
     ".sandbox": "CompiledTemplate",
     ".templates": ("TemplateSource config_specials read_template_file template_beside "
                    "tokenizer_specials"),
@@ -51,5 +51,5 @@ __getattr__, __dir__ = lazy_face(__name__, {
 __all__ = ["CODE_RENDERERS", "RENDERERS", "encode_chat", "ROLES", "TEMPLATE", "ChatEncoding", "ChatError", "ChatToken", "CompiledTemplate",
            "Conversation", "Rendered", "Source", "Span", "TemplateSource", "checked_request",
            "config_specials", "control_tokens", "conversation_from_request",
-           "encode_chat_jinja", "parse_request", "read_conversation", "read_template_file",
+           "encode_chat_jinja", "own_renderer", "parse_request", "read_conversation", "read_template_file",
            "render_chat", "request_of", "template_beside", "tokenizer_specials"]

@@ -29,7 +29,7 @@ from typing import Any
 
 from .conversation import ChatError
 from .harmony_tools import developer_text, has_function_tools, system_text
-from .pieces import ordinary, Piece, special
+from .pieces import described, ordinary, Piece, special
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 _PART_ROLE = {"system_content": "system", "developer_content": "developer"}
@@ -153,11 +153,9 @@ def harmony_tokenizer(tok):
     meta = tok.meta if isinstance(tok.meta, dict) else {}
     source = meta.get("source")
     if meta.get("encoding") != "o200k_base" or not source:
-        what = meta.get("encoding_label") or meta.get("label") or \
-            (f"a {meta['format']} file" if meta.get("format") else "a tokenizer trained here")
         raise ChatError(f"harmony is the format of OpenAI's gpt-oss, whose tokenizer is "
                         f"o200k_harmony: open o200k_base.tiktoken (openai-harmony adds the "
-                        f"harmony tokens to it, as here); this tokenizer is {what}.")
+                        f"harmony tokens to it, as here); this tokenizer is {described(tok)}.")
     from pathlib import Path
     path = Path(source)
     try:

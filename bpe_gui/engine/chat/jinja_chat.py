@@ -26,8 +26,10 @@ def control_tokens(tok, literal_text: str) -> tuple[str, ...]:
     added = getattr(getattr(getattr(tok, "pipeline", None), "added", None), "tokens", None)
     if added is None:
         return tuple(tok.special_tokens)
-    return tuple(t.content for t in added
-                 if t.special or (t.content in literal_text and not t.content.isspace()))
+    texts = [(getattr(t, "content", None) or getattr(t, "text", ""), t.special) for t in added]
+    # (a tokenizer.json's added token has its content; a GGUF's, its text)
+    return tuple(c for c, special in texts
+                 if c and (special or (c in literal_text and not c.isspace())))
 
 
 def _mark(obj: Any, pattern: re.Pattern) -> Any:
@@ -141,23 +143,36 @@ def _relocated(text: str, rendered: Rendered):
     return tuple(out)
 
 
+class _Ordinary:
+    """A tokenizer whose special tokens' text is ordinary text (what sanitizing encodes a
+    typed control token as), for kinds that cannot be read again without them."""
+
+    special_ids: dict[str, int] = {}
+
+    def __init__(self, tok):
+        self._tok = tok
+
+    def encode_with_offsets(self, text: str, **_: Any):
+        return self._tok.encode_with_offsets(text, allowed_special=frozenset(),
+                                             disallowed_special=(), add_special_tokens=False)
+
+
 def plain_reloaded(tok) -> Callable[[], Any]:
+    """The tokenizer without its added tokens, made when first asked for: its file read
+    again with no special tokens (a tokenizer.json's non-special added tokens, such as
+    Qwen's <tool_call>, go too), else, where a kind keeps its own (a GGUF, a tokenizer
+    trained here), the tokenizer itself matching none of them."""
     cached: list = []
 
     def get():
         if not cached:
-            from ..formats.loading import load_tokenizer
-            from .conversation import ChatError
-            path = tok.meta.get("source") if isinstance(tok.meta, dict) else None
-            if not path:
-                raise ChatError("sanitize_control_tokens needs the tokenizer's file to encode "
-                                "typed control tokens as text; open the tokenizer from a file.")
             from ..errors import FormatError
+            from ..formats.loading import load_tokenizer
+            path = tok.meta.get("source") if isinstance(tok.meta, dict) else None
             try:
-                cached.append(load_tokenizer(path, special_tokens=[]))
-            except FormatError as e:
-                raise ChatError("sanitize_control_tokens cannot run on this tokenizer: read "
-                                f"without its added tokens it does not load ({e}). Turn "
-                                "sanitizing off.") from None
+                cached.append(load_tokenizer(path, special_tokens=[]) if path and
+                              tok.meta.get("format") != "gguf" else _Ordinary(tok))
+            except FormatError:
+                cached.append(_Ordinary(tok))
         return cached[0]
     return get

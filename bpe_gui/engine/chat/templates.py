@@ -20,6 +20,7 @@ transformers' ``get_chat_template`` picks.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,12 @@ def read_template_file(path: str | Path, name: str | None = None,
     (tokenizer_config.json, chat_template.json)."""
     p = Path(path)
     if not p.is_file():
+        if "://" in str(path):
+            raise ChatError(f"{path} is a URL, and templates are read from files on this "
+                            "machine: download it first and give that file.")
+        if p.is_symlink():
+            raise ChatError(f"{path}: is a link to {os.readlink(p)}, which does not exist. "
+                            "Fix the link, or give the file it should point to.")
         raise ChatError(f"{p}: template file not found. Check the path.")
     try:
         text = p.read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
-from ....engine.chat import encode_chat, read_template_file, template_beside
+from ....engine.chat import encode_chat, own_renderer, read_template_file, template_beside
 from ....engine.errors import BPEError
 from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
@@ -231,9 +231,13 @@ class ChatView(QWidget):
             elif choice == BESIDE:
                 template = template_beside(path, None, tools) if path else None
             renderer = choice if choice not in (BESIDE, FILE) else "jinja"
+            if choice == BESIDE and template is None and own_renderer(tok):
+                renderer = own_renderer(tok)   # (Mistral's files: mistral-common renders them)
             if main:
                 self.origin.setText("Template: " + (
                     template.origin if template is not None
+                    else f"{renderer}, the renderer of this tokenizer's files (they bring no "
+                    "jinja template)" if renderer != "jinja" and choice == BESIDE
                     else renderer if renderer != "jinja" else "—"))
             if renderer == "jinja" and template is None:   # (the engine's words name a flag)
                 pane.show_error(NO_TEMPLATE)
