@@ -161,6 +161,7 @@ class ConversationEditor(QWidget):
         row.removeRequested.connect(self._remove)
         self.rows.append(row)
         self._rows_box.addWidget(row)
+        row.setVisible(not self.as_json.isChecked())
         self.changed.emit()
         return row
 
@@ -170,15 +171,30 @@ class ConversationEditor(QWidget):
         row.deleteLater()
         self.changed.emit()
 
+    def json_text(self) -> str:
+        """The JSON being edited ('' when the rows are)."""
+        return self.json_edit.toPlainText() if self.as_json.isChecked() else ""
+
+    def show_json(self, text: str) -> None:
+        """Edit this text as the whole request body (kept as typed, valid or not)."""
+        self.as_json.blockSignals(True)
+        self.as_json.setChecked(True)
+        self.as_json.blockSignals(False)
+        self._json_widgets(True)
+        self.json_edit.setPlainText(text)
+
     def _json_mode(self, on: bool) -> None:
-        if on:
-            self.json_edit.setPlainText(json.dumps(self.body(strict=False), indent=2,
+        if on:   # (from the rows: the toggle is already on, so body() would read the JSON)
+            self.json_edit.setPlainText(json.dumps(self._rows_body(strict=False), indent=2,
                                                    ensure_ascii=False))
         else:
             try:
                 self.set_body(self._json_body())
             except ChatError:
                 pass   # the rows keep what they had; the error shows while in JSON
+        self._json_widgets(on)
+
+    def _json_widgets(self, on: bool) -> None:
         self.json_edit.setVisible(on)
         for row in self.rows:
             row.setVisible(not on)
@@ -191,9 +207,13 @@ class ConversationEditor(QWidget):
         return {"messages": body} if isinstance(body, list) else body
 
     def body(self, strict: bool = True) -> dict:
-        """The request body (ChatError for tools that are not a JSON list, if strict)."""
+        """The request body (ChatError for JSON that is not valid, or tools that are not
+        a JSON list if strict)."""
         if self.as_json.isChecked():
             return self._json_body()
+        return self._rows_body(strict)
+
+    def _rows_body(self, strict: bool) -> dict:
         out: dict = {"messages": [r.message() for r in self.rows]}
         tools = self.tools.toPlainText().strip()
         if tools:
@@ -237,6 +257,9 @@ class ConversationEditor(QWidget):
         self._kept = {k: v for k, v in body.items() if k not in (
             "messages", "tools", "add_generation_prompt", "continue_final_message",
             "sanitize_control_tokens")}
+        if self.as_json.isChecked():   # (the body is shown where it is edited)
+            self.json_edit.setPlainText(json.dumps(self._rows_body(strict=False), indent=2,
+                                                   ensure_ascii=False))
         self.blockSignals(False)
         self.changed.emit()
 
