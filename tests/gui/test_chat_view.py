@@ -400,3 +400,26 @@ def test_a_bos_the_tokenizer_lacks_is_said_under_the_chips(qtbot, llama3_dir, tm
     v.set_template_file(str(llama3_dir / "llama31.jinja"))
     qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
     assert "bos_token" in v.warnings.text() and v.result.ids[0] != 128000
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700), (1920, 1080)])
+def test_messages_are_readable_in_focus(make_window, qtbot, monkeypatch, size):
+    """In Focus at 1024x700 the message column was about 160 pixels: messages unreadable,
+    a scroll bar sideways."""
+    from screens import open_at
+    from settle import settle
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.chat_view
+    dl.chat_dock.raise_()
+    qtbot.waitUntil(view.isVisible)
+    assert dl.toggle_focus(dl.chat_dock)
+    settle(qtbot, win, win.controller)
+    qtbot.wait(50)   # (the splitter is shared once the panel has its size)
+    area = view.editor_area
+    text = view.editor.rows[0].content
+    assert text.width() >= 250, (size, text.width())
+    assert not area.horizontalScrollBar().isVisible()
+    assert view.flow.width() >= 300, (size, view.flow.width())
+    dl.unfocus()

@@ -28,6 +28,7 @@ DEBOUNCE_MS = 250
 STATE_KEY = "chat/state"     # QSettings: what a relaunch brings back (ChatView.state)
 MAX_SAVED_CHARS = 1 << 20
 WIDE = 900   # wider than this: the prompt beside the conversation
+EDITOR_WIDTH = 380   # the conversation beside the prompt: at least this wide
 BESIDE = "Template that comes with the tokenizer"
 FILE = "Template file…"
 RENDERERS = (BESIDE, FILE, "mistral-common", "harmony", "llama3-meta")
@@ -61,6 +62,7 @@ class ChatView(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.renderer.setMinimumContentsLength(16)
         self._chosen = 0   # the list's entry in use ("Template file…" is never one)
+        self._split_set = False
         self.renderer.setToolTip("How the conversation becomes text: the model's jinja "
                                  "template, or a renderer that is code")
         self.origin = TextPane(lines=1)
@@ -86,7 +88,7 @@ class ChatView(QWidget):
         out.addWidget(self.other)
         self.split = QSplitter()
         self.split.setChildrenCollapsible(False)
-        editor_area = self._scrolled(self.editor)
+        self.editor_area = editor_area = self._scrolled(self.editor)
         editor_area.setMinimumHeight(150)   # two messages at least, when stacked
         self.split.addWidget(editor_area)
         self.split.addWidget(out)
@@ -109,7 +111,10 @@ class ChatView(QWidget):
         self._restore_tok: str | None = None
         self._failed_tok: str | None = None
         self.editor.set_body(SAMPLE)
-        saved = QSettings().value(STATE_KEY, "")
+        # (the window's settings, where its layout is kept; a view of its own: the app's)
+        got = getattr(parent, "settings", None)
+        self._settings = got if isinstance(got, QSettings) else QSettings()
+        saved = self._settings.value(STATE_KEY, "")
         try:
             state = json.loads(saved) if isinstance(saved, str) and saved else None
         except ValueError:
@@ -128,9 +133,25 @@ class ChatView(QWidget):
     def resizeEvent(self, event) -> None:
         # a narrow dock: the prompt below the conversation, not beside it
         want = Qt.Orientation.Horizontal if self.width() >= WIDE else Qt.Orientation.Vertical
-        if self.split.orientation() != want:
+        if self.split.orientation() != want or not self._split_set:
             self.split.setOrientation(want)
+            # the splitter keeps its last sizes when it turns: the conversation got what
+            # the prompt's chips left (160 pixels beside them in Focus at 1024x700)
+            QTimer.singleShot(0, self._share_split)
         super().resizeEvent(event)
+
+    def _share_split(self) -> None:
+        """The conversation's share of the splitter: beside the prompt, 40% and at least
+        EDITOR_WIDTH pixels; above it, 45% of the height."""
+        total = sum(self.split.sizes())
+        if total <= 0:
+            return
+        if self.split.orientation() == Qt.Orientation.Horizontal:
+            first = min(max(int(total * 0.4), EDITOR_WIDTH), total - EDITOR_WIDTH)
+        else:
+            first = int(total * 0.45)
+        self.split.setSizes([first, total - first])
+        self._split_set = True
 
     # ----- what renders ---------------------------------------------------------------
     def tokenizer(self):
@@ -203,7 +224,7 @@ class ChatView(QWidget):
     def _save_state(self) -> None:
         text = json.dumps(self.state(), ensure_ascii=False)
         if len(text) <= MAX_SAVED_CHARS:   # (a huge conversation is not kept between runs)
-            QSettings().setValue(STATE_KEY, text)
+            self._settings.setValue(STATE_KEY, text)
 
     def set_template_file(self, path: str) -> None:
         """Render with this template file: an entry of its own in the list (opening one

@@ -114,6 +114,7 @@ class ConversationEditor(QWidget):
                                 "chat_template_kwargs")
         self.json_edit = QPlainTextEdit()
         self.json_edit.setVisible(False)
+        self.json_edit.setMinimumHeight(self.json_edit.fontMetrics().lineSpacing() * 8 + 12)
         self.tools_toggle = QToolButton()
         self.tools_toggle.setText("Tools (JSON)")
         self.tools_toggle.setCheckable(True)
@@ -195,12 +196,15 @@ class ConversationEditor(QWidget):
         self._json_widgets(on)
 
     def _json_widgets(self, on: bool) -> None:
+        """The JSON editor in place of the rows, the tools and the options (all of which
+        the JSON holds): shown, not greyed, so it has their room."""
         self.json_edit.setVisible(on)
         for row in self.rows:
             row.setVisible(not on)
-        for w in (self.add, self.tools_toggle, self.tools, self.generation,
-                  self.continue_final, self.sanitize):
-            w.setEnabled(not on)
+        for w in (self.add, self.tools_toggle, self.generation, self.continue_final,
+                  self.sanitize):
+            w.setVisible(not on)
+        self.tools.setVisible(not on and self.tools_toggle.isChecked())
 
     def _json_body(self) -> dict:
         body = parse_request(self.json_edit.toPlainText(), "the conversation JSON")
