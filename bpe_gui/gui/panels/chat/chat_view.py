@@ -22,7 +22,7 @@ from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
 from .prompt_pane import ROLE_FILLS, PromptPane
 
-__all__ = ["ChatView", "ROLE_FILLS", "FILE", "SAMPLE"]
+__all__ = ["BESIDE", "ChatView", "ROLE_FILLS", "FILE", "SAMPLE", "STATE_KEY"]
 
 DEBOUNCE_MS = 250
 STATE_KEY = "chat/state"     # QSettings: what a relaunch brings back (ChatView.state)
@@ -104,13 +104,13 @@ class ChatView(QWidget):
         self.timer.setInterval(DEBOUNCE_MS)
         self.timer.timeout.connect(self.render_now)
         self.editor.changed.connect(self.timer.start)
+        self.editor.changed.connect(self._save_state)   # (kept at once: a quit loses none)
         self.renderer.activated.connect(self._on_renderer)
         self.open_tok.clicked.connect(self._pick_tokenizer)
         self.compare.toggled.connect(self._on_compare)
         controller.tokenizerChanged.connect(self.timer.start)
         self._restore_tok: str | None = None
         self._failed_tok: str | None = None
-        self.editor.set_body(SAMPLE)
         # (the window's settings, where its layout is kept; a view of its own: the app's)
         got = getattr(parent, "settings", None)
         self._settings = got if isinstance(got, QSettings) else QSettings()
@@ -119,8 +119,13 @@ class ChatView(QWidget):
             state = json.loads(saved) if isinstance(saved, str) and saved else None
         except ValueError:
             state = None
-        if isinstance(state, dict):
-            self.restore(state)
+        self._restoring = True   # (nothing saved until the last run's state is back)
+        try:
+            self.editor.set_body(SAMPLE)
+            if isinstance(state, dict):
+                self.restore(state)
+        finally:
+            self._restoring = False
 
     @staticmethod
     def _scrolled(widget: QWidget) -> QScrollArea:
@@ -222,6 +227,8 @@ class ChatView(QWidget):
         self.timer.start()
 
     def _save_state(self) -> None:
+        if self._restoring:
+            return
         text = json.dumps(self.state(), ensure_ascii=False)
         if len(text) <= MAX_SAVED_CHARS:   # (a huge conversation is not kept between runs)
             self._settings.setValue(STATE_KEY, text)
