@@ -11,7 +11,7 @@ from datetime import datetime
 from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, parse_request, \
     read_template_file, template_beside
 from ..engine.display import readable
-from .common import UsageError, add_quiet, isatty, json_head, warn
+from .common import UsageError, add_quiet, isatty, json_head, no_collections, warn
 from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
 from .paths import refuse_special_files
 
@@ -108,7 +108,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         template = read_template_file(args.template, args.template_name, tools)
     else:
         template = template_beside(path, args.template_name, tools)
-    enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
+    with no_collections():   # (a long prompt is a million tokens and no cycles)
+        enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
     n_messages = len(body.get("messages") or ()) if isinstance(body, dict) else 0
     for line in warnings_of(enc):
         warn(line)

@@ -423,3 +423,19 @@ def test_messages_are_readable_in_focus(make_window, qtbot, monkeypatch, size):
     assert not area.horizontalScrollBar().isVisible()
     assert view.flow.width() >= 300, (size, view.flow.width())
     dl.unfocus()
+
+
+@pytest.mark.regression
+def test_a_huge_prompt_shows_its_first_chips_and_counts_all(view, qtbot, tmp_path, monkeypatch):
+    """A template rendering millions of tokens grew the window to about 3 GB: every token
+    was laid out as a chip. The chips stop at MAX_CHIPS; the counts are of every token."""
+    import bpe_gui.gui.panels.chat.prompt_pane as pane
+    monkeypatch.setattr(pane, "MAX_CHIPS", 50)
+    many = tmp_path / "many.jinja"
+    many.write_text("{% for i in range(300) %}{{ i }} word {% endfor %}", encoding="utf-8")
+    view.set_template_file(str(many))
+    qtbot.waitUntil(lambda: view.result is not None, timeout=5_000)
+    n = len(view.result.tokens)
+    assert n > 300 and len(view.flow.ids) == 50
+    assert list(view.flow.ids) == view.result.ids[:50]
+    assert view.counts.text().startswith(f"{n:,} tokens (the first 50 shown")

@@ -10,6 +10,7 @@ instead, and a string found nowhere has no place (its tokens show as the templat
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -178,7 +179,7 @@ class _Inputs:
     def markable(self) -> bool:
         if len(self.fields) > _MAX_MARKS:
             return False
-        return not any(any(ord(c) >= _OPEN0 for c in _get(h, p)) for h, p, _ in self.fields)
+        return not any(_MARKS.search(_get(h, p)) for h, p, _ in self.fields)
 
 
 def _cut_continued(text: str, conv: Conversation) -> str:
@@ -194,29 +195,31 @@ def _cut_continued(text: str, conv: Conversation) -> str:
     return text[:at].rstrip()
 
 
+_MARKS = re.compile("[\U00100000-\U0010FFFF]")   # (what the loop before took for marks)
+
+
 def _unmark(text: str) -> tuple[str, list[tuple[int, int, int]]]:
-    """Text without marks, and (start, end, mark k) of each marked stretch in it."""
-    out: list[str] = []
+    """Text without marks, and (start, end, mark k) of each marked stretch in it (the
+    marks found by a regex: a prompt of millions of characters has a few hundred)."""
     spans: list[tuple[int, int, int]] = []
     open_at: dict[int, int] = {}
     stack: list[int] = []
-    n = 0
-    for c in text:
-        o = ord(c)
-        if o >= _OPEN0:
-            if c == _CLOSE:
-                if stack:
-                    k = stack.pop()
-                    spans.append((open_at.pop(k), n, k))
-            else:
-                stack.append(o - _OPEN0)
-                open_at[o - _OPEN0] = n
-            continue
-        out.append(c)
-        n += 1
+    removed = 0
+    for m in _MARKS.finditer(text):
+        c = m.group()
+        n = m.start() - removed   # the mark's place in the text without marks
+        removed += 1
+        if c == _CLOSE:
+            if stack:
+                k = stack.pop()
+                spans.append((open_at.pop(k), n, k))
+        else:
+            stack.append(ord(c) - _OPEN0)
+            open_at[ord(c) - _OPEN0] = n
+    out = _MARKS.sub("", text) if removed else text
     for k in stack:   # a mark cut off by the template: its string runs to the end
-        spans.append((open_at[k], n, k))
-    return "".join(out), spans
+        spans.append((open_at[k], len(out), k))
+    return out, spans
 
 
 def render_chat(template: CompiledTemplate, conv: Conversation,
