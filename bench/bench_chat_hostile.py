@@ -3,7 +3,8 @@ of the whole process tree and the wall time of each, refused by ``bpe-gui chat``
 80's goal: every case under 500 MB and 5 s); then what the bounds cost on the templates
 people use: every template llama.cpp ships, rendered here and by transformers.
 
-Each hostile case runs ``bpe-gui chat --tokenizer T --template CASE.jinja --messages
+Then the biggest prompt a template may write, shown in the Chat view offscreen (the time
+it holds the window and the peak memory). Each hostile case runs ``bpe-gui chat --tokenizer T --template CASE.jinja --messages
 conv.json`` in a fresh process measured with treemem (peak RSS of the process and its
 descendants); the baseline is the same command with a one-line template. The cases are
 the test suite's (tests/engine/chat/hostile_templates.py).
@@ -120,12 +121,47 @@ def published() -> None:
           "traces the template's lines for its time limit and sizes what it makes)")
 
 
+BIG = "{% for i in range(100000) %}{{ i }} word, 東京 🌧 and more text {% endfor %}"
+WINDOW = """
+import json, os, sys, time
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import QApplication
+QSettings.setDefaultFormat(QSettings.IniFormat)
+QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, sys.argv[3])
+app = QApplication([])
+from bpe_gui.gui.panels.chat.chat_view import ChatView
+class NoTokenizer(QObject):
+    tokenizerChanged = Signal(); imported = None; imported_path = None; use_imported = False
+    def tokenizer(self): return None
+import gc; gc.disable()   # (as the application runs: GuiThreadCollector collects)
+v = ChatView(NoTokenizer()); v.resize(1200, 800); v.show()
+v.set_tokenizer_file(sys.argv[1]); app.processEvents()
+t0 = time.perf_counter(); v.set_template_file(sys.argv[2]); app.processEvents()
+print(json.dumps({"secs": time.perf_counter() - t0, "tokens": len(v.result.tokens),
+                  "chars": len(v.result.text), "chips": len(v.flow.ids)}))
+"""
+
+
+def biggest(tok: str, work: Path) -> None:
+    """The biggest prompt a template may write (a few million characters), rendered in
+    the Chat view offscreen: the seconds it holds the window, the peak memory."""
+    (work / "big.jinja").write_text(BIG, encoding="utf-8")
+    res = run_measured([sys.executable, "-c", WINDOW, tok, str(work / "big.jinja"),
+                        str(work / "qsettings")])
+    got = json.loads(res["stdout"].strip().splitlines()[-1])
+    print(f"\nthe Chat view, one prompt of {got['chars']:,} characters ({got['tokens']:,} "
+          f"tokens, {got['chips']:,} chips laid out): {got['secs']:.2f} s to show, "
+          f"{res['peak_mb']:.0f} MB peak for the whole process")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokenizer")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         hostile(_tokenizer(args.tokenizer), Path(tmp))
+        biggest(_tokenizer(args.tokenizer), Path(tmp))
     published()
 
 
