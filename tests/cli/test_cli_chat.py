@@ -10,24 +10,28 @@ from pathlib import Path
 
 import pytest
 
-from chat_fixtures import SPECIALS, build_tokenizer, template_text
+from chat_published import LLAMA31_CONFIG, llama3_json, sdist_file
 from test_cli import assert_user_error, err, out, run
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "CLI.md"
 
 CONV = {"messages": [
     {"role": "system", "content": "Be terse."},
-    {"role": "user", "content": "Weather in 東京? 🌧 and <|im_start|> typed"},
+    {"role": "user", "content": "Weather in 東京? 🌧 and <|eot_id|> typed"},
     {"role": "assistant", "content": "Rain.\n\tdef f():\n        pass"},
     {"role": "user", "content": ""}], "add_generation_prompt": True}
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
+    """Meta's Llama 3 tokenizer as a tokenizer.json (transformers' conversion of its
+    tokenizer.model), and beside it a tokenizer_config.json as Meta's Llama 3.1 Instruct
+    has it: its bos and eos, and its chat template (llama.cpp's copy)."""
     d = tmp_path_factory.mktemp("chat_model")
-    build_tokenizer(d / "tokenizer.json")
+    llama3_json(d)
+    template = sdist_file("meta-llama-Llama-3.1-8B-Instruct.jinja").read_text("utf-8")
     (d / "tokenizer_config.json").write_text(json.dumps(
-        {"chat_template": template_text("qwen25"), **SPECIALS["qwen25"]}), encoding="utf-8")
+        {"chat_template": template, **LLAMA31_CONFIG}), encoding="utf-8")
     (d / "conv.json").write_text(json.dumps(CONV, ensure_ascii=False), encoding="utf-8")
     return d
 
@@ -38,9 +42,7 @@ def test_json_ids_equal_transformers_with_the_template_beside(model_dir):
             str(model_dir / "conv.json"), "--json", cwd=model_dir)
     assert p.returncode == 0, p.stderr
     got = json.loads(out(p))
-    hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(model_dir / "tokenizer.json"),
-                                              **SPECIALS["qwen25"])
-    hf.chat_template = template_text("qwen25")
+    hf = transformers.AutoTokenizer.from_pretrained(str(model_dir))
     want_text = hf.apply_chat_template(CONV["messages"], tokenize=False,
                                        add_generation_prompt=True)
     want = hf.apply_chat_template(CONV["messages"], tokenize=True, return_dict=False,
@@ -48,9 +50,9 @@ def test_json_ids_equal_transformers_with_the_template_beside(model_dir):
     assert got["text"] == want_text
     assert got["ids"] == list(want) == [t["id"] for t in got["tokens"]]
     assert got["template"] == "tokenizer_config.json: chat_template"
-    # the typed <|im_start|> became the control token: flagged, and the user's
+    # the typed <|eot_id|> became the control token: flagged, and the user's
     flagged = [got["tokens"][k] for k in got["injections"]]
-    assert [(t["text"], t["role"], t["message"]) for t in flagged] == [("<|im_start|>", "user", 1)]
+    assert [(t["text"], t["role"], t["message"]) for t in flagged] == [("<|eot_id|>", "user", 1)]
     # every token of each message's text is that message's, the rest the template's
     at = 0
     for i, m in enumerate(CONV["messages"]):
@@ -169,7 +171,7 @@ def test_readable_output_has_counts_and_the_injection_warning_on_stderr(model_di
     text = out(p)
     assert "per role: " in text and "message 2 (user)" in text
     assert "warning" not in text
-    assert "bpe-gui: warning: user message 2 typed '<|im_start|>'" in err(p)
+    assert "bpe-gui: warning: user message 2 typed '<|eot_id|>'" in err(p)
 
 
 @pytest.mark.regression
@@ -193,7 +195,7 @@ def test_json_has_its_schema_and_notes(model_dir):
 def llama3_dir(tmp_path_factory) -> Path:
     """Meta's Llama 3 tokenizer as a tokenizer.json, with Meta's tokenizer_config.json's
     bos and eos beside it, and llama.cpp's copy of the Llama 3.1 template."""
-    from chat_published import LLAMA31_CONFIG, llama3_json, sdist_file, write_json
+    from chat_published import write_json
     d = llama3_json(tmp_path_factory.mktemp("llama3"))
     write_json(d.parent / "tokenizer_config.json", LLAMA31_CONFIG)
     shutil.copy(sdist_file("meta-llama-Llama-3.1-8B-Instruct.jinja"), d.parent / "llama31.jinja")
@@ -215,7 +217,7 @@ def test_template_file_gets_the_bos_of_the_tokenizer_config(llama3_dir):
                                   add_generation_prompt=True,
                                   chat_template=(llama3_dir / "llama31.jinja").read_text("utf-8"))
     assert got["ids"] == list(want) and got["ids"][0] == 128000
-    assert got["notes"] == [] and "warning" not in err(p)
+    assert got["notes"] == [] and "bos_token" not in err(p)
 
 
 @pytest.mark.regression
@@ -263,7 +265,7 @@ def test_bad_input_gets_one_line(model_dir, args, needle):
 
 
 def test_no_template_beside_says_how_to_pick_one(tmp_path):
-    build_tokenizer(tmp_path / "tokenizer.json")
+    llama3_json(tmp_path)
     (tmp_path / "conv.json").write_text(json.dumps(CONV), encoding="utf-8")
     p = run("chat", "--tokenizer", str(tmp_path / "tokenizer.json"), "--messages",
             str(tmp_path / "conv.json"), cwd=tmp_path)
