@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
+from typing import Iterator
 import shutil
 import subprocess
 import sys
@@ -67,6 +69,13 @@ def key(app, keys: str) -> None:
     pump(app, 0.8)
 
 
+def shot(app, path: Path, seconds: float = 0.8) -> None:
+    """The whole screen once the window has drawn."""
+    from tools.screenshots import grab_screen, pump
+    pump(app, seconds)
+    grab_screen(path)
+
+
 def models(tmp: Path) -> Path:
     from chat_published import LLAMA31_CONFIG, llama3_json, sdist_file, write_json
     folder = llama3_json(tmp / "llama3").parent
@@ -79,7 +88,6 @@ def run(w: int, h: int, out: Path) -> None:
     os.environ["QT_QPA_PLATFORM"] = "xcb"
     from PySide6.QtCore import QSettings, QStandardPaths
     from bpe_gui.gui.app import create_application
-    from tools.layout_screenshots import shot
     from tools.screenshots import pump
     QStandardPaths.setTestModeEnabled(True)
     tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-chat-shots-"))
@@ -130,15 +138,22 @@ def run(w: int, h: int, out: Path) -> None:
 
 
 def main(w: int, h: int, out: Path) -> None:
-    from tools.layout_screenshots import start_x
-    for tool in ("Xvfb", "openbox", "import", "xdotool"):
-        if shutil.which(tool) is None:
-            raise SystemExit(f"{tool} is needed (apt-get install xvfb openbox imagemagick "
-                             "xdotool)")
+    need = [t for t in ("Xvfb", "openbox", "import", "xdotool") if shutil.which(t) is None]
+    if need:
+        raise SystemExit(f"{', '.join(need)}: needed (apt-get install xvfb openbox "
+                         "imagemagick xdotool)")
     out.mkdir(parents=True, exist_ok=True)
+    with x_server(w, h):
+        run(w, h, out)
+
+
+@contextmanager
+def x_server(w: int, h: int) -> Iterator[None]:
+    """An Xvfb of w x h and openbox on it (layout_screenshots.start_x) while the block runs."""
+    from tools.layout_screenshots import start_x
     procs = start_x(w, h)
     try:
-        run(w, h, out)
+        yield
     finally:
         for p in procs:
             p.terminate()

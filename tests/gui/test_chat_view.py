@@ -36,15 +36,23 @@ def model_dir(tmp_path_factory) -> Path:
     return d
 
 
-@pytest.fixture
-def view(qtbot, model_dir):
+def opened_view(qtbot, tokenizer: Path, template: Path | None = None) -> ChatView:
+    """A chat view of its own (no window's tokenizer), this tokenizer and template file
+    opened in it, rendered."""
     v = ChatView(NoTokenizer())
     qtbot.addWidget(v)
     v.resize(1100, 700)
     v.show()
-    v.set_tokenizer_file(str(model_dir / "tokenizer.json"))
+    v.set_tokenizer_file(str(tokenizer))
+    if template is not None:
+        v.set_template_file(str(template))
     qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
     return v
+
+
+@pytest.fixture
+def view(qtbot, model_dir):
+    return opened_view(qtbot, model_dir / "tokenizer.json")
 
 
 def _hf(model_dir):
@@ -254,14 +262,7 @@ def _transformers(llama3_dir: Path, body: dict, template: Path) -> tuple[str, li
 
 @pytest.fixture
 def llama_view(qtbot, llama3_dir):
-    v = ChatView(NoTokenizer())
-    qtbot.addWidget(v)
-    v.resize(1100, 700)
-    v.show()
-    v.set_tokenizer_file(str(llama3_dir / "tokenizer.json"))
-    v.set_template_file(str(llama3_dir / "llama31.jinja"))
-    qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
-    return v
+    return opened_view(qtbot, llama3_dir / "tokenizer.json", llama3_dir / "llama31.jinja")
 
 
 @pytest.mark.regression
@@ -407,15 +408,10 @@ def test_a_bos_the_tokenizer_lacks_is_said_under_the_chips(qtbot, llama3_dir, tm
 def test_messages_are_readable_in_focus(make_window, qtbot, monkeypatch, size):
     """In Focus at 1024x700 the message column was about 160 pixels: messages unreadable,
     a scroll bar sideways."""
-    from screens import open_at
-    from settle import settle
-    win = open_at(make_window, qtbot, monkeypatch, size)
+    from screens import in_focus
+    win = in_focus(make_window, qtbot, monkeypatch, size, "chat")
     dl = win.dock_layout
     view = dl.chat_view
-    dl.chat_dock.raise_()
-    qtbot.waitUntil(view.isVisible)
-    assert dl.toggle_focus(dl.chat_dock)
-    settle(qtbot, win, win.controller)
     qtbot.wait(50)   # (the splitter is shared once the panel has its size)
     area = view.editor_area
     text = view.editor.rows[0].content
