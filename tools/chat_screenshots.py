@@ -9,9 +9,9 @@ opens Meta's Llama 3 tokenizer (its tokenizer.model converted by transformers in
 tokenizer.json, Meta's tokenizer_config.json's bos and eos beside it) and llama.cpp's copy
 of the Llama 3.1 template (tests/engine/chat_published.py). Clicks are real (xdotool on
 the widgets' places): Edit as JSON, a conversation with a tool call typed into it, back to
-the rows, Focus (Ctrl+Shift+F). Saves the whole screen each time: chat-WxH.png (the
-sample), chat-json-WxH.png, chat_llama3-WxH.png (the tool call, back in rows),
-chat-focus-WxH.png, and chat_mistral-WxH.png (a tekken.json, which mistral-common
+the rows, Focus (Ctrl+Shift+F). Saves the whole screen each time: chat_sample-WxH.png,
+chat_json-WxH.png, chat_llama3-WxH.png (the tool call, back in rows),
+chat_focus-WxH.png, and chat_mistral-WxH.png (a tekken.json, which mistral-common
 renders, with no template chosen).
 """
 from __future__ import annotations
@@ -107,18 +107,18 @@ def run(w: int, h: int, out: Path) -> None:
     view.set_template_file(str(folder / "llama31.jinja"))
     size = f"{w}x{h}"
     pump(app, 0.8)
-    shot(app, out / f"chat-{size}.png")
+    shot(app, out / f"chat_sample-{size}.png")
 
     click(app, view.editor.as_json, view.editor_area)   # Edit as JSON: the body as it is
     view.editor.json_edit.setPlainText(json.dumps(LLAMA, ensure_ascii=False, indent=2))
     pump(app, 0.8)
-    shot(app, out / f"chat-json-{size}.png")
+    shot(app, out / f"chat_json-{size}.png")
     click(app, view.editor.as_json, view.editor_area)   # back to the rows: a tool call's
     view.editor_area.verticalScrollBar().setValue(0)
     shot(app, out / f"chat_llama3-{size}.png")
     view.setFocus()
     key(app, "ctrl+shift+f")                      # Focus: the Chat panel alone
-    shot(app, out / f"chat-focus-{size}.png")
+    shot(app, out / f"chat_focus-{size}.png")
     key(app, "ctrl+shift+f")
 
     import mistral_common
