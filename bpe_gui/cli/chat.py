@@ -8,10 +8,10 @@ import os
 import sys
 from datetime import datetime
 
-from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, read_template_file, \
-    template_beside
+from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, parse_request, \
+    read_template_file, template_beside
 from ..engine.display import readable
-from .common import UsageError, add_quiet, isatty
+from .common import UsageError, add_quiet, isatty, json_head, no_collections, warn
 from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
 from .paths import refuse_special_files
 
@@ -59,23 +59,26 @@ def add_parser(sub) -> None:
 
 
 def _body(path: str) -> dict:
+    """The request body in ``path`` ('-': standard input), read as bytes and decoded as
+    strict UTF-8 whatever the locale says (the same bytes give the same body from a file
+    or a pipe)."""
     if path != "-":
         refuse_special_files([path], "conversation file")
-        if os.path.isfile(path) and os.path.getsize(path) > MAX_CONVERSATION_BYTES:
-            raise ChatError(f"{path}: over {MAX_CONVERSATION_BYTES >> 20} MB, too big for a "
-                            "conversation; check that this is the request body.")
     try:
-        with (open(path, encoding="utf-8") if path != "-" else sys.stdin) as f:
-            text = f.read()
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_CONVERSATION_BYTES + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(MAX_CONVERSATION_BYTES + 1)
     except FileNotFoundError:
         raise ChatError(f"{path}: file not found. Check the path.") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ChatError(f"{path}: cannot be read ({e}).") from None
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ChatError(f"{path}: not JSON at line {e.lineno}, column {e.colno} ({e.msg}).") \
-            from None
+    except OSError as e:
+        raise ChatError(f"{path}: cannot be read ({e.strerror or e}).") from None
+    where = "standard input" if path == "-" else path
+    if len(data) > MAX_CONVERSATION_BYTES:
+        raise ChatError(f"{where}: over {MAX_CONVERSATION_BYTES >> 20} MB, too big for a "
+                        "conversation; check that this is the request body.")
+    body = parse_request(data, where)
     return {"messages": body} if isinstance(body, list) else body
 
 
@@ -105,8 +108,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
         template = read_template_file(args.template, args.template_name, tools)
     else:
         template = template_beside(path, args.template_name, tools)
-    enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
+    with no_collections():   # (a long prompt is a million tokens and no cycles)
+        enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
     n_messages = len(body.get("messages") or ()) if isinstance(body, dict) else 0
+    for line in warnings_of(enc):
+        warn(line)
     if args.json:
         print(json.dumps(as_json(enc, n_messages), ensure_ascii=False))
         return 0
@@ -119,13 +125,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def as_json(enc, n_messages: int) -> dict:
-    return {"ids": enc.ids,
+    return {**json_head("chat"), "ids": enc.ids,
             "tokens": [{"id": t.id, "text": t.text, "role": t.role, "origin": t.origin,
                         "message": t.message, "injected": t.injected, "start": t.start,
                         "end": t.end} for t in enc.tokens],
             "counts": enc.counts(), "message_counts": enc.message_counts(n_messages),
             "injections": [k for k, t in enumerate(enc.tokens) if t.injected],
-            "renderer": enc.renderer, "template": enc.template_origin, "text": enc.text}
+            "renderer": enc.renderer, "template": enc.template_origin, "text": enc.text,
+            "notes": list(enc.notes)}
 
 
 def render_chat(enc, color: bool) -> str:
@@ -142,8 +149,21 @@ def render_chat(enc, color: bool) -> str:
     return "".join(out)
 
 
+def warnings_of(enc) -> list[str]:
+    """What the user should know of the result, for stderr: each typed control token that
+    became one, the engine's notes, origins found by looking the text up."""
+    lines = [f"{t.role} message {(t.message or 0) + 1} typed {t.text!r}, which became "
+             f"control token {t.id} (sanitize_control_tokens keeps it as text)"
+             for t in enc.injections]
+    lines += list(enc.notes)
+    if not enc.exact_origins:
+        lines.append("the template changes the messages' text (trim, slices); origins were "
+                     "found by looking the text up")
+    return lines
+
+
 def summary(enc, messages: list) -> str:
-    """Counts per role and per message, and each injection, one line each."""
+    """Counts per role and per message, one line each."""
     lines = [f"{len(enc.tokens)} tokens ({enc.renderer}"
              f"{': ' + enc.template_origin if enc.template_origin != enc.renderer else ''})"]
     lines.append("per role: " + ", ".join(f"{r} {n}" for r, n in enc.counts().items()))
@@ -151,11 +171,4 @@ def summary(enc, messages: list) -> str:
     for i, n in enumerate(counts):
         role = messages[i].get("role", "?") if isinstance(messages[i], dict) else "?"
         lines.append(f"  message {i + 1} ({role}): {n} tokens of its own text")
-    for t in enc.injections:
-        lines.append(f"warning: {t.role} message {(t.message or 0) + 1} typed {t.text!r}, "
-                     f"which became control token {t.id} (sanitize_control_tokens keeps it "
-                     "as text)")
-    if not enc.exact_origins:
-        lines.append("note: the template changes the messages' text (trim, slices); origins "
-                     "were found by looking the text up")
     return "\n".join(lines)

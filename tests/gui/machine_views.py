@@ -1,11 +1,13 @@
 """The window's views that the state machine (test_window_machine.py) walks beside the
 charts, and what each should show, worked out apart from them.
 
-- the Chat view, rendering with a template file written here: its prompt is that
-  template rendered by jinja2 itself (trim and lstrip blocks, as transformers runs
-  templates) and encoded afresh by the tokenizer the window uses; its messages are the
-  turns the machine added or removed; its chips escape every character the injected
-  glyph check says no font draws (here: Han);
+- the Chat view, rendering with one of two template files written here (each opened
+  gets an entry of its own; switching between them and to the tokenizer's own): its
+  prompt is the file in use rendered by jinja2 itself (trim and lstrip blocks, as
+  transformers runs templates) and encoded afresh by the tokenizer the window uses; its
+  messages are the turns the machine added or removed, through the rows or through Edit
+  as JSON; after a relaunch, the same conversation, template and JSON mode; its chips
+  escape every character the injected glyph check says no font draws (here: Han);
 - Compare, in the compact layout of an 800x600 window's dock (about 470 by 400 pixels):
   side A ("Current step") counts the tokens the engine's tokenizer at that step makes of
   the compare text;
@@ -20,16 +22,18 @@ charts, and what each should show, worked out apart from them.
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from pathlib import Path
 
 import jinja2
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
 from bpe_gui.engine.display import is_partial, readable
 from bpe_gui.gui.models.glyphs import Glyphs
-from bpe_gui.gui.panels.chat.chat_view import FILE, SAMPLE, ChatView
+from bpe_gui.gui.panels.chat.chat_view import BESIDE, SAMPLE, STATE_KEY, ChatView
 from bpe_gui.gui.panels.compare.compare_view import CompareView
 from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
@@ -38,6 +42,10 @@ from bpe_gui.gui.window.status import StatusBar
 
 CHAT_TEMPLATE = ("{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"
                  "{% if add_generation_prompt %}[assistant] {% endif %}")
+# a second file: filters, a variable nothing defines (printed empty, as jinja2 prints it)
+CHAT_TEMPLATE_B = ("{{ bos_token }}{% for m in messages %}<{{ m.role | upper }}>"
+                   "{{ m.content | trim }}{% endfor %}"
+                   "{% if add_generation_prompt %}<ASSISTANT>{% endif %}")
 COMPACT = (470, 400)   # Compare's dock at 800x600, where its layout turns compact
 # the encode view's text: a special-looking word, Chinese and an emoji (characters split
 # into bytes until merged), two lines (a group's colour restarts on each)
@@ -64,8 +72,10 @@ class Views:
     bar at once; the chat, Compare and the corpus editor when first used (tabs behind
     the others until looked at; made earlier they cost a sequence three times as much)."""
 
-    def __init__(self, c, template: Path):
-        self.c, self.template = c, template
+    def __init__(self, c, templates: dict[str, Path], before: "Views | None" = None):
+        """``templates``: the two template files by key; ``before``: the views of the
+        window before a relaunch, whose chat this one's restores (None: a first start)."""
+        self.c, self.templates = c, templates
         self.host = QMainWindow()   # the status bar's window, wide: the whole turn line
         self.status = StatusBar(self.host, c, recent=None, update_actions=lambda: None)
         self.status.follow()
@@ -79,6 +89,13 @@ class Views:
         self.encode.resize(800, 400)
         self.encode.set_text(ENCODE_TEXT)
         self.encode.show()
+        self.template = "a"     # the template file in use (None: the tokenizer's own)
+        self.opened = ["a"]     # the files opened, in the list's order
+        self.json_on = False
+        if before is not None:   # (what its chat held, or, never made, the defaults)
+            self.turns = [dict(m) for m in before.turns]
+            self.template, self.opened = before.template, list(before.opened)
+            self.json_on = before.json_on
 
     def all(self) -> list:
         return [w for w in (self._chat, self._compare, self.host, self._editor, self.encode)
@@ -87,9 +104,11 @@ class Views:
     @property
     def chat(self) -> ChatView:
         if self._chat is None:
+            first_start = not QSettings().contains(STATE_KEY)   # (else a relaunch's)
             self._chat = ChatView(self.c)
             self._chat.resize(800, 500)
-            self._chat.set_template_file(str(self.template))
+            if first_start:
+                self._chat.set_template_file(str(self.templates["a"]))
         return self._chat
 
     @property
@@ -106,15 +125,58 @@ class Views:
         return self._editor
 
     # ----- chat ----------------------------------------------------------------------
+    @staticmethod
+    def fresh_install() -> None:
+        """No chat kept from an earlier run (each sequence starts as a first start)."""
+        QSettings().remove(STATE_KEY)
+
+    def _json_edit(self, change) -> None:
+        """Change the request body as a user does in the JSON editor: its text parsed,
+        changed, written back."""
+        edit = self.chat.editor.json_edit
+        body = json.loads(edit.toPlainText())
+        change(body)
+        edit.setPlainText(json.dumps(body, ensure_ascii=False, indent=2))
+
     def add_turn(self, role: str, text: str) -> None:
-        self.chat.editor.add_message({"role": role, "content": text})
+        if self.json_on:
+            self._json_edit(lambda b: b["messages"].append({"role": role, "content": text}))
+        else:
+            self.chat.editor.add_message({"role": role, "content": text})
         self.turns.append({"role": role, "content": text})
 
     def remove_turn(self) -> None:
-        rows = self.chat.editor.rows
-        if rows:
+        if not self.turns:
+            return
+        if self.json_on:
+            self._json_edit(lambda b: b["messages"].pop())
+        else:
+            rows = self.chat.editor.rows
             rows[-1].removeRequested.emit(rows[-1])   # its × button
-            self.turns.pop()
+        self.turns.pop()
+
+    def toggle_json(self) -> None:
+        """Edit as JSON, on or off (its button clicked)."""
+        self.chat.editor.as_json.click()
+        self.json_on = not self.json_on
+
+    def pick_template(self, which: str | None) -> None:
+        """A template file's entry (opened the first time, as the file picker opens it),
+        or the tokenizer's own (None)."""
+        chat = self.chat
+        if which is None:
+            at = chat.renderer.findText(BESIDE)
+        else:
+            path = str(self.templates[which])
+            if which not in self.opened:
+                chat.set_template_file(path)   # (what "Template file…" does once picked)
+                self.opened.append(which)
+                self.template = which
+                return
+            at = chat.renderer.findData(path)
+        chat.renderer.setCurrentIndex(at)
+        chat.renderer.activated.emit(at)   # as a pick does
+        self.template = which
 
     @staticmethod
     def look_at(view) -> None:
@@ -137,11 +199,17 @@ class Views:
             assert not chat.flow.tokens
             chat.hide()
             return
-        if fresh is None or chat.renderer.currentText() != FILE:
+        want_path = None if self.template is None else str(self.templates[self.template])
+        assert chat.template_path == want_path, "the chat renders with another template"
+        assert chat.editor.as_json.isChecked() == self.json_on
+        assert [chat.renderer.itemData(i) for i in range(chat.renderer.count())
+                if chat.renderer.itemData(i)] == [str(self.templates[k]) for k in self.opened]
+        if fresh is None or want_path is None:
             chat.hide()
             return
         prompt = jinja2.Environment(trim_blocks=True, lstrip_blocks=True).from_string(
-            CHAT_TEMPLATE).render(messages=self.turns, add_generation_prompt=True)
+            Path(want_path).read_text(encoding="utf-8")).render(
+            messages=self.turns, add_generation_prompt=True)
         enc = chat.result
         assert enc is not None, chat.warnings.text()
         assert enc.text == prompt, "the chat shows another prompt"

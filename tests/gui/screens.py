@@ -18,3 +18,16 @@ def open_at(make_window, qtbot, monkeypatch, size):
     win.dock_layout.reset_layout()
     settle(qtbot, win, win.controller)
     return win
+
+
+def in_focus(make_window, qtbot, monkeypatch, size, panel: str):
+    """A window opened at ``size`` with the panel ``panel`` ('compare', 'chat' ...) raised
+    and in Focus (quiet)."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    dock, view = getattr(dl, f"{panel}_dock"), getattr(dl, f"{panel}_view")
+    dock.raise_()
+    qtbot.waitUntil(view.isVisible)
+    assert dl.toggle_focus(dock)
+    settle(qtbot, win, win.controller)
+    return win

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -35,15 +36,23 @@ def model_dir(tmp_path_factory) -> Path:
     return d
 
 
-@pytest.fixture
-def view(qtbot, model_dir):
+def opened_view(qtbot, tokenizer: Path, template: Path | None = None) -> ChatView:
+    """A chat view of its own (no window's tokenizer), this tokenizer and template file
+    opened in it, rendered."""
     v = ChatView(NoTokenizer())
     qtbot.addWidget(v)
     v.resize(1100, 700)
     v.show()
-    v.set_tokenizer_file(str(model_dir / "tokenizer.json"))
+    v.set_tokenizer_file(str(tokenizer))
+    if template is not None:
+        v.set_template_file(str(template))
     qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
     return v
+
+
+@pytest.fixture
+def view(qtbot, model_dir):
+    return opened_view(qtbot, model_dir / "tokenizer.json")
 
 
 def _hf(model_dir):
@@ -166,7 +175,7 @@ def test_a_broken_template_shows_its_line_and_no_tokens(view, tmp_path):
     bad = tmp_path / "bad.jinja"
     bad.write_text("{% for m in messages %}\n{{ m.content }\n{% endfor %}", encoding="utf-8")
     view.set_template_file(str(bad))
-    assert view.renderer.currentText() == FILE
+    assert view.renderer.currentText() == "File: bad.jinja"
     assert "line 2" in view.warnings.text()
     assert view.result is None and len(view.flow.ids) == 0
 
@@ -212,3 +221,217 @@ def test_side_by_side_renders_with_the_other_tokenizers_template(view, tmp_path)
     assert "You are a helpful assistant." not in view.other.result.text
     view.compare.setChecked(False)
     assert not view.other.isVisible()
+
+
+# ----- issue 80: the view with the files users have -----------------------------------------
+LLAMA31 = "meta-llama-Llama-3.1-8B-Instruct.jinja"
+TOOL_BODY = {"messages": [
+    {"role": "user", "content": "Weather in 東京?"},
+    {"role": "assistant", "tool_calls": [{"type": "function", "function": {
+        "name": "get_weather", "arguments": {"city": "東京"}}}]},
+    {"role": "tool", "content": "rain"}],
+    "tools": [{"type": "function", "function": {
+        "name": "get_weather", "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                       "required": ["city"]}}}],
+    "add_generation_prompt": True}
+
+
+@pytest.fixture(scope="module")
+def llama3_dir(tmp_path_factory) -> Path:
+    """Meta's Llama 3 tokenizer as a tokenizer.json (transformers' conversion), Meta's
+    tokenizer_config.json's bos and eos beside it, and llama.cpp's Llama 3.1 template."""
+    from chat_published import LLAMA31_CONFIG, llama3_json, sdist_file, write_json
+    d = llama3_json(tmp_path_factory.mktemp("llama3")).parent
+    write_json(d / "tokenizer_config.json", LLAMA31_CONFIG)
+    shutil.copy(sdist_file(LLAMA31), d / "llama31.jinja")
+    return d
+
+
+def _transformers(llama3_dir: Path, body: dict, template: Path) -> tuple[str, list[int]]:
+    """(Llama 3.1's template reads no clock: its date is its own default.)"""
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.AutoTokenizer.from_pretrained(str(llama3_dir))
+    kw = dict(chat_template=template.read_text(encoding="utf-8"), tools=body.get("tools"),
+              add_generation_prompt=body.get("add_generation_prompt", False))
+    text = hf.apply_chat_template(copy.deepcopy(body["messages"]), tokenize=False, **kw)
+    ids = hf.apply_chat_template(copy.deepcopy(body["messages"]), tokenize=True,
+                                 return_dict=False, **kw)
+    return text, list(ids)
+
+
+@pytest.fixture
+def llama_view(qtbot, llama3_dir):
+    return opened_view(qtbot, llama3_dir / "tokenizer.json", llama3_dir / "llama31.jinja")
+
+
+@pytest.mark.regression
+def test_edit_as_json_renders_a_tool_call_as_transformers(llama_view, qtbot, llama3_dir):
+    """Edit as JSON always failed ("the conversation JSON is not valid at line 1, column
+    1"): turning it on parsed the still-empty JSON box. Tool calls are entered there."""
+    view = llama_view
+    view.editor.as_json.click()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=5_000)
+    assert not view.warnings.text().startswith("the conversation JSON")
+    body = json.loads(view.editor.json_edit.toPlainText())
+    assert body["messages"] == SAMPLE["messages"]
+    view.editor.json_edit.setPlainText(json.dumps(TOOL_BODY, ensure_ascii=False))
+    qtbot.waitUntil(lambda: view.result is not None and "get_weather" in view.result.text,
+                    timeout=5_000)
+    text, ids = _transformers(llama3_dir, TOOL_BODY, llama3_dir / "llama31.jinja")
+    assert view.result.text == text and list(view.flow.ids) == ids
+    calls = [t for t in view.result.tokens if t.origin == "tool_calls"]
+    assert calls and {t.message for t in calls} == {1}
+    # back to the rows: the tool call's row says what it holds, and the prompt stays
+    view.editor.as_json.click()
+    qtbot.waitUntil(lambda: len(view.editor.rows) == 3, timeout=5_000)
+    assert "get_weather" in view.editor.rows[1].content.placeholderText()
+    qtbot.waitUntil(lambda: view.result is not None and list(view.flow.ids) == ids,
+                    timeout=5_000)
+
+
+@pytest.mark.regression
+def test_template_files_each_get_an_entry_and_the_picker_always_opens(llama_view, qtbot,
+                                                                       llama3_dir, tmp_path,
+                                                                       monkeypatch):
+    """"Template file…" worked once per run: picked again it opened no dialog and kept
+    the first file."""
+    view = llama_view
+    second = tmp_path / "plain.jinja"
+    second.write_text("{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}",
+                      encoding="utf-8")
+    asked = []
+
+    def pick(*_a, **_k):
+        asked.append(1)
+        return (str(second), "") if len(asked) == 1 else ("", "")
+    from PySide6.QtWidgets import QFileDialog
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", pick)
+    view.renderer.setCurrentIndex(view.renderer.findText(FILE))
+    view.renderer.activated.emit(view.renderer.currentIndex())
+    qtbot.waitUntil(lambda: view.result is not None and view.result.text.startswith("[system]"),
+                    timeout=5_000)
+    assert view.renderer.currentText() == "File: plain.jinja"
+    assert view.template_files() == [str(llama3_dir / "llama31.jinja"), str(second)]
+    # picked again and cancelled: the dialog opened, the choice before stays
+    view.renderer.setCurrentIndex(view.renderer.findText(FILE))
+    view.renderer.activated.emit(view.renderer.currentIndex())
+    assert len(asked) == 2 and view.renderer.currentText() == "File: plain.jinja"
+    # the first file's entry renders with it again
+    first = view.renderer.findData(str(llama3_dir / "llama31.jinja"))
+    view.renderer.setCurrentIndex(first)
+    view.renderer.activated.emit(first)
+    qtbot.waitUntil(lambda: view.result is not None and view.result.ids[0] == 128000,
+                    timeout=5_000)
+
+
+@pytest.mark.regression
+def test_the_conversation_tokenizer_and_template_come_back_after_a_relaunch(
+        llama_view, qtbot, llama3_dir):
+    """The conversation and its tokenizer were not restored after a relaunch."""
+    view = llama_view
+    view.editor.set_body(TOOL_BODY)
+    view.render_now()
+    want = list(view.flow.ids)
+    assert want and view.result.text.count("get_weather") >= 2
+    again = ChatView(NoTokenizer())
+    qtbot.addWidget(again)
+    again.resize(1100, 700)
+    again.show()
+    qtbot.waitUntil(lambda: again.result is not None, timeout=10_000)
+    assert again.own_path == str(llama3_dir / "tokenizer.json")
+    assert again.renderer.currentText() == "File: llama31.jinja"
+    assert again.editor.body() == view.editor.body()
+    assert list(again.flow.ids) == want
+
+
+@pytest.mark.regression
+def test_a_tokenizer_gone_since_the_last_run_is_said(llama_view, qtbot, llama3_dir, tmp_path):
+    view = llama_view
+    gone = tmp_path / "tokenizer.json"
+    shutil.copy(llama3_dir / "tokenizer.json", gone)
+    view.set_tokenizer_file(str(gone))
+    view.render_now()
+    gone.unlink()
+    again = ChatView(NoTokenizer())
+    qtbot.addWidget(again)
+    again.show()
+    qtbot.waitUntil(lambda: "not found" in again.warnings.text(), timeout=10_000)
+    assert again.result is None
+
+
+@pytest.mark.regression
+def test_a_tekken_with_the_default_choice_renders_with_mistral_common(view, qtbot):
+    """A tekken.json with the default template choice said it "comes with no chat
+    template" instead of using mistral-common's renderer."""
+    mc = pytest.importorskip("mistral_common")
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+    tekken = Path(mc.__file__).parent / "data" / "tekken_240911.json"
+    body = {"messages": [{"role": "user", "content": "Hi 東京"}]}
+    view.editor.set_body(body)
+    view.set_tokenizer_file(str(tekken))
+    qtbot.waitUntil(lambda: view.result is not None, timeout=10_000)
+    want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
+        ChatCompletionRequest(**body)).tokens
+    assert list(view.flow.ids) == want
+    assert "mistral-common" in view.origin.text()
+
+
+@pytest.mark.regression
+def test_harmony_on_a_gguf_names_the_file_it_needs_not_a_flag(view, qtbot):
+    """Harmony on a Qwen2 GGUF told the window's user to leave out --special-token /
+    --pattern / --preset."""
+    from chat_published import sdist_file
+    view.set_tokenizer_file(str(sdist_file("ggml-vocab-qwen2.gguf")))
+    view.renderer.setCurrentText("harmony")
+    view.renderer.activated.emit(view.renderer.currentIndex())
+    qtbot.waitUntil(lambda: "o200k_base.tiktoken" in view.warnings.text(), timeout=10_000)
+    assert "--" not in view.warnings.text() and view.result is None
+
+
+@pytest.mark.regression
+def test_a_bos_the_tokenizer_lacks_is_said_under_the_chips(qtbot, llama3_dir, tmp_path):
+    """A template's bos_token rendered empty in silence when the tokenizer had none."""
+    (tmp_path / "tokenizer.json").symlink_to(llama3_dir / "tokenizer.json")
+    v = ChatView(NoTokenizer())
+    qtbot.addWidget(v)
+    v.show()
+    v.set_tokenizer_file(str(tmp_path / "tokenizer.json"))
+    v.set_template_file(str(llama3_dir / "llama31.jinja"))
+    qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
+    assert "bos_token" in v.warnings.text() and v.result.ids[0] != 128000
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700), (1920, 1080)])
+def test_messages_are_readable_in_focus(make_window, qtbot, monkeypatch, size):
+    """In Focus at 1024x700 the message column was about 160 pixels: messages unreadable,
+    a scroll bar sideways."""
+    from screens import in_focus
+    win = in_focus(make_window, qtbot, monkeypatch, size, "chat")
+    dl = win.dock_layout
+    view = dl.chat_view
+    qtbot.wait(50)   # (the splitter is shared once the panel has its size)
+    area = view.editor_area
+    text = view.editor.rows[0].content
+    assert text.width() >= 250, (size, text.width())
+    assert not area.horizontalScrollBar().isVisible()
+    assert view.flow.width() >= 300, (size, view.flow.width())
+    dl.unfocus()
+
+
+@pytest.mark.regression
+def test_a_huge_prompt_shows_its_first_chips_and_counts_all(view, qtbot, tmp_path, monkeypatch):
+    """A template rendering millions of tokens grew the window to about 3 GB: every token
+    was laid out as a chip. The chips stop at MAX_CHIPS; the counts are of every token."""
+    import bpe_gui.gui.panels.chat.prompt_pane as pane
+    monkeypatch.setattr(pane, "MAX_CHIPS", 50)
+    many = tmp_path / "many.jinja"
+    many.write_text("{% for i in range(300) %}{{ i }} word {% endfor %}", encoding="utf-8")
+    view.set_template_file(str(many))
+    qtbot.waitUntil(lambda: view.result is not None, timeout=5_000)
+    n = len(view.result.tokens)
+    assert n > 300 and len(view.flow.ids) == 50
+    assert list(view.flow.ids) == view.result.ids[:50]
+    assert view.counts.text().startswith(f"{n:,} tokens (the first 50 shown")

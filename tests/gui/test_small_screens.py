@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
-from screens import SIZES, open_at
+from screens import SIZES, in_focus, open_at
 from settle import settle as quiet
 
 
@@ -77,12 +77,9 @@ def test_word_playback_shows_every_column(make_window, qtbot, monkeypatch, size)
 def test_compare_in_focus_shows_every_script_column(make_window, qtbot, monkeypatch, size):
     """In Focus at 800x600 the table of counts per script ran past the right edge
     ("Cyrilli…", a scroll bar sideways), at 1024x700 Han's column too."""
-    win = open_at(make_window, qtbot, monkeypatch, size)
+    win = in_focus(make_window, qtbot, monkeypatch, size, "compare")
     dl = win.dock_layout
     view = dl.compare_view
-    dl.compare_dock.raise_()
-    qtbot.waitUntil(view.isVisible)
-    assert dl.toggle_focus(dl.compare_dock)
     qtbot.waitUntil(lambda: view.model.columnCount() > 5, timeout=10_000)  # sample text
     quiet(qtbot, win, win.controller)
     table, model = view.table, view.model

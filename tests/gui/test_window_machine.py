@@ -16,7 +16,10 @@ controller's plan):
   or the imported file loaded afresh);
 - the compression and Rényi charts equal the corpus encoded afresh at the step shown,
   and parity's plain-BPE comparison covers every step of the run;
-- a relaunch from the saved session shows what the window showed before quitting.
+- a relaunch from the saved session shows what the window showed before quitting, the
+  Chat view's conversation, template files and JSON mode included;
+- the Chat view's prompt is its template file rendered by jinja2 itself (turns added and
+  removed through the rows or Edit as JSON, template files switched).
 
 Thresholds are lowered so that a few KB take the routes a big corpus takes (jobs on the
 worker thread, pre-token tables reused between trainings, streamed files).
@@ -54,7 +57,7 @@ from bpe_gui.gui.controller.plan import PARITY, TRAIN_ON
 from bpe_gui.gui.panels.charts.charts import ChartsView
 from bpe_gui.gui.models.glyphs import use_glyphs
 from chart_oracle import renyi
-from machine_views import CHAT_TEMPLATE, Views, no_han_glyphs, turns_of
+from machine_views import CHAT_TEMPLATE, CHAT_TEMPLATE_B, Views, no_han_glyphs, turns_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
 SAMPLE = "The lower widest newest: 最新的 low-lying words, 42 times."
@@ -118,6 +121,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     @initialize()
     def launch(self):
+        Views.fresh_install()
         self.files = self._make_files()
         self.c = self._new_controller()
         self.c.set_settings(TrainSettings(num_merges=20))
@@ -125,14 +129,17 @@ class WindowMachine(RuleBasedStateMachine):
         self.session_no = 0
         self.clean: tuple | None = ("text", TEXTS["tutorial"])   # the corpus without edits
 
-    def _new_controller(self) -> Controller:
+    def _new_controller(self, before: Views | None = None) -> Controller:
+        """A controller and the window's views of it (``before``: those of the window
+        before a relaunch, whose chat the new one restores)."""
         c = Controller()
         self._controllers.append(c)
         self.charts = ChartsView(c)   # follows the controller's signals, as in the window
         self._views.append(self.charts)
         self.charts.resize(800, 600)
         self.charts.show()
-        self.views = Views(c, self.folder / "chat.jinja")   # chat, compare, status, corpus
+        self.views = Views(c, {"a": self.folder / "chat.jinja", "b": self.folder / "chat_b.jinja"},
+                           before)   # chat, compare, status, corpus
         self._all_views.append(self.views)
         return c
 
@@ -155,6 +162,7 @@ class WindowMachine(RuleBasedStateMachine):
             tok.goto(30, detail=False)
             export_formats(tok.tokenizer(), d / "tok", ["gpt2", "hf", "tiktoken"])
         (d / "chat.jinja").write_text(CHAT_TEMPLATE, encoding="utf-8")
+        (d / "chat_b.jinja").write_text(CHAT_TEMPLATE_B, encoding="utf-8")
         out["gpt2"] = str(d / "tok" / "vocab.json")
         out["hf"] = str(d / "tok" / "tokenizer.json")
         out["tiktoken"] = str(d / "tok" / "tokenizer.tiktoken")
@@ -338,11 +346,15 @@ class WindowMachine(RuleBasedStateMachine):
     def chat_remove_turn(self):
         self.views.remove_turn()
 
-    @rule(which=st.sampled_from(["Template file…", "Template that comes with the tokenizer"]))
+    @rule(which=st.sampled_from(["a", "b", None]))
     def chat_template(self, which):
-        chat = self.views.chat
-        chat.renderer.setCurrentText(which)
-        chat.renderer.activated.emit(chat.renderer.currentIndex())   # as a pick does
+        """A template file (opened the first time, then its entry), or the tokenizer's own."""
+        self.views.pick_template(which)
+
+    @rule()
+    def chat_json(self):
+        """Edit as JSON on or off; turns added or removed meanwhile go through the JSON."""
+        self.views.toggle_json()
 
     # ----- sessions ----------------------------------------------------------------------
     @rule()
@@ -358,7 +370,7 @@ class WindowMachine(RuleBasedStateMachine):
         path = self.folder / f"s{self.session_no}.bpe-session.json"
         c.opening.save_session(str(path))
         c.shutdown()
-        self.c = self._new_controller()
+        self.c = self._new_controller(before=self.views)
         self.c.opening.open_session(str(path))
         self.idle()
         self.qtbot.waitUntil(lambda: not self.c.busy and self.c.trainer is not None,
@@ -382,7 +394,7 @@ class WindowMachine(RuleBasedStateMachine):
         path = self.folder / f"s{self.session_no}.bpe-session.json"
         session.save(path)
         c.shutdown()
-        self.c = self._new_controller()
+        self.c = self._new_controller(before=self.views)
         self.c.opening.open_session(str(path))
         self.idle()
         if self.clean is not None:   # (typed text comes back unsaved: it has no file)

@@ -11,8 +11,9 @@ Example::
     enc.ids, enc.counts(), enc.injections          # ids; tokens per role; typed control tokens
 
 Modules: ``conversation`` (the conversation, read from a request body), ``sandbox`` (a
-template compiled and run as transformers runs it, time-limited), ``templates`` (where a
-template comes from), ``render`` (the rendered text and where each string landed),
+template compiled and run as transformers runs it, time-limited), ``bounds`` (the
+memory a render may take, counted as it goes), ``templates`` (where a template and its
+special tokens come from), ``render`` (the rendered text and where each string landed),
 ``tokens`` (the encoded tokens and their origins), ``jinja_chat`` (the three together);
 the renderers that are code: ``mistral`` (mistral-common's instruct versions), ``llama3``
 (Meta's ChatFormat), ``harmony`` (gpt-oss), built of ``pieces``; ``renderers`` (one entry,
@@ -25,28 +26,30 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
-    from .conversation import ROLES, ChatError, Conversation, conversation_from_request, \
-        read_conversation, request_of
+    from .conversation import ROLES, ChatError, Conversation, checked_request, \
+        conversation_from_request, parse_request, read_conversation, request_of
     from .jinja_chat import control_tokens, encode_chat_jinja
     from .render import Rendered, Source, Span, render_chat
-    from .renderers import CODE_RENDERERS, RENDERERS, encode_chat
+    from .renderers import CODE_RENDERERS, RENDERERS, encode_chat, own_renderer
     from .sandbox import CompiledTemplate
-    from .templates import TemplateSource, config_specials, read_template_file, template_beside
+    from .templates import TemplateSource, config_specials, read_template_file, \
+        template_beside, tokenizer_specials
     from .tokens import TEMPLATE, ChatEncoding, ChatToken
 
 __getattr__, __dir__ = lazy_face(__name__, {
-    ".conversation": ("ROLES ChatError Conversation conversation_from_request "
-                      "read_conversation request_of"),
+    ".conversation": ("ROLES ChatError Conversation checked_request "
+                      "conversation_from_request parse_request read_conversation request_of"),
     ".jinja_chat": "control_tokens encode_chat_jinja",
     ".render": "Rendered Source Span render_chat",
-    ".renderers": "CODE_RENDERERS RENDERERS encode_chat",
+    ".renderers": "CODE_RENDERERS RENDERERS encode_chat own_renderer",
     ".sandbox": "CompiledTemplate",
-    ".templates": "TemplateSource config_specials read_template_file template_beside",
+    ".templates": ("TemplateSource config_specials read_template_file template_beside "
+                   "tokenizer_specials"),
     ".tokens": "TEMPLATE ChatEncoding ChatToken",
 })
 
 __all__ = ["CODE_RENDERERS", "RENDERERS", "encode_chat", "ROLES", "TEMPLATE", "ChatEncoding", "ChatError", "ChatToken", "CompiledTemplate",
-           "Conversation", "Rendered", "Source", "Span", "TemplateSource", "config_specials",
-           "control_tokens", "conversation_from_request", "encode_chat_jinja",
-           "read_conversation", "read_template_file", "render_chat", "request_of",
-           "template_beside"]
+           "Conversation", "Rendered", "Source", "Span", "TemplateSource", "checked_request",
+           "config_specials", "control_tokens", "conversation_from_request",
+           "encode_chat_jinja", "own_renderer", "parse_request", "read_conversation", "read_template_file",
+           "render_chat", "request_of", "template_beside", "tokenizer_specials"]

@@ -42,6 +42,7 @@ class Conversation:
     continue_final_message: bool | str = False
     template_kwargs: dict[str, Any] = field(default_factory=dict)
     sanitize_control_tokens: bool = False
+    notes: tuple[str, ...] = ()   # what reading the request changed (checked_request)
 
     def __post_init__(self) -> None:
         if not self.messages:
@@ -54,6 +55,67 @@ class Conversation:
         if self.continue_final_message and self.add_generation_prompt:
             raise ChatError("continue_final_message and add_generation_prompt cannot both be "
                             "set: continue the last message, or open a new assistant one.")
+
+
+MAX_DEPTH = 128   # as tokenizer files (serde_json's limit); conversations nest a few levels
+_BOOLS = ("add_generation_prompt", "sanitize_control_tokens", "auto_drop_analysis")
+
+
+def _without_surrogates(s: str) -> str:
+    """A string as tiktoken encodes one: a lone surrogate becomes U+FFFD."""
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def checked_request(body: Any) -> tuple[Any, tuple[str, ...]]:
+    """(the request body, what was changed in it): its nesting held to MAX_DEPTH levels,
+    its options true or false where they must be (a ChatError for each), and each lone
+    surrogate in its text (not a character: JSON's "\\ud800") made U+FFFD, as tiktoken
+    makes it, and said. Walked without recursion."""
+    changed = 0
+    top: list = [None]
+    stack: list[tuple[Any, Any, Any, int]] = [(body, top, 0, 1)]   # (value, holder, key, depth)
+    while stack:
+        value, holder, key, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ChatError(f"the conversation nests lists and objects more than {MAX_DEPTH} "
+                            "levels deep, which no chat request does; check what made it.")
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                value = _without_surrogates(value)
+                changed += 1
+            holder[key] = value
+        elif isinstance(value, dict):
+            copy: dict = {}
+            holder[key] = copy
+            for k, v in value.items():
+                if isinstance(k, str) and not k.isprintable():
+                    k2 = _without_surrogates(k)
+                    changed += k2 != k
+                    k = k2
+                copy[k] = None
+                stack.append((v, copy, k, depth + 1))
+        elif isinstance(value, (list, tuple)):
+            items: list = [None] * len(value)
+            holder[key] = items
+            stack.extend((v, items, i, depth + 1) for i, v in enumerate(value))
+        else:
+            holder[key] = value
+    body = top[0]
+    if isinstance(body, dict):
+        for k in _BOOLS:
+            if k in body and body[k] is not None and not isinstance(body[k], bool):
+                raise ChatError(f"\"{k}\" must be true or false (JSON's own values), not "
+                                f"{json.dumps(body[k], ensure_ascii=False)[:40]}.")
+        cont = body.get("continue_final_message")
+        if isinstance(cont, str) and cont.lower() in ("true", "false"):
+            raise ChatError("\"continue_final_message\" must be true, false (JSON's own "
+                            f"values) or the name of the key to continue, not the text {cont!r}.")
+    notes = (f"the conversation holds {changed} text{'s' if changed > 1 else ''} with a "
+             "lone surrogate (such as \"\\ud800\"), which is not a character; each was "
+             "read as U+FFFD, as tiktoken reads it.",) if changed else ()
+    return body, notes
 
 
 def _plain(value: Any, where: str) -> Any:
@@ -82,6 +144,7 @@ def conversation_from_request(body: Any) -> Conversation:
 
     Example: ``{"messages": [{"role": "user", "content": "hi"}],
     "add_generation_prompt": true}`` -> one user message, a generation prompt."""
+    body, notes = checked_request(body)
     if isinstance(body, list):   # a bare list of messages
         body = {"messages": body}
     if not isinstance(body, dict):
@@ -101,7 +164,7 @@ def conversation_from_request(body: Any) -> Conversation:
     return Conversation(messages, _list_of_dicts(body, "tools"), _list_of_dicts(body, "documents"),
                         bool(body.get("add_generation_prompt", False)), cont,
                         _plain(kwargs, "chat_template_kwargs"),
-                        bool(body.get("sanitize_control_tokens", False)))
+                        bool(body.get("sanitize_control_tokens", False)), notes)
 
 
 def read_conversation(path: str | Path) -> Conversation:
@@ -109,17 +172,35 @@ def read_conversation(path: str | Path) -> Conversation:
     :func:`conversation_from_request`)."""
     p = Path(path)
     try:
-        body = json.loads(p.read_text(encoding="utf-8"))
+        data = p.read_bytes()
     except FileNotFoundError:
         raise ChatError(f"{p}: file not found. Check the path.") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ChatError(f"{p}: cannot be read ({e}).") from None
-    except json.JSONDecodeError as e:
-        raise ChatError(f"{p}: not JSON at line {e.lineno}, column {e.colno} ({e.msg}).") from None
+    except OSError as e:
+        raise ChatError(f"{p}: cannot be read ({e.strerror or e}).") from None
+    body = parse_request(data, str(p))
     try:
         return conversation_from_request(body)
     except ChatError as e:
         raise ChatError(f"{p}: {e}") from None
+
+
+def parse_request(data: bytes | str, where: str) -> Any:
+    """A request body's JSON (strict UTF-8, nesting held in bounds); a ChatError naming
+    ``where`` and the place for anything else."""
+    from ..io import JSONTooDeep, loads_bounded
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise ChatError(f"{where}: is not UTF-8 text (bad byte 0x{data[e.start]:02X} at byte "
+                            f"offset {e.start}); save the conversation as UTF-8.") from None
+    try:
+        return loads_bounded(data, MAX_DEPTH)
+    except json.JSONDecodeError as e:
+        raise ChatError(f"{where}: not JSON at line {e.lineno}, column {e.colno} "
+                        f"({e.msg}).") from None
+    except JSONTooDeep as e:
+        raise ChatError(f"{where}: the JSON holds {e}.") from None
 
 
 def request_of(conv: Conversation) -> dict[str, Any]:

@@ -14,6 +14,11 @@ false the conversation is rendered for training: a last assistant message on the
 ``final``, analysis messages before the first final one are dropped
 (``auto_drop_analysis``, true unless the body says false).
 
+The tokenizer is tiktoken's o200k_harmony: OpenAI publishes no file of its own for it.
+openai-harmony loads ``o200k_base.tiktoken`` and adds the harmony special tokens, as
+tiktoken's ``o200k_harmony`` adds them to o200k_base's ranks (:func:`harmony_tokenizer`);
+a tokenizer that already has them (a tokenizer.json of gpt-oss) is used as it is.
+
 Messages are openai-harmony's JSON shape (``role``, ``name``, ``content`` a string or a
 list of ``{"type": "text", "text"}``, ``system_content`` or ``developer_content`` parts,
 ``channel``, ``recipient``, ``content_type``).
@@ -24,7 +29,7 @@ from typing import Any
 
 from .conversation import ChatError
 from .harmony_tools import developer_text, has_function_tools, system_text
-from .pieces import ordinary, Piece, special
+from .pieces import described, ordinary, Piece, special
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 _PART_ROLE = {"system_content": "system", "developer_content": "developer"}
@@ -116,11 +121,71 @@ def harmony_pieces(body: dict, add_generation_prompt: bool = True) -> list[Piece
     return out
 
 
-def encode_chat_harmony(tok, body: dict, plain_tok=None):
-    """What the model sees of a harmony conversation; text is encoded as plain text
-    (``plain_tok``, default ``tok``'s file read again without special tokens)."""
-    from .jinja_chat import plain_reloaded
+# tiktoken's o200k_harmony: o200k_base's ranks and pattern, these special tokens named,
+# every other id from 200000 to 201087 a reserved one (o200k_base's <|endofprompt|> kept)
+_NAMED = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002,
+          "<|constrain|>": 200003, "<|channel|>": 200005, "<|start|>": 200006,
+          "<|end|>": 200007, "<|message|>": 200008, "<|call|>": 200012}
+_RESERVED = range(200000, 201088)
+CONTROL = ("<|start|>", "<|message|>", "<|end|>", "<|channel|>", "<|constrain|>",
+           "<|return|>", "<|call|>")
+_built: dict[tuple, Any] = {}
+
+
+def o200k_harmony_specials() -> dict[str, int]:
+    taken = set(_NAMED.values())
+    out = {"<|endofprompt|>": 200018}
+    out.update({f"<|reserved_{i}|>": i for i in _RESERVED if i not in taken})
+    out.update(_NAMED)
+    return out
+
+
+def _has_harmony(tok) -> bool:
+    return all(tok.special_ids.get(t) == _NAMED[t] for t in CONTROL)
+
+
+def harmony_tokenizer(tok):
+    """The tokenizer harmony renders with: ``tok`` if it has the harmony tokens at their
+    ids, o200k_base (recognised by content) with o200k_harmony's special tokens added,
+    else a ChatError saying which file harmony needs."""
+    if _has_harmony(tok):
+        return tok
+    meta = tok.meta if isinstance(tok.meta, dict) else {}
+    source = meta.get("source")
+    if meta.get("encoding") != "o200k_base" or not source:
+        raise ChatError(f"harmony is the format of OpenAI's gpt-oss, whose tokenizer is "
+                        f"o200k_harmony: open o200k_base.tiktoken (openai-harmony adds the "
+                        f"harmony tokens to it, as here); this tokenizer is {described(tok)}.")
+    from pathlib import Path
+    path = Path(source)
+    try:
+        st = path.stat()
+    except OSError as e:
+        raise ChatError(f"{path}: cannot be read again to add harmony's tokens ({e}).") \
+            from None
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _built:
+        from ..formats.known_encodings import recognise
+        from ..io.reading import read_bytes
+        from ..tokenizers.imported.ranks import load_ranks
+        data = read_bytes(path, "ranks")
+        known = recognise(data)
+        if known is None or known.name != "o200k_base":
+            raise ChatError(f"{path} changed since it was opened: it is no longer OpenAI's "
+                            "o200k_base.tiktoken; open it again.")
+        _built.clear()   # (one at a time: each holds o200k's tables)
+        _built[key] = load_ranks(path, data, pattern=known.pat_str,
+                                 specials=o200k_harmony_specials(),
+                                 meta={**meta, "name": "o200k_harmony",
+                                       "encoding": "o200k_harmony",
+                                       "encoding_label": "o200k_harmony (gpt-oss: "
+                                                         "o200k_base + harmony's tokens)"})
+    return _built[key]
+
+
+def encode_chat_harmony(tok, body: dict):
+    """What the model sees of a harmony conversation; text is encoded as plain text (a
+    special token's spelling stays text, as openai-harmony encodes it)."""
     from .pieces import assemble
-    plain = plain_tok if plain_tok is not None else (
-        plain_reloaded(tok)() if tok.special_tokens else tok)
-    return assemble(tok, harmony_pieces(body), "harmony", encode=ordinary(plain))
+    tok = harmony_tokenizer(tok)
+    return assemble(tok, harmony_pieces(body), "harmony", encode=ordinary(tok))

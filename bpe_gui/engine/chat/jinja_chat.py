@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Callable
 
-from .conversation import Conversation
+from .conversation import ChatError, Conversation
 from .render import Rendered, render_chat
 from .sandbox import TIME_LIMIT_S, CompiledTemplate
-from .templates import TemplateSource
+from .templates import SPECIAL_KEYS, TemplateSource, tokenizer_specials
 from .tokens import ChatEncoding, attribute, encode_pieces, encode_whole
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # transformers' marks around control tokens typed in the conversation (sanitizing)
 _MARK_START, _MARK_END = "\U000f0000", "\U000f0001"
 
@@ -24,8 +26,10 @@ def control_tokens(tok, literal_text: str) -> tuple[str, ...]:
     added = getattr(getattr(getattr(tok, "pipeline", None), "added", None), "tokens", None)
     if added is None:
         return tuple(tok.special_tokens)
-    return tuple(t.content for t in added
-                 if t.special or (t.content in literal_text and not t.content.isspace()))
+    texts = [(getattr(t, "content", None) or getattr(t, "text", ""), t.special) for t in added]
+    # (a tokenizer.json's added token has its content; a GGUF's, its text)
+    return tuple(c for c, special in texts
+                 if c and (special or (c in literal_text and not c.isspace())))
 
 
 def _mark(obj: Any, pattern: re.Pattern) -> Any:
@@ -69,17 +73,62 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
     without added tokens, for sanitizing (by default ``tok``'s file loaded again with no
     special tokens)."""
     template = CompiledTemplate(source.text, source.origin or "chat template", now, time_limit_s)
-    extra = dict(source.specials)
-    rendered = render_chat(template, conv, extra)
+    extra = {**source.specials, **tokenizer_specials(tok)}
+    try:
+        rendered = render_chat(template, conv, extra)
+    except ChatError as e:
+        hinted = _undefined_hint(str(e), extra)
+        if hinted == str(e):
+            raise
+        raise ChatError(hinted) from None
+    notes = conv.notes + undefined_notes(rendered.undefined, extra)
+    if _SURROGATE.search(rendered.text):
+        # (a template's own "\\ud800": not a character; U+FFFD in its place, as tiktoken)
+        rendered = replace(rendered, text=_SURROGATE.sub("\ufffd", rendered.text))
+        notes += ("the template writes a lone surrogate, which is not a character; it is "
+                  "read as U+FFFD, as tiktoken reads it.",)
     if not conv.sanitize_control_tokens:
         toks = attribute(rendered.spans, encode_whole(tok, rendered.text))
-        return ChatEncoding(rendered.text, tuple(toks), "jinja", source.origin, rendered.exact)
+        return ChatEncoding(rendered.text, tuple(toks), "jinja", source.origin, rendered.exact,
+                            notes)
     pieces = _sanitized(template, conv, extra, tok)
     text = "".join(p for p in pieces if p)
     spans = rendered.spans if text == rendered.text else _relocated(text, rendered)
     raw = encode_pieces(tok, plain_tokenizer or plain_reloaded(tok), pieces)
     return ChatEncoding(text, tuple(attribute(spans, raw)), "jinja", source.origin,
-                        rendered.exact and text == rendered.text)
+                        rendered.exact and text == rendered.text, notes)
+
+
+_TOKENIZER_FIX = ("the model's tokenizer_config.json (or special_tokens_map.json) beside the "
+                  "tokenizer file gives it; or set it in chat_template_kwargs")
+
+
+def undefined_notes(names: frozenset[str], given: dict[str, str]) -> tuple[str, ...]:
+    """One sentence per undefined variable the template printed as empty text.
+
+    Example: {'bos_token'} -> ('the template prints bos_token, which this tokenizer does not
+    define, so it rendered as empty text: ...',)."""
+    out = []
+    for name in sorted(names):
+        if name in given:
+            continue
+        if name in SPECIAL_KEYS:
+            out.append(f"the template prints {name}, which this tokenizer does not define, "
+                       f"so it rendered as empty text: {_TOKENIZER_FIX}.")
+        else:
+            out.append(f"the template prints {name}, which nothing defines, so it rendered "
+                       f"as empty text; if the model expects it, set it in "
+                       "chat_template_kwargs.")
+    return tuple(out)
+
+
+def _undefined_hint(message: str, given: dict[str, str]) -> str:
+    """A render stopped by an undefined special token (``bos_token + ...``) says where
+    the tokenizer's special tokens come from."""
+    m = re.search(r"'(\w+)' is undefined", message)
+    if m and m.group(1) in SPECIAL_KEYS and m.group(1) not in given:
+        return f"{message}: this tokenizer does not define {m.group(1)}; {_TOKENIZER_FIX}."
+    return message
 
 
 def _relocated(text: str, rendered: Rendered):
@@ -94,23 +143,36 @@ def _relocated(text: str, rendered: Rendered):
     return tuple(out)
 
 
+class _Ordinary:
+    """A tokenizer whose special tokens' text is ordinary text (what sanitizing encodes a
+    typed control token as), for kinds that cannot be read again without them."""
+
+    special_ids: dict[str, int] = {}
+
+    def __init__(self, tok):
+        self._tok = tok
+
+    def encode_with_offsets(self, text: str, **_: Any):
+        return self._tok.encode_with_offsets(text, allowed_special=frozenset(),
+                                             disallowed_special=(), add_special_tokens=False)
+
+
 def plain_reloaded(tok) -> Callable[[], Any]:
+    """The tokenizer without its added tokens, made when first asked for: its file read
+    again with no special tokens (a tokenizer.json's non-special added tokens, such as
+    Qwen's <tool_call>, go too), else, where a kind keeps its own (a GGUF, a tokenizer
+    trained here), the tokenizer itself matching none of them."""
     cached: list = []
 
     def get():
         if not cached:
-            from ..formats.loading import load_tokenizer
-            from .conversation import ChatError
-            path = tok.meta.get("source") if isinstance(tok.meta, dict) else None
-            if not path:
-                raise ChatError("sanitize_control_tokens needs the tokenizer's file to encode "
-                                "typed control tokens as text; open the tokenizer from a file.")
             from ..errors import FormatError
+            from ..formats.loading import load_tokenizer
+            path = tok.meta.get("source") if isinstance(tok.meta, dict) else None
             try:
-                cached.append(load_tokenizer(path, special_tokens=[]))
-            except FormatError as e:
-                raise ChatError("sanitize_control_tokens cannot run on this tokenizer: read "
-                                f"without its added tokens it does not load ({e}). Turn "
-                                "sanitizing off.") from None
+                cached.append(load_tokenizer(path, special_tokens=[]) if path and
+                              tok.meta.get("format") != "gguf" else _Ordinary(tok))
+            except FormatError:
+                cached.append(_Ordinary(tok))
         return cached[0]
     return get

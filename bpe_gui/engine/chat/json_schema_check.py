@@ -184,9 +184,11 @@ def _names(v: Any, path: Where) -> None:
     _list(v, path)
     for i, s in enumerate(v):
         _string(s, path + (i,))
-    if len(set(v)) < len(v):
-        twice = next(s for i, s in enumerate(v) if s in v[:i])
-        raise _Bad(path, f"lists {show(twice)} twice; give each name once")
+    seen: set[str] = set()
+    for s in v:   # (one pass: the first name met twice)
+        if s in seen:
+            raise _Bad(path, f"lists {show(s)} twice; give each name once")
+        seen.add(s)
 
 
 def _dependencies(v: Any, path: Where) -> None:

@@ -26,7 +26,7 @@ import json
 from typing import Any
 
 from .conversation import ChatError
-from .pieces import ordinary, Piece, special
+from .pieces import described, ordinary, Piece, special
 
 ROLES = {"system": "system", "user": "user", "assistant": "assistant", "tool": "ipython"}
 _QUERY_TOOLS = ("brave_search", "wolfram_alpha", "photogen")
@@ -135,11 +135,24 @@ def llama3_pieces(body: dict, add_generation_prompt: bool = True) -> list[Piece]
     return out
 
 
-def encode_chat_llama3(tok, body: dict, plain_tok=None):
-    """What the model sees of a dialog under Meta's ChatFormat; text is encoded by
-    ``plain_tok`` (default: ``tok``'s file read again without special tokens)."""
-    from .jinja_chat import plain_reloaded
+CONTROL = ("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
+           "<|eom_id|>", "<|python_tag|>")
+
+
+def check_family(tok) -> None:
+    """ChatFormat runs on Meta's Llama 3 tokenizer: one whose control tokens are all
+    there, as special tokens (Meta's tokenizer.model, or a Llama 3 tokenizer.json or GGUF)."""
+    missing = [t for t in CONTROL if t not in tok.special_ids]
+    if missing:
+        raise ChatError(f"Llama 3's ChatFormat runs on Meta's Llama 3 tokenizer (its "
+                        "tokenizer.model, or a Llama 3 tokenizer.json or GGUF); this "
+                        f"tokenizer is {described(tok)}, which has no {missing[0]} token. "
+                        "Pick that model's tokenizer, or its own chat template.")
+
+
+def encode_chat_llama3(tok, body: dict):
+    """What the model sees of a dialog under Meta's ChatFormat; text is encoded as plain
+    text (a control token's spelling stays text, as the reference encoder allows none)."""
     from .pieces import assemble
-    plain = plain_tok if plain_tok is not None else (
-        plain_reloaded(tok)() if tok.special_tokens else tok)
-    return assemble(tok, llama3_pieces(body), "llama3-meta", encode=ordinary(plain))
+    check_family(tok)
+    return assemble(tok, llama3_pieces(body), "llama3-meta", encode=ordinary(tok))

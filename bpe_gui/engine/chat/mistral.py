@@ -27,7 +27,7 @@ from .conversation import ChatError
 from .mistral_checks import one_result_per_turn, validate
 from .mistral_tools import NEW, add_chunks, check_call_ids, chunk_pieces, sort_results, tool_calls
 from .mistral_tools import tool_result
-from .pieces import ordinary, Piece, joined, special
+from .pieces import described, ordinary, Piece, joined, special
 from .tokens import TEMPLATE
 
 VERSIONS = ("v1", "v2", "v3", "v7", "v11", "v13")
@@ -286,12 +286,24 @@ def mistral_pieces(body: dict, version: str) -> list[Piece]:
     return out
 
 
+def check_family(tok) -> None:
+    """mistral-common renders its own files, a tekken.json or a SentencePiece
+    tokenizer.model(.vN), and refuses any other ("Unrecognized tokenizer file")."""
+    fmt = tok.meta.get("format") if isinstance(tok.meta, dict) else None
+    if fmt not in ("tekken", "sentencepiece"):
+        raise ChatError("mistral-common renders Mistral's own tokenizer files, a tekken.json "
+                        "or a SentencePiece tokenizer.model.vN, and refuses any other "
+                        f"(\"Unrecognized tokenizer file\"); this tokenizer is {described(tok)}. "
+                        "Pick the model's tekken.json, or its own chat template.")
+
+
 def encode_chat_mistral(tok, body: dict, version: str | None = None, plain_tok=None):
     """What the model sees of a ChatCompletionRequest body under mistral-common's format
     for ``tok`` (a tekken.json or a SentencePiece tokenizer.model.vN; ``version``
     overrides the file's). Text is encoded by ``plain_tok`` (default ``tok``: tekken and
     SentencePiece files read here match no control tokens in text, as mistral-common)."""
     from .pieces import assemble
+    check_family(tok)
     source = tok.meta.get("source") if isinstance(tok.meta, dict) else None
     if version is None:
         if not source:

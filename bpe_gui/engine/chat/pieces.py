@@ -43,6 +43,16 @@ def special(token: str) -> Piece:
     return Piece(token=token, origin="special")
 
 
+def described(tok) -> str:
+    """What a tokenizer is, in the words a refusal uses: its known encoding or its
+    file's kind ("a tokenizer trained here" when it has no file)."""
+    meta = tok.meta if isinstance(getattr(tok, "meta", None), dict) else {}
+    label = meta.get("encoding_label") or meta.get("label")
+    if label:
+        return label
+    return f"a {meta['format']} file" if meta.get("format") else "a tokenizer trained here"
+
+
 def control_id(tok, token: str, renderer: str) -> int:
     """The id of a control token (a special token, else a token of the vocabulary)."""
     got = tok.special_ids.get(token)
@@ -57,7 +67,8 @@ def control_id(tok, token: str, renderer: str) -> int:
 def ordinary(tok) -> Callable[[str], Any]:
     """How a code renderer encodes a text piece: a special token's spelling is text
     there (the control tokens are pieces of their own), and nothing is added around it."""
-    return lambda s: tok.encode_with_offsets(s, disallowed_special=(), add_special_tokens=False)
+    return lambda s: tok.encode_with_offsets(s, allowed_special=frozenset(),
+                                             disallowed_special=(), add_special_tokens=False)
 
 
 def assemble(tok, pieces: Sequence[Piece], renderer: str,

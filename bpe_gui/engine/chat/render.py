@@ -10,6 +10,7 @@ instead, and a string found nowhere has no place (its tokens show as the templat
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -46,11 +47,13 @@ class Span:
 @dataclass(frozen=True)
 class Rendered:
     """The rendered text and the places of the conversation's strings in it (in text
-    order; ``exact``: found by the marks, not by looking the strings up)."""
+    order; ``exact``: found by the marks, not by looking the strings up); ``undefined``:
+    the undefined variables the template printed (as empty text)."""
 
     text: str
     spans: tuple[Span, ...]
     exact: bool
+    undefined: frozenset[str] = frozenset()
 
 
 def _alias_reasoning(msg: dict[str, Any]) -> dict[str, Any]:
@@ -176,7 +179,7 @@ class _Inputs:
     def markable(self) -> bool:
         if len(self.fields) > _MAX_MARKS:
             return False
-        return not any(any(ord(c) >= _OPEN0 for c in _get(h, p)) for h, p, _ in self.fields)
+        return not any(_MARKS.search(_get(h, p)) for h, p, _ in self.fields)
 
 
 def _cut_continued(text: str, conv: Conversation) -> str:
@@ -192,29 +195,31 @@ def _cut_continued(text: str, conv: Conversation) -> str:
     return text[:at].rstrip()
 
 
+_MARKS = re.compile("[\U00100000-\U0010FFFF]")   # (what the loop before took for marks)
+
+
 def _unmark(text: str) -> tuple[str, list[tuple[int, int, int]]]:
-    """Text without marks, and (start, end, mark k) of each marked stretch in it."""
-    out: list[str] = []
+    """Text without marks, and (start, end, mark k) of each marked stretch in it (the
+    marks found by a regex: a prompt of millions of characters has a few hundred)."""
     spans: list[tuple[int, int, int]] = []
     open_at: dict[int, int] = {}
     stack: list[int] = []
-    n = 0
-    for c in text:
-        o = ord(c)
-        if o >= _OPEN0:
-            if c == _CLOSE:
-                if stack:
-                    k = stack.pop()
-                    spans.append((open_at.pop(k), n, k))
-            else:
-                stack.append(o - _OPEN0)
-                open_at[o - _OPEN0] = n
-            continue
-        out.append(c)
-        n += 1
+    removed = 0
+    for m in _MARKS.finditer(text):
+        c = m.group()
+        n = m.start() - removed   # the mark's place in the text without marks
+        removed += 1
+        if c == _CLOSE:
+            if stack:
+                k = stack.pop()
+                spans.append((open_at.pop(k), n, k))
+        else:
+            stack.append(ord(c) - _OPEN0)
+            open_at[ord(c) - _OPEN0] = n
+    out = _MARKS.sub("", text) if removed else text
     for k in stack:   # a mark cut off by the template: its string runs to the end
-        spans.append((open_at[k], n, k))
-    return "".join(out), spans
+        spans.append((open_at[k], len(out), k))
+    return out, spans
 
 
 def render_chat(template: CompiledTemplate, conv: Conversation,
@@ -231,6 +236,7 @@ def render_chat(template: CompiledTemplate, conv: Conversation,
             raise ChatError(f"{e}. This template reads each message's \"content\" as "
                             "text: give it as one string, not a list of parts.") from None
         raise
+    undefined = template.printed_undefined
     if inputs.markable():
         try:
             marked = _cut_continued(template.render(**inputs.variables(True)), conv)
@@ -238,8 +244,8 @@ def render_chat(template: CompiledTemplate, conv: Conversation,
             marked = ""
         stripped, raw = _unmark(marked)
         if stripped == text:
-            return Rendered(text, tuple(_grouped(raw, inputs)), True)
-    return Rendered(text, tuple(_looked_up(text, inputs)), False)
+            return Rendered(text, tuple(_grouped(raw, inputs)), True, undefined)
+    return Rendered(text, tuple(_looked_up(text, inputs)), False, undefined)
 
 
 def _grouped(raw: list[tuple[int, int, int]], inputs: _Inputs) -> list[Span]:

@@ -9,9 +9,8 @@ typed, as transformers 5.x cuts it, and those are encoded as plain text.
 """
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from .conversation import ChatError
 from .render import Span
@@ -19,14 +18,13 @@ from .render import Span
 TEMPLATE = "template"   # the role of a token the template wrote
 
 
-@dataclass(frozen=True)
-class ChatToken:
+class ChatToken(NamedTuple):
     """One token: ``id``, its bytes, the characters ``start:end`` of the rendered text;
     ``role`` (the message's role, 'tools', 'documents', or 'template'), ``message`` (its
     index, or None); ``origin``: 'content', 'reasoning_content', 'tool_calls', 'tools',
     'documents' (the conversation's text), 'scaffolding' (the template's text) or
     'special' (a control token the template wrote); ``injected``: a control token made
-    of the conversation's text."""
+    of the conversation's text. (A named tuple: a prompt may hold a million of them.)"""
 
     id: int
     piece: bytes
@@ -47,13 +45,15 @@ class ChatToken:
 class ChatEncoding:
     """What the model sees: ``text`` (rendered), ``tokens``; ``renderer`` and
     ``template_origin`` say what made it; ``exact_origins``: the conversation's strings
-    were placed by marks (else looked up in the text)."""
+    were placed by marks (else looked up in the text); ``notes``: what the user should
+    know of this result, one sentence each (a variable the template printed empty)."""
 
     text: str
     tokens: tuple[ChatToken, ...]
     renderer: str
     template_origin: str = ""
     exact_origins: bool = True
+    notes: tuple[str, ...] = ()
 
     @property
     def ids(self) -> list[int]:
@@ -84,25 +84,31 @@ def attribute(spans: Sequence[Span], tokens: Sequence[tuple[int, bytes, int, int
               ) -> list[ChatToken]:
     """ChatTokens from (id, bytes, start, end, special) and the strings' spans: a token
     is the string's it shares most characters with (the earlier one on a tie), else the
-    template's. Example: spans [(10, 14, user)] and a token (7, b' hi', 9, 12) -> user."""
-    starts = [s.start for s in spans]
+    template's. Example: spans [(10, 14, user)] and a token (7, b' hi', 9, 12) -> user.
+
+    Tokens come in text order, and spans too: one walk over both (the spans a token
+    may share characters with start before its end and end after its start)."""
     out = []
+    k = 0
+    n = len(spans)
     for tid, piece, s, e, special in tokens:
+        while k < n and spans[k].end <= s:
+            k += 1   # (spans wholly before this token, and so before every later one)
         best, most = None, 0
-        k = max(bisect.bisect_right(starts, s) - 1, 0)
-        while k < len(spans) and spans[k].start < max(e, s + 1):
-            sp = spans[k]
+        j = k
+        while j < n and spans[j].start < max(e, s + 1):
+            sp = spans[j]
             overlap = min(e, sp.end) - max(s, sp.start) if e > s else int(sp.start <= s < sp.end)
             if overlap > most:
                 best, most = sp, overlap
-            k += 1
+            j += 1
         if best is None:
             out.append(ChatToken(tid, piece, s, e, TEMPLATE, None,
                                  "special" if special else "scaffolding", special))
         else:
             src = best.source
             out.append(ChatToken(tid, piece, s, e, src.role, src.message, src.field, special,
-                                 injected=special))
+                                 special))
     return out
 
 

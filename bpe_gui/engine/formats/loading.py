@@ -137,6 +137,12 @@ def _by_name(p: Path) -> str:
         raise FormatError(p, "is neither a tiktoken ranks file (lines 'BASE64 RANK') nor a "
                           "SentencePiece model (a protobuf ModelProto). Check that you picked "
                           "the right file.")
+    inner = re.sub(r"\.(gz|xz|bz2|zst)$", "", name)
+    if inner != name:
+        kind = {"gz": "gzip", "bz2": "bzip2", "zst": "zstd"}.get(name[len(inner) + 1:], "xz")
+        raise FormatError(p, f"is compressed ({kind}); tokenizer files are "
+                          f"opened uncompressed: decompress it (it holds {inner}) and open "
+                          "that.")
     raise FormatError(p, "is not a tokenizer file this app knows. It opens tokenizer.json, "
                       "vocab.json + merges.txt, NAME.tiktoken, tekken.json, SentencePiece "
                       ".model files, GGUF model files (.gguf), CLIP's "
@@ -233,10 +239,23 @@ def _format_of(path: str | Path) -> str:
     return _detect(p)[0] if p.exists() else ""
 
 
+def _missing(given: str | Path, p: Path) -> str:
+    """Why a path names nothing here, as the user wrote it: a URL (Path folds its //), a
+    link to nothing, or no file."""
+    if "://" in str(given):
+        return ("is a URL, and tokenizers are opened from files on this machine: download "
+                "the file first (e.g. huggingface-cli download REPO tokenizer.json) and open "
+                "that.")
+    if p.is_symlink():
+        return (f"is a link to {os.readlink(p)}, which does not exist. Fix the link, or "
+                "open the file it should point to.")
+    return "file or folder not found. Check the path."
+
+
 def _load(path: str | Path, special_tokens: list[str] | None, **kwargs) -> BaseTokenizer:
     p = Path(path).expanduser()
     if not p.exists():
-        raise FormatError(p, "file or folder not found. Check the path.")
+        raise FormatError(path, _missing(path, p))
     fmt, fine = _detect(p)
     if p.is_dir():
         p = _pick_in_folder(p)[1]

@@ -173,6 +173,36 @@ def check_depth(node: Any, path, limit: int = MAX_JSON_DEPTH) -> None:
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
 
 
+class JSONTooDeep(ValueError):
+    """JSON nested deeper than a reader takes (a ValueError, as json's own errors are)."""
+
+
+def loads_bounded(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` of JSON from anywhere (a conversation, standard input), its nesting
+    held to ``limit`` levels so that no code walking it runs out of stack: a
+    ``JSONTooDeep`` saying so (json's own ``JSONDecodeError`` for JSON that is not).
+
+    Example: '[[1]]' -> [[1]]; '[' * 100000 + ']' * 100000 -> JSONTooDeep."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        data = None
+        deep = True
+    else:
+        deep = False
+    if not deep:
+        stack = [(data, 1)]
+        while stack and not deep:
+            node, depth = stack.pop()
+            deep = depth > limit
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    if deep:
+        raise JSONTooDeep(f"lists and objects nested more than {limit} levels deep, "
+                          "which no JSON here needs") from None
+    return data
+
+
 def read_json(path: str | Path) -> Any:
     return loads(read_text(path), path)
 

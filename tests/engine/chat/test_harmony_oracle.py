@@ -1,10 +1,12 @@
-"""The harmony renderer against openai-harmony itself, offline.
+"""The harmony renderer against openai-harmony itself, offline, both starting from the
+one file OpenAI publishes: o200k_base.tiktoken.
 
-openai-harmony reads ``o200k_base.tiktoken`` from TIKTOKEN_ENCODINGS_BASE. Without one
-there, the file is rebuilt from the npm package tiktoken (BPE_GUI_TIKTOKEN_TGZ, as
-.ci/run fetches it) and checked against the SHA-256 that tiktoken itself expects of
-OpenAI's file. Our tokenizer is that file with tiktoken's own o200k_harmony pattern and
-special tokens beside it. Each case is rendered for completion and for training."""
+openai-harmony reads ``o200k_base.tiktoken`` from TIKTOKEN_ENCODINGS_BASE and adds the
+harmony special tokens (tiktoken's o200k_harmony). Without one there, the file is rebuilt
+from the npm package tiktoken (BPE_GUI_TIKTOKEN_TGZ, as .ci/run fetches it) and checked
+against the SHA-256 that tiktoken itself expects of OpenAI's file. Our tokenizer is that
+same file, opened as a user opens it. Each case is rendered for completion and for
+training."""
 from __future__ import annotations
 
 import copy
@@ -14,7 +16,8 @@ import pytest
 
 from bpe_gui.engine.chat import ChatError, encode_chat
 from bpe_gui.engine.formats import load_tokenizer
-from tiktoken_files import o200k_harmony
+from chat_published import o200k_base
+from tiktoken_files import tiktoken_definitions
 from origin_checks import assert_token_roles
 
 WEATHER = {"name": "get_weather", "description": "Current weather.\nIn one city ☂",
@@ -92,16 +95,30 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def harmony(tmp_path_factory):
-    """(openai-harmony's gpt-oss encoding, our o200k_harmony tokenizer)."""
+    """(openai-harmony, its gpt-oss encoding, o200k_base.tiktoken as we open it)."""
     oh = pytest.importorskip("openai_harmony")
-    got = o200k_harmony(tmp_path_factory.mktemp("o200k"))
-    if isinstance(got, str):
-        pytest.skip(got)
-    base, ours = got
+    path = o200k_base(tmp_path_factory.mktemp("o200k"))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TIKTOKEN_ENCODINGS_BASE", str(base))
+        mp.setenv("TIKTOKEN_ENCODINGS_BASE", str(path.parent))
         enc = oh.load_harmony_encoding(oh.HarmonyEncodingName.HARMONY_GPT_OSS)
-    return oh, enc, load_tokenizer(ours)
+    return oh, enc, load_tokenizer(path)
+
+
+@pytest.mark.regression
+def test_the_published_o200k_base_renders_as_openai_harmony(harmony):
+    """harmony refused o200k_base.tiktoken: "the tokenizer has no '<|start|>' token"."""
+    oh, enc, tok = harmony
+    assert "<|start|>" not in tok.special_ids   # the file as published: no harmony tokens
+    messages = CASES["tools_and_results"]
+    convo = oh.Conversation.from_json(json.dumps({"messages": messages}))
+    want = enc.render_conversation_for_completion(convo, oh.Role.ASSISTANT)
+    assert encode_chat(tok, {"messages": messages}, "harmony").ids == list(want)
+
+
+def test_harmony_tokens_are_tiktoken_o200k_harmony():
+    from bpe_gui.engine.chat.harmony import o200k_harmony_specials
+    want = tiktoken_definitions(("o200k_harmony",))["o200k_harmony"]["special_tokens"]
+    assert o200k_harmony_specials() == want
 
 
 def _check_origins(got, messages):

@@ -105,3 +105,45 @@ def test_conversation_file_errors_name_the_file_and_line(tmp_path):
 def test_null_keys_are_dropped_and_a_bare_list_is_messages():
     conv = conversation_from_request([{"role": "assistant", "content": None, "name": "x"}])
     assert conv.messages == ({"role": "assistant", "name": "x"},)
+
+
+@pytest.mark.regression
+def test_a_conversation_nested_too_deep_is_refused_in_one_line(tmp_path):
+    """--messages JSON nested 100,000 deep, or a content nested 900 deep, raised
+    RecursionError (json.loads, conversation._plain)."""
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(ChatError, match=r"deep\.json: .*nested more than 128 levels"):
+        read_conversation(p)
+    content: list = []
+    for _ in range(900):
+        content = [content]
+    with pytest.raises(ChatError, match="more than 128 levels deep"):
+        conversation_from_request({"messages": [{"role": "user", "content": content}]})
+
+
+@pytest.mark.regression
+def test_a_lone_surrogate_is_read_as_tiktoken_reads_it_and_said():
+    """A content holding "\\ud800" reached the --json output, which is not UTF-8."""
+    tiktoken = pytest.importorskip("tiktoken")
+    text = "a\ud800b\ud83d\ude00"
+    conv = conversation_from_request({"messages": [{"role": "user", "content": text}]})
+    got = conv.messages[0]["content"]
+    got.encode("utf-8")   # (valid text now)
+    # tiktoken's own reading of the same text, seen through its bytes (a byte per token)
+    enc = tiktoken.Encoding("bytes", pat_str=r"[\s\S]", special_tokens={},
+                            mergeable_ranks={bytes([i]): i for i in range(256)})
+    assert bytes(enc.encode(text)).decode("utf-8") == got == "a\ufffdb\U0001F600"
+    assert len(conv.notes) == 1 and "lone surrogate" in conv.notes[0]
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("key,value", [("add_generation_prompt", "false"),
+                                       ("sanitize_control_tokens", "true"),
+                                       ("add_generation_prompt", 0),
+                                       ("continue_final_message", "false")])
+def test_options_are_json_booleans(key, value):
+    """"add_generation_prompt": "false" (a string) was read as true."""
+    with pytest.raises(ChatError, match=f'"{key}" must be true'):
+        conversation_from_request({"messages": [{"role": "user", "content": "x"}],
+                                   key: value})

@@ -9,22 +9,26 @@ Counts per role below, per message beside each message. The tokenizer is the win
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
-from ....engine.chat import encode_chat, read_template_file, template_beside
+from ....engine.chat import encode_chat, own_renderer, read_template_file, template_beside
 from ....engine.errors import BPEError
 from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
 from .prompt_pane import ROLE_FILLS, PromptPane
 
-__all__ = ["ChatView", "ROLE_FILLS", "FILE", "SAMPLE"]
+__all__ = ["BESIDE", "ChatView", "ROLE_FILLS", "FILE", "SAMPLE", "STATE_KEY"]
 
 DEBOUNCE_MS = 250
+STATE_KEY = "chat/state"     # QSettings: what a relaunch brings back (ChatView.state)
+MAX_SAVED_CHARS = 1 << 20
 WIDE = 900   # wider than this: the prompt beside the conversation
+EDITOR_WIDTH = 380   # the conversation beside the prompt: at least this wide
 BESIDE = "Template that comes with the tokenizer"
 FILE = "Template file…"
 RENDERERS = (BESIDE, FILE, "mistral-common", "harmony", "llama3-meta")
@@ -57,6 +61,8 @@ class ChatView(QWidget):
         self.renderer.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.renderer.setMinimumContentsLength(16)
+        self._chosen = 0   # the list's entry in use ("Template file…" is never one)
+        self._split_set = False
         self.renderer.setToolTip("How the conversation becomes text: the model's jinja "
                                  "template, or a renderer that is code")
         self.origin = TextPane(lines=1)
@@ -82,7 +88,7 @@ class ChatView(QWidget):
         out.addWidget(self.other)
         self.split = QSplitter()
         self.split.setChildrenCollapsible(False)
-        editor_area = self._scrolled(self.editor)
+        self.editor_area = editor_area = self._scrolled(self.editor)
         editor_area.setMinimumHeight(150)   # two messages at least, when stacked
         self.split.addWidget(editor_area)
         self.split.addWidget(out)
@@ -98,11 +104,28 @@ class ChatView(QWidget):
         self.timer.setInterval(DEBOUNCE_MS)
         self.timer.timeout.connect(self.render_now)
         self.editor.changed.connect(self.timer.start)
+        self.editor.changed.connect(self._save_state)   # (kept at once: a quit loses none)
         self.renderer.activated.connect(self._on_renderer)
         self.open_tok.clicked.connect(self._pick_tokenizer)
         self.compare.toggled.connect(self._on_compare)
         controller.tokenizerChanged.connect(self.timer.start)
-        self.editor.set_body(SAMPLE)
+        self._restore_tok: str | None = None
+        self._failed_tok: str | None = None
+        # (the window's settings, where its layout is kept; a view of its own: the app's)
+        got = getattr(parent, "settings", None)
+        self._settings = got if isinstance(got, QSettings) else QSettings()
+        saved = self._settings.value(STATE_KEY, "")
+        try:
+            state = json.loads(saved) if isinstance(saved, str) and saved else None
+        except ValueError:
+            state = None
+        self._restoring = True   # (nothing saved until the last run's state is back)
+        try:
+            self.editor.set_body(SAMPLE)
+            if isinstance(state, dict):
+                self.restore(state)
+        finally:
+            self._restoring = False
 
     @staticmethod
     def _scrolled(widget: QWidget) -> QScrollArea:
@@ -115,13 +138,32 @@ class ChatView(QWidget):
     def resizeEvent(self, event) -> None:
         # a narrow dock: the prompt below the conversation, not beside it
         want = Qt.Orientation.Horizontal if self.width() >= WIDE else Qt.Orientation.Vertical
-        if self.split.orientation() != want:
+        if self.split.orientation() != want or not self._split_set:
             self.split.setOrientation(want)
+            # the splitter keeps its last sizes when it turns: the conversation got what
+            # the prompt's chips left (160 pixels beside them in Focus at 1024x700)
+            QTimer.singleShot(0, self._share_split)
         super().resizeEvent(event)
+
+    def _share_split(self) -> None:
+        """The conversation's share of the splitter: beside the prompt, 40% and at least
+        EDITOR_WIDTH pixels; above it, 45% of the height."""
+        total = sum(self.split.sizes())
+        if total <= 0:
+            return
+        if self.split.orientation() == Qt.Orientation.Horizontal:
+            first = min(max(int(total * 0.4), EDITOR_WIDTH), total - EDITOR_WIDTH)
+        else:
+            first = int(total * 0.45)
+        self.split.setSizes([first, total - first])
+        self._split_set = True
 
     # ----- what renders ---------------------------------------------------------------
     def tokenizer(self):
         """(tokenizer, its file or None)."""
+        if self._restore_tok is not None:   # (the last run's, opened when first needed)
+            path, self._restore_tok = self._restore_tok, None
+            self.set_tokenizer_file(path, render=False)
         if self.own_tok is not None:
             return self.own_tok, self.own_path
         c = self.controller
@@ -129,35 +171,106 @@ class ChatView(QWidget):
         path = c.imported_path if (c.use_imported and c.imported is not None) else None
         return tok, path
 
-    def set_tokenizer_file(self, path: str) -> None:
+    def set_tokenizer_file(self, path: str, render: bool = True) -> None:
         """Open a tokenizer for this view alone (a message says why not)."""
         from ....engine.formats import load_tokenizer
         try:
             self.own_tok = load_tokenizer(path)
             self.own_path = path
         except BPEError as e:
+            self.own_tok = self.own_path = None
             self.main.show_error(str(e))
+            self._failed_tok = str(e)
             return
-        self.render_now()
+        self._failed_tok = None
+        if render:
+            self.render_now()
+
+    # ----- what a relaunch brings back ---------------------------------------------------
+    def state(self) -> dict:
+        """The conversation, the tokenizer opened here, the template files and the
+        renderer in use, as a relaunch restores them (:meth:`restore`)."""
+        try:
+            body = self.editor.body(strict=False)
+        except BPEError:
+            body = None
+        data = self.renderer.itemData(self._chosen)
+        return {"body": body, "json": self.editor.json_text(),
+                "tokenizer": self.own_path or self._restore_tok,
+                "templates": self.template_files(),
+                "renderer": data if isinstance(data, str) else self.renderer.itemText(
+                    self._chosen)}
+
+    def restore(self, state: dict) -> None:
+        """Bring back what :meth:`state` kept; what no longer exists is said in the pane
+        (a tokenizer file gone) or left out (a template file gone)."""
+        if isinstance(state.get("body"), dict):
+            self.editor.set_body(state["body"])
+        if isinstance(state.get("json"), str) and state["json"].strip():
+            self.editor.show_json(state["json"])
+        for path in state.get("templates") or ():
+            if isinstance(path, str) and Path(path).is_file():
+                at = 1 + len(self.template_files())
+                self.renderer.insertItem(at, f"File: {Path(path).name}", path)
+                self.renderer.setItemData(at, path, Qt.ItemDataRole.ToolTipRole)
+        chosen = state.get("renderer")
+        at = self.renderer.findData(chosen) if isinstance(chosen, str) else -1
+        if at < 0 and isinstance(chosen, str) and chosen != FILE:
+            at = self.renderer.findText(chosen)
+        if at >= 0:
+            self.renderer.setCurrentIndex(at)
+            self._chosen = at
+            data = self.renderer.itemData(at)
+            self.template_path = data if isinstance(data, str) else None
+        tok = state.get("tokenizer")
+        self._restore_tok = tok if isinstance(tok, str) and tok else None
+        self.timer.start()
+
+    def _save_state(self) -> None:
+        if self._restoring:
+            return
+        text = json.dumps(self.state(), ensure_ascii=False)
+        if len(text) <= MAX_SAVED_CHARS:   # (a huge conversation is not kept between runs)
+            self._settings.setValue(STATE_KEY, text)
 
     def set_template_file(self, path: str) -> None:
+        """Render with this template file: an entry of its own in the list (opening one
+        already there picks it again), as many as are opened."""
+        path = str(path)
+        at = self.renderer.findData(path)
+        if at < 0:
+            at = 1 + len(self.template_files())   # (after the files opened before)
+            self.renderer.insertItem(at, f"File: {Path(path).name}", path)
+            self.renderer.setItemData(at, path, Qt.ItemDataRole.ToolTipRole)
+        self.renderer.setCurrentIndex(at)
+        self._chosen = at
         self.template_path = path
-        self.renderer.setCurrentText(FILE)
         self.render_now()
+
+    def template_files(self) -> list[str]:
+        """The template files opened here, in the list's order."""
+        return [d for i in range(self.renderer.count())
+                if isinstance(d := self.renderer.itemData(i), str)]
 
     def _pick_tokenizer(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a tokenizer for the chat view")
         if path:
             self.set_tokenizer_file(path)
 
-    def _on_renderer(self, _i: int) -> None:
-        if self.renderer.currentText() == FILE and self.template_path is None:
+    def _on_renderer(self, i: int) -> None:
+        """The list's choice: "Template file…" always opens a file (cancelled: the choice
+        before stays); a file's entry renders with that file."""
+        if self.renderer.itemText(i) == FILE:
             path, _ = QFileDialog.getOpenFileName(self, "Open a chat template", "",
                                                   "Chat templates (*.jinja *.json);;All (*)")
-            if not path:
-                self.renderer.setCurrentText(BESIDE)
-                return
-            self.template_path = path
+            if path:
+                self.set_template_file(path)
+            else:
+                self.renderer.setCurrentIndex(self._chosen)
+            return
+        self._chosen = i
+        data = self.renderer.itemData(i)
+        self.template_path = data if isinstance(data, str) else None
         self.render_now()
 
     @property
@@ -194,6 +307,7 @@ class ChatView(QWidget):
 
     def render_now(self) -> None:
         self.timer.stop()
+        self._save_state()
         tok, path = self.tokenizer()
         if path or tok is None:
             self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
@@ -220,20 +334,25 @@ class ChatView(QWidget):
         """Render ``body`` for one pane (the template found beside that pane's tokenizer
         when the renderer says so); its encoding, or None after showing the error."""
         if tok is None:
-            pane.show_error("")
+            pane.show_error((self._failed_tok or "") if main else "")
             return None
         choice = self.renderer.currentText()
         try:
             tools = bool(body.get("tools"))
             template = None
-            if choice == FILE and self.template_path:
+            if self.template_path:
+                choice = FILE
                 template = read_template_file(self.template_path, None, tools)
             elif choice == BESIDE:
                 template = template_beside(path, None, tools) if path else None
             renderer = choice if choice not in (BESIDE, FILE) else "jinja"
+            if choice == BESIDE and template is None and own_renderer(tok):
+                renderer = own_renderer(tok)   # (Mistral's files: mistral-common renders them)
             if main:
                 self.origin.setText("Template: " + (
                     template.origin if template is not None
+                    else f"{renderer}, the renderer of this tokenizer's files (they bring no "
+                    "jinja template)" if renderer != "jinja" and choice == BESIDE
                     else renderer if renderer != "jinja" else "—"))
             if renderer == "jinja" and template is None:   # (the engine's words name a flag)
                 pane.show_error(NO_TEMPLATE)

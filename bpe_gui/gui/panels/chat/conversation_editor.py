@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
                                QPushButton, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.chat import ChatError
+from ....engine.chat import ChatError, parse_request
 from ...widgets.flow_layout import FlowBar
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -114,6 +114,7 @@ class ConversationEditor(QWidget):
                                 "chat_template_kwargs")
         self.json_edit = QPlainTextEdit()
         self.json_edit.setVisible(False)
+        self.json_edit.setMinimumHeight(self.json_edit.fontMetrics().lineSpacing() * 8 + 12)
         self.tools_toggle = QToolButton()
         self.tools_toggle.setText("Tools (JSON)")
         self.tools_toggle.setCheckable(True)
@@ -161,6 +162,7 @@ class ConversationEditor(QWidget):
         row.removeRequested.connect(self._remove)
         self.rows.append(row)
         self._rows_box.addWidget(row)
+        row.setVisible(not self.as_json.isChecked())
         self.changed.emit()
         return row
 
@@ -170,35 +172,52 @@ class ConversationEditor(QWidget):
         row.deleteLater()
         self.changed.emit()
 
+    def json_text(self) -> str:
+        """The JSON being edited ('' when the rows are)."""
+        return self.json_edit.toPlainText() if self.as_json.isChecked() else ""
+
+    def show_json(self, text: str) -> None:
+        """Edit this text as the whole request body (kept as typed, valid or not)."""
+        self.as_json.blockSignals(True)
+        self.as_json.setChecked(True)
+        self.as_json.blockSignals(False)
+        self._json_widgets(True)
+        self.json_edit.setPlainText(text)
+
     def _json_mode(self, on: bool) -> None:
-        if on:
-            self.json_edit.setPlainText(json.dumps(self.body(strict=False), indent=2,
+        if on:   # (from the rows: the toggle is already on, so body() would read the JSON)
+            self.json_edit.setPlainText(json.dumps(self._rows_body(strict=False), indent=2,
                                                    ensure_ascii=False))
         else:
             try:
                 self.set_body(self._json_body())
             except ChatError:
                 pass   # the rows keep what they had; the error shows while in JSON
+        self._json_widgets(on)
+
+    def _json_widgets(self, on: bool) -> None:
+        """The JSON editor in place of the rows, the tools and the options (all of which
+        the JSON holds): shown, not greyed, so it has their room."""
         self.json_edit.setVisible(on)
         for row in self.rows:
             row.setVisible(not on)
-        for w in (self.add, self.tools_toggle, self.tools, self.generation,
-                  self.continue_final, self.sanitize):
-            w.setEnabled(not on)
+        for w in (self.add, self.tools_toggle, self.generation, self.continue_final,
+                  self.sanitize):
+            w.setVisible(not on)
+        self.tools.setVisible(not on and self.tools_toggle.isChecked())
 
     def _json_body(self) -> dict:
-        text = self.json_edit.toPlainText()
-        try:
-            body = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ChatError(f"the conversation JSON is not valid at line {e.lineno}, column "
-                            f"{e.colno}: {e.msg}.") from None
+        body = parse_request(self.json_edit.toPlainText(), "the conversation JSON")
         return {"messages": body} if isinstance(body, list) else body
 
     def body(self, strict: bool = True) -> dict:
-        """The request body (ChatError for tools that are not a JSON list, if strict)."""
+        """The request body (ChatError for JSON that is not valid, or tools that are not
+        a JSON list if strict)."""
         if self.as_json.isChecked():
             return self._json_body()
+        return self._rows_body(strict)
+
+    def _rows_body(self, strict: bool) -> dict:
         out: dict = {"messages": [r.message() for r in self.rows]}
         tools = self.tools.toPlainText().strip()
         if tools:
@@ -242,6 +261,9 @@ class ConversationEditor(QWidget):
         self._kept = {k: v for k, v in body.items() if k not in (
             "messages", "tools", "add_generation_prompt", "continue_final_message",
             "sanitize_control_tokens")}
+        if self.as_json.isChecked():   # (the body is shown where it is edited)
+            self.json_edit.setPlainText(json.dumps(self._rows_body(strict=False), indent=2,
+                                                   ensure_ascii=False))
         self.blockSignals(False)
         self.changed.emit()
 

@@ -16,6 +16,9 @@ ROLE_FILLS = {"system": ("#e4d4f7", "#4a3566"), "developer": ("#e4d4f7", "#4a356
               "user": ("#cfe3ff", "#23466f"), "assistant": ("#cdeccf", "#1f5a3a"),
               "tool": ("#ffe1ae", "#5b4318"), "tools": ("#fff3c4", "#4d4417"),
               "documents": ("#fff3c4", "#4d4417"), "template": ("#e6e6e6", "#3a3a3a")}
+# a prompt's chips beyond this are not laid out (a million took seconds and a gigabyte,
+# and no one reads them one by one); the counts are always of every token
+MAX_CHIPS = 100_000
 # a control token the template wrote: the template's family (slate beside its grey
 # text), a fill no role has, so it never reads as a message's text
 CONTROL_FILL = ("#c3cddc", "#41506a")
@@ -56,21 +59,26 @@ class PromptPane(QWidget):
     def show_encoding(self, enc) -> None:
         self.result = enc
         dark = is_dark(self.palette())
+        colour: dict[tuple[str, str], QColor] = {}   # (one QColor per fill, shared)
+        shown = enc.tokens[:MAX_CHIPS]
         fills, kinds = [], []
-        for t in enc.tokens:
+        for t in shown:
             pair = CONTROL_FILL if t.origin == "special" else \
                 ROLE_FILLS.get(t.role, ROLE_FILLS["template"])
-            fills.append(QColor(pair[1] if dark else pair[0]))
+            fills.append(colour.setdefault(pair, QColor(pair[1] if dark else pair[0])))
             kinds.append(SPECIAL if t.special else PARTIAL if is_partial(t.piece) else PLAIN)
-        self.flow.set_tokens([t.piece for t in enc.tokens], enc.ids, kinds,
+        self.flow.set_tokens([t.piece for t in shown], [t.id for t in shown], kinds,
                              text_of=_chip_text, text_key="chat",
-                             marks=[t.injected for t in enc.tokens], fills=fills)
-        self.counts.setText(f"{len(enc.tokens):,} tokens — " + " · ".join(
+                             marks=[t.injected for t in shown], fills=fills)
+        cut = "" if len(shown) == len(enc.tokens) else \
+            f" (the first {len(shown):,} shown as chips; the counts are of all)"
+        self.counts.setText(f"{len(enc.tokens):,} tokens{cut} — " + " · ".join(
             f"{role} {n:,}" for role, n in enc.counts().items()))
         lines = [f"Message {(t.message or 0) + 1} ({t.role}) typed {t.text!r}: it became "
                  f"control token {t.id}." for t in enc.injections]
         if lines:
             lines.append("Tick 'Typed control tokens stay text' to keep such text as text.")
+        lines += [n[:1].upper() + n[1:] for n in enc.notes]
         if not enc.exact_origins:
             lines.append("The template changes the messages' text: origins were found by "
                          "looking the text up.")
