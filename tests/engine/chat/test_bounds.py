@@ -21,9 +21,11 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 CAP = 1 << 30   # the address space the cases run in
 
-WHY = {"nested_parentheses": "too deeply", "nested_for": "too deeply",
-       "nested_if": "too deeply", "macro_recursion": "recurses too deeply",
-       "endless_loop": "ran past", "nested_value": "ran past"}
+# (nested_value: a list nested 100,000 deep is either still being built at the time limit
+# or printed too deeply: which comes first depends on the machine's speed)
+WHY = {"nested_parentheses": ("too deeply",), "nested_for": ("too deeply",),
+       "nested_if": ("too deeply",), "macro_recursion": ("recurses too deeply",),
+       "endless_loop": ("ran past",), "nested_value": ("ran past", "recurses too deeply")}
 
 
 def _capped(names: list[str]) -> dict[str, dict]:
@@ -58,7 +60,7 @@ def test_a_hostile_template_is_refused_in_one_line(results, name):
     assert "error" in got, got
     message = got["error"]
     assert "\n" not in message and message.startswith(f"{name}.jinja")
-    assert WHY.get(name, "refused by the sandbox") in message, message
+    assert any(w in message for w in WHY.get(name, ("refused by the sandbox",))), message
 
 
 def test_the_output_is_counted_as_it_grows():
