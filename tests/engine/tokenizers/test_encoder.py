@@ -234,6 +234,32 @@ def test_encode_to_array(tmp_path_factory):
     assert regex_tok.encode_to_array("a b  c", allowed_special="all").tolist() == regex_tok.encode("a b  c", allowed_special="all")
 
 
+def test_encode_to_array_around(tmp_path_factory):
+    """The C encoder's ``around``: ids before and after the text's, in the one array (a
+    post-processor's BOS/EOS), for both array calls, long texts included; bad halves are
+    refused with the argument named, and a text it cannot take raises as without."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {"<|endoftext|>": 1000})
+    w = ours.pipeline.whole_text_encoder
+    for text in ["", "hello world<|endoftext|>", " Привет 你好 " * 50,
+                 "English, with ’ and all " * 20_000]:
+        for before, after in [((), ()), ((7,), ()), ((), [8, 9]), ([1, 2, 3], (4,))]:
+            got = w.encode_to_array(text, (before, after)).tolist()
+            assert got == [*before, *enc.encode(text, allowed_special="all"), *after]
+            got = w.encode_ordinary_to_array(text, (before, after)).tolist()
+            assert got == [*before, *enc.encode_ordinary(text), *after]
+        assert w.encode_to_array(text, None).tolist() == enc.encode(text, allowed_special="all")
+    with pytest.raises(TypeError, match="around"):
+        w.encode_to_array("a", [(), ()])
+    with pytest.raises(TypeError, match=r"around\[0\]"):
+        w.encode_to_array("a", (5, ()))
+    with pytest.raises(ValueError, match="out of range"):
+        w.encode_to_array("a", ((), (-1,)))
+    with pytest.raises(TypeError):
+        w.encode_to_array("a", ((), ()), 3)
+    with pytest.raises(UnicodeEncodeError):
+        w.encode_to_array("x\ud800y", ((1,), (2,)))
+
+
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_encode_batch_native_threads(tmp_path_factory, threads):
     ours, enc = _tiktoken_pair(tmp_path_factory, known.O200K_PATTERN, {"<|endoftext|>": 1000})

@@ -777,42 +777,85 @@ static int encode_released(Encoder *e, EncScratch *sc, const EncText *t, int spe
     return rc;
 }
 
+/* The ids of a sequence of ints appended to sc->ids (`around`'s halves): 0, or -1 with
+ * an error set. */
+static int append_ids(EncScratch *sc, PyObject *seq, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast)
+        return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
+    int rc = bpe_grow((void **)&sc->ids, &sc->cap, sc->n + (size_t)k + 1, sizeof(uint32_t),
+                      4096) < 0 ? (PyErr_NoMemory(), -1) : 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < k; i++) {
+        int32_t id;
+        rc = as_id(PySequence_Fast_GET_ITEM(fast, i), &id);
+        if (rc == 0)
+            sc->ids[sc->n++] = (uint32_t)id;
+    }
+    Py_DECREF(fast);
+    return rc;
+}
+
 /* encode(text) -> list, or an array('I') when as_array; special tokens found unless
- * `ordinary` */
-static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary)
+ * `ordinary`; `around` (NULL: none): (ids before, ids after) written around the text's
+ * (a post-processor's BOS and EOS, without a second copy of the ids) */
+static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary,
+                            PyObject *around)
 {
     EncText t;
     if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
         return NULL;
+    if (around && (!PyTuple_Check(around) || PyTuple_GET_SIZE(around) != 2)) {
+        PyErr_SetString(PyExc_TypeError, "around should be a tuple (ids before, ids after)");
+        return NULL;
+    }
     EncScratch *sc = take_scratch(e);
     if (!sc)
         return NULL;
-    int rc = encode_released(e, sc, &t, !ordinary);
-    Merger *m = e->merger;
-    PyObject *res = rc < 0 ? encode_error(rc, text)
-                           : as_array ? ids_array(sc->ids, sc->n) : scratch_list(m, sc);
+    PyObject *res = NULL;
+    if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 0), "around[0]: ids before") == 0) {
+        int rc = encode_released(e, sc, &t, !ordinary);
+        if (rc < 0)
+            encode_error(rc, text);
+        else if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 1), "around[1]: ids after") == 0)
+            res = as_array ? ids_array(sc->ids, sc->n) : scratch_list(e->merger, sc);
+    }
     give_scratch(e, sc);
     return res;
 }
 
 static PyObject *Encoder_encode(Encoder *e, PyObject *text)
 {
-    return encode_one(e, text, 0, 0);
+    return encode_one(e, text, 0, 0, NULL);
 }
 
 static PyObject *Encoder_encode_ordinary(Encoder *e, PyObject *text)
 {
-    return encode_one(e, text, 0, 1);
+    return encode_one(e, text, 0, 1, NULL);
 }
 
-static PyObject *Encoder_encode_to_array(Encoder *e, PyObject *text)
+/* (text, around=None) with positional arguments only, parsed by hand (METH_FASTCALL) */
+static PyObject *array_call(Encoder *e, PyObject *const *args, Py_ssize_t nargs, int ordinary)
 {
-    return encode_one(e, text, 1, 0);
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes the text and optionally around "
+                     "(ids before, ids after)", ordinary ? "encode_ordinary_to_array"
+                                                         : "encode_to_array");
+        return NULL;
+    }
+    return encode_one(e, args[0], 1, ordinary, nargs == 2 && args[1] != Py_None ? args[1] : NULL);
 }
 
-static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *text)
+static PyObject *Encoder_encode_to_array(Encoder *e, PyObject *const *args, Py_ssize_t nargs)
 {
-    return encode_one(e, text, 1, 1);
+    return array_call(e, args, nargs, 0);
+}
+
+static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *const *args,
+                                                  Py_ssize_t nargs)
+{
+    return array_call(e, args, nargs, 1);
 }
 
 /* encode_offsets(text, lengths, tokens, ordinary=False, align=None, trim=None):
@@ -1207,10 +1250,12 @@ static PyMethodDef Encoder_methods[] = {
      "encode(text) -> list of ids (special tokens found)"},
     {"encode_ordinary", (PyCFunction)Encoder_encode_ordinary, METH_O,
      "encode_ordinary(text) -> list of ids (no special tokens looked for)"},
-    {"encode_to_array", (PyCFunction)Encoder_encode_to_array, METH_O,
-     "encode_to_array(text) -> array('I') of ids (special tokens found)"},
-    {"encode_ordinary_to_array", (PyCFunction)Encoder_encode_ordinary_to_array, METH_O,
-     "encode_ordinary_to_array(text) -> array('I') of ids"},
+    {"encode_to_array", (PyCFunction)(void (*)(void))Encoder_encode_to_array, METH_FASTCALL,
+     "encode_to_array(text, around=None) -> array('I') of ids (special tokens found); "
+     "around: (ids before, ids after) put around them"},
+    {"encode_ordinary_to_array", (PyCFunction)(void (*)(void))Encoder_encode_ordinary_to_array,
+     METH_FASTCALL,
+     "encode_ordinary_to_array(text, around=None) -> array('I') of ids; around as above"},
     {"encode_batch", (PyCFunction)(void (*)(void))Encoder_encode_batch,
      METH_VARARGS | METH_KEYWORDS,
      "encode_batch(texts, threads=1, as_array=False, ordinary=False) -> a list of ids (or "
