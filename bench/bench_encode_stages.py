@@ -18,6 +18,10 @@ defaults (special-token policy, post-processor):
   toktok      ``toktok.Tokenizer(NAME).encode_to_numpy(text)`` (its bundled copy)
   hf          ``tokenizers.Tokenizer.from_file(F).encode(text).ids``
 
+``ours@DIR`` (in ``--libs``) is ours from another checkout with its extensions built: a
+change's before and after in one run (``--libs ours,ours@/tmp/before,gigatoken``). The
+first contestant is the one the others are divided by.
+
 Every measurement is one fresh process pinned to one core (``--cpu``, default the last
 one this process may use; RAYON_NUM_THREADS=1), one at a time, the contestants in turns
 (the order rotated every round). In each: import, load, read the text, then the same
@@ -27,7 +31,8 @@ characters') and ``warm`` (the same text again: caches full). CPU seconds of eac
 (``time.process_time``); the median of ``--runs`` processes with the min and max; MB/s =
 UTF-8 megabytes / median. Peers that take over 3 s a call run ``--slow-runs`` times.
 The ids of every process are checked against the file's own library (tiktoken for a
-.tiktoken file, tokenizers for a tokenizer.json): a leading BOS a post-processor adds is
+.tiktoken file, tokenizers for a tokenizer.json; the first contestant when that one is
+not run): a leading BOS a post-processor adds is
 set aside (some add it by default, some do not), anything else that differs is reported
 and that contestant is not ranked. The ratio is peer ÷ ours of the cold medians (>= 1:
 ours faster).
@@ -237,7 +242,7 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
     print("|---|---|---|---:|---:|---:|---:|---:|---|")
     res: dict = {}
     for f, t in rows:
-        who = [lib for lib in libs if f in READS[lib]]
+        who = [lib for lib in libs if f in READS[lib.partition("@")[0]]]
         got: dict[str, list | str] = {lib: [] for lib in who}
         for r in range(runs):
             k = r % len(who)
@@ -246,8 +251,10 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
                 if isinstance(have, str) or (len(have) >= slow_runs and
                                              min(x["cold"] for x in have) > 3):
                     continue
-                out = run_child(CHILD, [lib, str(files[f]), NAMES[f], str(texts[t]), cpu,
-                                        str(BOS.get(f, -1))], env)
+                name, _, tree = lib.partition("@")   # ours@DIR: ours from that checkout
+                out = run_child(CHILD, [name, str(files[f]), NAMES[f], str(texts[t]), cpu,
+                                        str(BOS.get(f, -1))],
+                                dict(env, PYTHONPATH=tree) if tree else env)
                 if isinstance(out, str):
                     got[lib] = out
                 else:
@@ -255,9 +262,8 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
                 print(f"  {f} {t} {lib}: {out if isinstance(out, str) else round(out['cold'], 3)}",
                       file=sys.stderr, flush=True)
         res[(f, t)] = got
-        ref = got.get(REFERENCE[f])
-        want = {x["digest"] for x in ref} if isinstance(ref, list) and ref else set()
-        ours = got.get("ours")
+        ours = got.get(who[0])
+        want = digests_wanted(got, f)
         base = med([x["cold"] for x in ours]) if isinstance(ours, list) and ours else None
         for lib in who:
             have = got[lib]
@@ -265,7 +271,7 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
                 print(f"| {f} | {t} | {lib} | {have or 'no run'} | | | | | |")
                 continue
             digests = {x["digest"] for x in have}
-            same = ("same" if digests == want else "**differ**") if want else "no reference"
+            same = "same" if digests == want else "**differ**"
             if len(digests) > 1:
                 same = "**differ between runs**"
             if any(x["bos"] for x in have):
@@ -273,20 +279,29 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
             cold = [x["cold"] for x in have]
             warm = [x["warm"] for x in have]
             mb = have[0]["mb"]
-            ratio = (f"{med(cold) / base:.2f}" if base and lib != "ours" and same.startswith("same")
-                     else "")
-            name = f"**{lib}**" if lib == "ours" else lib
+            ratio = (f"{med(cold) / base:.2f}" if base and have is not ours and
+                     same.startswith("same") else "")
+            name = f"**{lib}**" if lib.startswith("ours") else lib
             print(f"| {f} | {t} | {name} | {med(cold):.3f} ({min(cold):.3f}-{max(cold):.3f}) | "
                   f"{med(warm):.3f} | {mb / med(cold):.0f} | {mb / med(warm):.0f} | {ratio} | "
                   f"{same} |", flush=True)
     return res
 
 
+def digests_wanted(got: dict, f: str) -> set[str]:
+    """The ids every contestant should give: the file's own library's, or where it did
+    not run, the first contestant's."""
+    ref = got.get(REFERENCE[f])
+    if not (isinstance(ref, list) and ref):
+        ref = next(iter(got.values()), None)
+    return {x["digest"] for x in ref} if isinstance(ref, list) else set()
+
+
 def summary(res: dict, rows) -> None:
     """Peer ÷ ours per file and text, one small table per peer (the issue's layout)."""
     texts = list(dict.fromkeys(t for _, t in rows))
     files = list(dict.fromkeys(f for f, _ in rows))
-    peers = list(dict.fromkeys(lib for got in res.values() for lib in got if lib != "ours"))
+    peers = list(dict.fromkeys(lib for got in res.values() for lib in list(got)[1:]))
     for peer in peers:
         print(f"\n{peer} ÷ ours (cold medians; >= 1.0: ours faster; - not run, x ids differ)\n")
         print("| file | " + " | ".join(texts) + " |")
@@ -295,13 +310,11 @@ def summary(res: dict, rows) -> None:
             cells = []
             for t in texts:
                 got = res.get((f, t), {})
-                ours, theirs = got.get("ours"), got.get(peer)
+                ours, theirs = next(iter(got.values()), None), got.get(peer)
                 if not (isinstance(ours, list) and ours and isinstance(theirs, list) and theirs):
                     cells.append("-")
                     continue
-                ref = got.get(REFERENCE[f])
-                want = {x["digest"] for x in ref} if isinstance(ref, list) else set()
-                if {x["digest"] for x in theirs} != want:
+                if {x["digest"] for x in theirs} != digests_wanted(got, f):
                     cells.append("x")
                     continue
                 cells.append(f"{med([x['cold'] for x in theirs]) / med([x['cold'] for x in ours]):.2f}")
@@ -468,7 +481,7 @@ def main() -> None:
     rows = ([tuple(r.split(":")) for r in a.rows.split(",")] if a.rows else
             [(f, t) for f in FILES for t in TEXTS])
     libs = [lib for lib in a.libs.split(",") if lib]
-    unknown = [lib for lib in libs if lib not in READS]
+    unknown = [lib for lib in libs if lib.partition("@")[0] not in READS]
     if unknown:
         sys.exit(f"bench: unknown contestant {unknown[0]!r} (known: {', '.join(READS)})")
     files = prepare_files(a.data, a.wheels)
