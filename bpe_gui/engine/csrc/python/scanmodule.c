@@ -21,6 +21,7 @@
 
 #include "scan/scan.h"
 #define BPE_SCAN_PROVIDER /* scan.c is compiled in: this module exports it (scan.h) */
+#include "python/convert.h"
 #include "python/scan_python.h"
 #include "text/normal_form.h"
 #include "text/special_find.h"
@@ -316,12 +317,7 @@ static PyObject *py_word_ends_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     if (bytes_arg(args, "iy*:_word_ends_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
     size_t k;
     size_t *ends = all_ends(preset, buf.buf, (size_t)buf.len, &k);
-    PyObject *list = ends ? PyList_New((Py_ssize_t)k) : NULL;
-    for (size_t i = 0; list && i < k; i++) {
-        PyObject *e = PyLong_FromSize_t(ends[i]);
-        if (!e) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, (Py_ssize_t)i, e);
-    }
+    PyObject *list = ends ? bpe_py_sizes(ends, k) : NULL;
     PyMem_RawFree(ends);
     PyBuffer_Release(&buf);
     return list;

@@ -141,6 +141,31 @@ BPE_UTF8_TARGET static inline size_t bpe_utf8_wide_run(int kind, const void *dat
 }
 #endif
 
+/* Byte offsets into the UTF-8 s[0..n) made character offsets, in place (k of them, in
+ * any order: a cursor walks either way; an offset inside a character counts it, one past
+ * n is n). */
+static inline void bpe_utf8_char_offsets(const unsigned char *s, size_t n, int64_t *off,
+                                         size_t k)
+{
+    size_t byte = 0, ch = 0;
+    for (size_t i = 0; i < k; i++) {
+        size_t want = (size_t)off[i] > n ? n : (size_t)off[i];
+        while (byte < want) {
+            byte++;
+            while (byte < n && (s[byte] & 0xC0) == 0x80)
+                byte++;
+            ch++;
+        }
+        while (byte > want) {
+            byte--;
+            while (byte > 0 && (s[byte] & 0xC0) == 0x80)
+                byte--;
+            ch--;
+        }
+        off[i] = (int64_t)ch;
+    }
+}
+
 /* n characters at data (`kind` bytes each) as UTF-8 into out (room: bpe_utf8_room).
  * Returns the bytes written, or (size_t)-1 at a surrogate (UTF-8 cannot hold one). */
 static inline size_t bpe_utf8_from_ucs(int kind, const void *data, size_t n, unsigned char *out)
