@@ -550,7 +550,11 @@ static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
         if (c) {
             st = &c->sets[set_of(key, len, c->bits)];
             size_t got = cache_get(st, key, len, sc->ids + sc->n);
-            if (!got)
+            /* a set with a free way never pushed a word out: then its victim set (read
+             * at random, a miss in memory for each new word of a fresh cache) cannot
+             * hold this one */
+            uint32_t meta = bpe_ld_rlx_u32(&st->meta);
+            if (!got && (meta & 0xFF) && (meta >> 16 & 0xFF))
                 got = cache_get(victim_of(c, key), key, len, sc->ids + sc->n);
             if (got) {
                 sc->n += got;
