@@ -169,6 +169,8 @@ assert a == b, "the warm call gave other ids"
 has_bos = len(a) > 0 and int(bos) >= 0 and a[0] == int(bos)
 body = a[1:] if has_bos else a
 print(json.dumps({"load": load, "cold": cold, "warm": warm, "n": len(body), "bos": has_bos,
+                  "from": os.path.dirname(os.path.dirname(sys.modules["bpe_gui"].__file__))
+                  if "bpe_gui" in sys.modules else "",
                   "digest": hashlib.sha256(body.tobytes()).hexdigest()[:16],
                   "mb": len(text.encode("utf-8")) / 1e6}))
 """.replace("WARMUP", str(WARMUP))
@@ -215,10 +217,13 @@ def text_paths(data: Path, wanted) -> dict[str, Path]:
 
 
 def run_child(script: str, args: list[str], env: dict) -> dict | str:
-    """The child's JSON, or why it has none."""
+    """The child's JSON, or why it has none. It runs in the checkout its PYTHONPATH names
+    (``python -c`` puts the working folder first on sys.path: from this checkout, an
+    ``ours@DIR`` child imported this checkout's bpe_gui, not DIR's)."""
+    where = env.get("PYTHONPATH", str(ROOT)).split(os.pathsep)[0] or str(ROOT)
     try:
         p = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True,
-                           text=True, timeout=900)
+                           text=True, timeout=900, cwd=where)
     except subprocess.TimeoutExpired:
         return "over 900 s"
     if p.returncode != 0:
@@ -257,6 +262,8 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
                                 dict(env, PYTHONPATH=tree) if tree else env)
                 if isinstance(out, str):
                     got[lib] = out
+                elif tree and Path(out["from"]).resolve() != Path(tree).resolve():
+                    sys.exit(f"bench: {lib} imported bpe_gui from {out['from']}")
                 else:
                     have.append(out)
                 print(f"  {f} {t} {lib}: {out if isinstance(out, str) else round(out['cold'], 3)}",
