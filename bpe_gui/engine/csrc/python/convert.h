@@ -11,51 +11,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* (v[0], ..., v[n - 1]) as Python ints: a tuple, or a list when `list`; NULL with an
- * exception set */
+/* v[0..n) as Python ints, a tuple or a list (`list`); v holds int32_t, int64_t or
+ * size_t values (`type`); NULL with an exception set */
+enum { BPE_PY_I32, BPE_PY_I64, BPE_PY_SIZE };
+static inline PyObject *bpe_py_int_seq(const void *v, size_t n, int type, int list)
+{
+    PyObject *out = list ? PyList_New((Py_ssize_t)n) : PyTuple_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *x = type == BPE_PY_I32   ? PyLong_FromLong(((const int32_t *)v)[i])
+                      : type == BPE_PY_I64 ? PyLong_FromLongLong(((const int64_t *)v)[i])
+                                           : PyLong_FromSize_t(((const size_t *)v)[i]);
+        if (!x)
+            Py_CLEAR(out);
+        else if (list)
+            PyList_SET_ITEM(out, (Py_ssize_t)i, x);
+        else
+            PyTuple_SET_ITEM(out, (Py_ssize_t)i, x);
+    }
+    return out;
+}
+
 static inline PyObject *bpe_py_ints(const int32_t *v, size_t n, int list)
 {
-    PyObject *out = list ? PyList_New((Py_ssize_t)n) : PyTuple_New((Py_ssize_t)n);
-    for (size_t i = 0; out && i < n; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (!x)
-            Py_CLEAR(out);
-        else if (list)
-            PyList_SET_ITEM(out, (Py_ssize_t)i, x);
-        else
-            PyTuple_SET_ITEM(out, (Py_ssize_t)i, x);
-    }
-    return out;
+    return bpe_py_int_seq(v, n, BPE_PY_I32, list);
 }
 
-/* the same of 64-bit values (offsets) */
 static inline PyObject *bpe_py_ints64(const int64_t *v, size_t n, int list)
 {
-    PyObject *out = list ? PyList_New((Py_ssize_t)n) : PyTuple_New((Py_ssize_t)n);
-    for (size_t i = 0; out && i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (!x)
-            Py_CLEAR(out);
-        else if (list)
-            PyList_SET_ITEM(out, (Py_ssize_t)i, x);
-        else
-            PyTuple_SET_ITEM(out, (Py_ssize_t)i, x);
-    }
-    return out;
+    return bpe_py_int_seq(v, n, BPE_PY_I64, list);
 }
 
-/* the same of sizes and offsets (size_t) */
 static inline PyObject *bpe_py_sizes(const size_t *v, size_t n)
 {
-    PyObject *out = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; out && i < n; i++) {
-        PyObject *x = PyLong_FromSize_t(v[i]);
-        if (!x)
-            Py_CLEAR(out);
-        else
-            PyList_SET_ITEM(out, (Py_ssize_t)i, x);
-    }
-    return out;
+    return bpe_py_int_seq(v, n, BPE_PY_SIZE, 1);
 }
 
 /* ---- one int object per id: a long list of ids is a copy of pointers (a text's

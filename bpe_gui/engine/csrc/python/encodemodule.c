@@ -1293,14 +1293,7 @@ static PyObject *pretok_words_py(PyObject *mod, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     k = enc_pretok_words(preset, b.buf, n, ends, n);
     Py_END_ALLOW_THREADS
-    out = PyList_New((Py_ssize_t)k);
-    for (size_t i = 0; out && i < k; i++) {
-        PyObject *v = PyLong_FromSize_t(ends[i]);
-        if (!v)
-            Py_CLEAR(out);
-        else
-            PyList_SET_ITEM(out, (Py_ssize_t)i, v);
-    }
+    out = bpe_py_sizes(ends, k);
     free(ends);
     PyBuffer_Release(&b);
     return out;
