@@ -415,7 +415,6 @@ static inline int room(EncScratch *sc, size_t more)
         return 0;
     if (bpe_grow((void **)&sc->ids, &sc->cap, sc->n + more, sizeof(uint32_t), 4096) < 0)
         return -1;
-    bpe_huge_hint(sc->ids, sc->cap * sizeof(uint32_t)); /* the ids of a long text */
     return 0;
 }
 
@@ -898,7 +897,6 @@ static int buf_room(EncScratch *sc, size_t need, size_t keep)
     free(sc->buf);
     sc->buf = b;
     sc->buf_cap = cap;
-    bpe_huge_hint(b, cap);
     return 0;
 }
 
