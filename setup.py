@@ -157,7 +157,7 @@ setup(
             ("merge", "scan", "imported")),
         ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
             ("count", "scan")),
-        ext("text._scan", files("python/scanmodule.c", "text/normal_form.c") + SCAN,
+        ext("text._scan", files("python/scanmodule.c", "text/normal_form.c", "text/special_find.c") + SCAN,
             ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
         ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "merge/wordcache.c")

@@ -9,6 +9,7 @@ scanner id: a kind, plus a registered tables slot << 8 (kind alone: the current 
 A ``str`` with lone surrogates raises ``UnicodeEncodeError`` (a ``ValueError``).
 """
 from array import array
+from typing import Sequence
 
 from typing_extensions import Buffer
 
@@ -93,3 +94,12 @@ def normal_form_of(text: str, bits: Buffer, gap: int, tables: Buffer,
 def astral_blocks(text: str) -> bytes:
     """544 bytes: bit b set when text holds a character above U+FFFF in the block of 256
     code points b (none, without a pass, for a text of 1- or 2-byte characters)."""
+
+class SpecialFinder:
+    """Where a text first holds one of ``strings`` (each of one character or more; a
+    ValueError otherwise), in C: a memchr for their first characters, then a compare."""
+
+    def __init__(self, strings: Sequence[str]) -> None: ...
+    def search(self, text: str, pos: int = 0) -> tuple[int, int] | None:
+        """(start, end) of the leftmost of the strings in text[pos:], there the longest,
+        as one ``re`` search of their alternation longest first; None: none there."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from array import array
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Collection, Sequence
 
 from .presets import KIND_PATTERNS, PRESET_IDS
 from .regex_release import regex_version
@@ -150,6 +150,17 @@ def giant_cuts(preset_id: int, buf: bytearray, n: int, limit: int) -> tuple[int,
     if _scan is None:
         return None
     return _scan.giant_cuts(preset_id, buf, n, limit)
+
+
+def special_finder(strings: Collection[str]) -> "_scan.SpecialFinder | None":
+    """A finder in C of where a text first holds one of ``strings`` (special tokens'
+    text): ``search(text, pos=0)`` gives ``(start, end)`` of the leftmost place, there
+    the longest of them, as one ``re`` search of their alternation longest first would,
+    or None. None where ``_scan`` was not built or a string is empty (the caller then
+    searches with ``re``)."""
+    if _scan is None or not strings or "" in strings:
+        return None
+    return _scan.SpecialFinder(tuple(strings))
 
 
 def native_scanner(kind: str | None, classes: Classes | None = None) -> NativeScanner | None:

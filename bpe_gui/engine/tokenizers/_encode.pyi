@@ -61,9 +61,15 @@ class Encoder:
         """The ids of a text, special tokens found."""
     def encode_ordinary(self, text: str, /) -> list[int]:
         """The ids of a text whose special tokens are plain text."""
-    def encode_to_array(self, text: str, /) -> array[int]:
-        """``encode`` as an ``array('I')`` (4 bytes an id; no int object per id)."""
-    def encode_ordinary_to_array(self, text: str, /) -> array[int]: ...
+    def encode_to_array(self, text: str,
+                        around: tuple[Sequence[int], Sequence[int]] | None = None, /
+                        ) -> array[int]:
+        """``encode`` as an ``array('I')`` (4 bytes an id; no int object per id);
+        ``around``: (ids before, ids after) put around the text's (a post-processor's
+        BOS and EOS) in the same array, with no second copy of the ids."""
+    def encode_ordinary_to_array(self, text: str,
+                                 around: tuple[Sequence[int], Sequence[int]] | None = None, /
+                                 ) -> array[int]: ...
     def encode_batch(self, texts: list[str], threads: int = 1, as_array: bool = False,
                      ordinary: bool = False) -> list[list[int]] | list[array[int]]:
         """``[encode(t) for t in texts]`` on ``threads`` native threads that share the

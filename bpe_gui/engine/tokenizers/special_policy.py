@@ -17,10 +17,12 @@ Example (cl100k's specials)::
 from __future__ import annotations
 
 import functools
+import os
 import re
-from typing import AbstractSet, Collection, Literal, Union
+from typing import AbstractSet, Collection, Literal, Protocol, Union
 
 from ..errors import ArgumentError, ArgumentTypeError, DisallowedSpecialError
+from ..text.scanner import special_finder
 
 SpecialSet = Union[Literal["all"], AbstractSet[str], Collection[str]]
 ALL: Literal["all"] = "all"
@@ -63,22 +65,47 @@ def resolve(allowed: object, disallowed: object, matchable: Collection[str],
     return allow, refuse
 
 
+class Finder(Protocol):
+    def search(self, text: str, pos: int = 0) -> tuple[int, int] | None: ...
+
+
+class _RegexFinder:
+    """The finder where the C one is not built: one ``re`` search of the tokens'
+    alternation, longest first."""
+
+    def __init__(self, tokens: frozenset[str]):
+        self.rx = re.compile("|".join(re.escape(t) for t in
+                                      sorted(tokens, key=len, reverse=True)))
+
+    def search(self, text: str, pos: int = 0) -> tuple[int, int] | None:
+        m = self.rx.search(text, pos)
+        return None if m is None else m.span()
+
+
+# BPE_GUI_SPECIAL_FIND=re: the regex finder everywhere (tests check both finders)
+_NATIVE = os.environ.get("BPE_GUI_SPECIAL_FIND", "") != "re"
+
+
 @functools.lru_cache(maxsize=64)
-def finder(tokens: frozenset[str]) -> re.Pattern[str] | None:
-    """One regex finding any of the tokens, longest first at a place (None: no tokens)."""
+def finder(tokens: frozenset[str]) -> Finder | None:
+    """Where a text first holds one of the tokens: an object whose ``search(text)``
+    gives the ``(start, end)`` of the leftmost one, longest first at a place, or None
+    (the C finder of text/scanner.py: a memchr for the tokens' first characters, then a
+    compare; ``re`` where it is not built). None: no tokens."""
     if not tokens:
         return None
-    return re.compile("|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True)))
+    native = special_finder(tokens) if _NATIVE else None
+    return native if native is not None else _RegexFinder(tokens)
 
 
 def refuse_disallowed(text: str, disallowed: frozenset[str]) -> None:
     """Raise :class:`DisallowedSpecialError` when the text holds one of ``disallowed``,
     with tiktoken's three ways out."""
-    rx = finder(disallowed)
-    m = rx.search(text) if rx is not None else None
-    if m is None:
+    f = finder(disallowed)
+    span = f.search(text) if f is not None else None
+    if span is None:
         return
-    tok = m.group()
+    tok = text[span[0]:span[1]]
     raise DisallowedSpecialError(
         f"The text holds {tok!r}, the text of a special token that this call does not "
         f"allow. To encode it as the special token, pass allowed_special={{{tok!r}}} (or "
@@ -89,8 +116,8 @@ def refuse_disallowed(text: str, disallowed: frozenset[str]) -> None:
 
 def holds_any(text: str, tokens: frozenset[str]) -> bool:
     """Whether the text holds one of the tokens."""
-    rx = finder(tokens)
-    return rx is not None and rx.search(text) is not None
+    f = finder(tokens)
+    return f is not None and f.search(text) is not None
 
 
 class Checked:

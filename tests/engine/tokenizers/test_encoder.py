@@ -161,6 +161,24 @@ def test_characters_of_every_length_in_no_order_as_tiktoken(tmp_path_factory):
                 w.encode(t[:at] + "\udc80" + t[at:])
 
 
+def test_ascii_runs_in_wide_strs_as_tiktoken(tmp_path_factory):
+    """ASCII kept as 2- or 4-byte characters (English with one curly quote) goes to UTF-8
+    32 or 16 characters at a time (util/utf8.h, AVX-512), else 8 or 4: runs of every
+    length up to 100 before and after a character of each UTF-8 length, as tiktoken; a
+    lone surrogate at any place after a long ASCII run is refused."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    w = ours.pipeline.whole_text_encoder
+    for wide in ("\u2019", "\U0001f642"):   # makes the str 2-byte, 4-byte
+        for odd in ("é", "中", "\U0001f642", "\u2019"):
+            for k in range(0, 101):
+                text = wide + "ab c" * (k // 4) + "abc"[:k % 4] + odd + " the end" * (k % 5)
+                assert ours.encode(text) == enc.encode(text), (k, ascii(text))
+        long = wide + "x" * 70
+        for at in range(len(long) + 1):
+            with pytest.raises(UnicodeEncodeError):
+                w.encode(long[:at] + "\udc80" + long[at:])
+
+
 @pytest.mark.parametrize("pattern", [known.CL100K_PATTERN, known.O200K_PATTERN],
                          ids=["cl100k", "o200k"])
 def test_random_texts_as_tiktoken(tmp_path_factory, pattern):
@@ -215,6 +233,32 @@ def test_encode_to_array(tmp_path_factory):
     regex_tok = t.tokenizer()   # no C encoder: the list made into an array
     assert regex_tok.pipeline.whole_text_encoder is None
     assert regex_tok.encode_to_array("a b  c", allowed_special="all").tolist() == regex_tok.encode("a b  c", allowed_special="all")
+
+
+def test_encode_to_array_around(tmp_path_factory):
+    """The C encoder's ``around``: ids before and after the text's, in the one array (a
+    post-processor's BOS/EOS), for both array calls, long texts included; bad halves are
+    refused with the argument named, and a text it cannot take raises as without."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {"<|endoftext|>": 1000})
+    w = ours.pipeline.whole_text_encoder
+    for text in ["", "hello world<|endoftext|>", " Привет 你好 " * 50,
+                 "English, with ’ and all " * 20_000]:
+        for before, after in [((), ()), ((7,), ()), ((), [8, 9]), ([1, 2, 3], (4,))]:
+            got = w.encode_to_array(text, (before, after)).tolist()
+            assert got == [*before, *enc.encode(text, allowed_special="all"), *after]
+            got = w.encode_ordinary_to_array(text, (before, after)).tolist()
+            assert got == [*before, *enc.encode_ordinary(text), *after]
+        assert w.encode_to_array(text, None).tolist() == enc.encode(text, allowed_special="all")
+    with pytest.raises(TypeError, match="around"):
+        w.encode_to_array("a", [(), ()])
+    with pytest.raises(TypeError, match=r"around\[0\]"):
+        w.encode_to_array("a", (5, ()))
+    with pytest.raises(ValueError, match="out of range"):
+        w.encode_to_array("a", ((), (-1,)))
+    with pytest.raises(TypeError):
+        w.encode_to_array("a", ((), ()), 3)
+    with pytest.raises(UnicodeEncodeError):
+        w.encode_to_array("x\ud800y", ((1,), (2,)))
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])

@@ -154,7 +154,10 @@ struct EncSet {
     uint64_t pad;
 };
 
-#define VICTIM_SHIFT 6 /* a victim set for every 64 sets: 256 KB for 2**18 words */
+/* a victim set for every 8 sets (2 MB beside 16 MB): with one for every 64, the words a
+ * full set pushed out outnumbered the victims' room once a text had ~100k distinct
+ * words, and each came back to be merged again */
+#define VICTIM_SHIFT 3
 
 int enc_cache_init(EncCache *c, size_t words, int32_t limit)
 {
@@ -341,7 +344,7 @@ static void set_put(EncSet *st, const uint64_t key[4], uint32_t lm, const uint64
  * a text's frequent words come early, so way 0 mostly holds one of them; one new word in
  * REFRESH_ONE_IN (by its hash, so a word does it every time) moves in front instead, so a
  * set whose first word went out of use (another kind of text) is taken back.
- * The word pushed out of way 1 goes to its victim set (a 2-way table 1/64 the size,
+ * The word pushed out of way 1 goes to its victim set (a 2-way table 1/8 the size,
  * newest first), where word_slow finds it before merging it again. A warm batch (5 MB of
  * English in 255 texts, Llama 3.2, one core) went from 208 to 250 MB/s keeping way 0, to
  * 261 with the victims as well; one word in 8 moving in front cost 5%, one in 32 nothing
@@ -412,7 +415,6 @@ static inline int room(EncScratch *sc, size_t more)
         return 0;
     if (bpe_grow((void **)&sc->ids, &sc->cap, sc->n + more, sizeof(uint32_t), 4096) < 0)
         return -1;
-    bpe_huge_hint(sc->ids, sc->cap * sizeof(uint32_t)); /* the ids of a long text */
     return 0;
 }
 
@@ -547,7 +549,11 @@ static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
         if (c) {
             st = &c->sets[set_of(key, len, c->bits)];
             size_t got = cache_get(st, key, len, sc->ids + sc->n);
-            if (!got)
+            /* a set with a free way never pushed a word out: then its victim set (read
+             * at random, a miss in memory for each new word of a fresh cache) cannot
+             * hold this one */
+            uint32_t meta = bpe_ld_rlx_u32(&st->meta);
+            if (!got && (meta & 0xFF) && (meta >> 16 & 0xFF))
                 got = cache_get(victim_of(c, key), key, len, sc->ids + sc->n);
             if (got) {
                 sc->n += got;
@@ -891,7 +897,6 @@ static int buf_room(EncScratch *sc, size_t need, size_t keep)
     free(sc->buf);
     sc->buf = b;
     sc->buf_cap = cap;
-    bpe_huge_hint(b, cap);
     return 0;
 }
 

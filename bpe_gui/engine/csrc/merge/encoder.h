@@ -11,7 +11,7 @@
  * per-thread table (wordcache.h's WordCacheTable, in the thread's EncScratch). The
  * memory is fixed when the cache is made: a full set keeps the word it got first and
  * lets newcomers take turns in its other slot (encoder.c, cache_put); the word pushed out
- * goes to a victim set, 1/64 as many, looked at before a word is merged again.
+ * goes to a victim set, 1/8 as many, looked at before a word is merged again.
  *
  * Threads: any number of threads encode with one EncCache at once, each with its own
  * EncScratch. Each set has a sequence number (a seqlock): a writer makes it odd while it

@@ -152,7 +152,7 @@ void ms_trim(MergeScratch *x)
     x->cap = 0;
 }
 
-void ms_free(MergeScratch *x)
+void ms_free_arrays(MergeScratch *x)
 {
     free(x->sym);
     free(x->rk);
@@ -162,8 +162,6 @@ void ms_free(MergeScratch *x)
     free(x->en);
     free(x->heap);
     free(x->seen);
-    free(x->pieces);
-    memset(x, 0, sizeof(*x));
 }
 
 #define SEEN_BITS MT_SEEN_BITS

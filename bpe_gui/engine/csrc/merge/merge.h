@@ -113,9 +113,9 @@ typedef struct MergeScratch {
     size_t cap;
     int32_t (*seen)[4]; /* (left id, right id, rank or -1, new id), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
-    struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
-    uint32_t piece_bits;       /* 2**piece_bits of them */
-    uint32_t piece_fills;      /* pieces put in so far */
+    /* the boundaries strategy's own (token_boundaries.c: short pieces' tokens, made, filled
+     * and freed there); NULL: none yet */
+    struct MtPieces *pieces;
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
     size_t (*merge)(const struct MergeTable *m, struct MergeScratch *x, size_t n, int32_t limit,
                     const unsigned char *w, int flags);
@@ -192,9 +192,11 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
 int mt_table_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id,
                  int replace);
 void mt_table_free(MergeTable *m);
-/* token_boundaries.c's own tables: told of a merge added (a, b -> rank); freed */
+/* token_boundaries.c's own tables: told of a merge added (a, b -> rank); freed; and a
+ * scratch's own (MergeScratch.pieces), freed */
 void mt_cuts_merge_added(struct MtCuts *c, int32_t a, int32_t b, int32_t rank);
 void mt_cuts_free(struct MtCuts *c);
+void mt_pieces_free(struct MtPieces *p);
 /* Room for n merges in all, so that adding them moves no entry (a loader that knows how
    many it will add). 0, or -1 when out of memory (the table is as it was). */
 int mt_reserve(MergeTable *m, size_t n);
@@ -209,7 +211,9 @@ const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b);
 
 /* Room in x for a word of n symbols: 0 or -1. */
 int ms_reserve(MergeScratch *x, size_t n);
-void ms_free(MergeScratch *x);
+void ms_free(MergeScratch *x); /* (route.c: merge.c's arrays, ms_free_arrays, and each
+                                  strategy's own data) */
+void ms_free_arrays(MergeScratch *x);
 /* Give back the word arrays (a giant word's), keeping the memo and the caches. */
 void ms_trim(MergeScratch *x);
 

@@ -15,9 +15,10 @@
  * first that takes them of small, flat, and the reference.
  * Forced, the one strategy where it applies and the reference everywhere else.
  *
- * The table's life goes through here too (mt_add, mt_free): merge.c holds what every
- * route needs, each strategy its own data, and this file, which knows them all, tells
- * each of a new merge and frees it; so merge.c calls no strategy.
+ * The table's life goes through here too (mt_add, mt_free), and a scratch's end
+ * (ms_free): merge.c holds what every route needs, each strategy its own data, and this
+ * file, which knows them all, tells each of a new merge and frees it; so merge.c calls no
+ * strategy.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -180,4 +181,11 @@ void mt_free(MergeTable *m)
 {
     mt_cuts_free(m->cuts);
     mt_table_free(m);
+}
+
+void ms_free(MergeScratch *x)
+{
+    mt_pieces_free(x->pieces);
+    ms_free_arrays(x);
+    memset(x, 0, sizeof(*x));
 }

@@ -69,6 +69,20 @@ struct MergePiece {
     uint8_t n, ends[PIECE_IDS];
 };
 
+/* a scratch's cache of pieces (merge.h: MergeScratch.pieces) */
+struct MtPieces {
+    struct MergePiece *slot; /* 2**bits of them */
+    uint32_t bits;
+    uint32_t fills; /* pieces put in so far */
+};
+
+void mt_pieces_free(struct MtPieces *p)
+{
+    if (p)
+        free(p->slot);
+    free(p);
+}
+
 /* ---- the strategy's own tables (merge.h: MergeTable.cuts) ---- */
 
 struct MtCuts {
@@ -888,26 +902,39 @@ static size_t merge_any(const MergeTable *m, MergeScratch *x, const int32_t *fir
 }
 
 /* the scratch's cache of pieces, made (the small one) when first asked for; NULL: no memory */
-static inline struct MergePiece *pieces_of(MergeScratch *x)
+static inline struct MtPieces *pieces_of(MergeScratch *x)
 {
-    if (!x->pieces && (x->pieces = calloc((size_t)1 << PIECE_BITS_FIRST,
-                                          sizeof(struct MergePiece))) != NULL)
-        x->piece_bits = PIECE_BITS_FIRST;
+    if (!x->pieces) {
+        struct MtPieces *p = calloc(1, sizeof *p);
+        if (p && !(p->slot = calloc((size_t)1 << PIECE_BITS_FIRST, sizeof(struct MergePiece)))) {
+            free(p);
+            p = NULL;
+        }
+        if (p)
+            p->bits = PIECE_BITS_FIRST;
+        x->pieces = p;
+    }
     return x->pieces;
 }
 
+/* the slot of the key k0, k1 in the cache of pieces */
+static inline struct MergePiece *piece_slot(struct MtPieces *p, uint64_t k0, uint64_t k1)
+{
+    return &p->slot[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >>
+                    (64 - p->bits)];
+}
+
 /* the large table in place of the small one (empty: the small one's pieces are dropped);
- * the slot of the key k0, k1 in whichever table the scratch has then */
-static struct MergePiece *grow_pieces(MergeScratch *x, uint64_t k0, uint64_t k1)
+ * the slot of the key k0, k1 in whichever table the cache has then */
+static struct MergePiece *grow_pieces(struct MtPieces *p, uint64_t k0, uint64_t k1)
 {
     struct MergePiece *big = bpe_calloc_huge((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
     if (big) { /* (no memory: the small one stays) */
-        free(x->pieces);
-        x->pieces = big;
-        x->piece_bits = PIECE_BITS;
+        free(p->slot);
+        p->slot = big;
+        p->bits = PIECE_BITS;
     }
-    return &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >>
-                      (64 - x->piece_bits)];
+    return piece_slot(p, k0, k1);
 }
 
 /* The n tokens of a piece at a just merged (merge_any: at x->sym[a..], spans relative to
@@ -957,11 +984,10 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
     if (k <= PIECE_MAX && limit == NO_RANK && pieces_of(x)) {
         uint64_t k0 = in_word(w, len, a, k < 8 ? k : 8),
                  k1 = (k > 8 ? in_word(w, len, a + 8, k - 8) : 0) | (uint64_t)k << 56;
-        struct MergePiece *e = &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) *
-                                           0x9E3779B97F4A7C15ull) >> (64 - x->piece_bits)];
+        struct MergePiece *e = piece_slot(x->pieces, k0, k1);
         if (e->key[0] != k0 || e->key[1] != k1) {
-            if (++x->piece_fills == PIECE_GROW) /* a text whose pieces come back: */
-                e = grow_pieces(x, k0, k1);     /* the large table */
+            if (++x->pieces->fills == PIECE_GROW) /* a text whose pieces come back: */
+                e = grow_pieces(x->pieces, k0, k1); /* the large table */
             n = merge_any(m, x, first, w, a, k, limit);
             if (n > PIECE_IDS) /* too many tokens to remember */
                 return put_merged(x, a, n, out);

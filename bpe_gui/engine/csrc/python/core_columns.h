@@ -2,7 +2,7 @@
  * core_columns.h -- `_core.ColumnCore`, the Python type around a core with columns
  * (core/core.h, "Columns"; core/core_cols.c): parity training's one core, its words a
  * count per language. Included by coremodule.c after its helpers (intarr_get,
- * raise_step_error, int_list, pair_tuple), whose module registers the type.
+ * raise_step_error, pair_tuple), whose module registers the type.
  *
  *   ColumnCore(tables, n_train, with_sum=False, tie_rule=GREATEST_HF, undo=True)
  *       tables: a sequence of (blob, starts, counts) count tables (the words' bytes end
@@ -320,7 +320,7 @@ static PyObject *Col_touched(ColObject *self, PyObject *args)
     int64_t nd = bpe_core_col_touched(self->core, (int32_t)col, limit, &ids, &n_ids);
     if (nd < 0)
         return PyErr_NoMemory();
-    PyObject *list = int_list(ids, n_ids);
+    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
     free(ids);
     return list ? Py_BuildValue("(LN)", (long long)nd, list) : NULL;
 }
@@ -339,7 +339,7 @@ static PyObject *Col_word(ColObject *self, PyObject *args)
     int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
     if (!sym)
         return PyErr_NoMemory();
-    PyObject *list = int_list(sym, bpe_core_word(c, (int32_t)w, sym));
+    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
     free(sym);
     return list;
 }

@@ -36,6 +36,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "python/convert.h"
+
 #include "core/core.h"
 #include "util/simd.h"
 
@@ -512,20 +514,6 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
 
 /* ---- reading ---------------------------------------------------------------------- */
 
-/* [v[0], ..., v[n - 1]] as Python ints; NULL with an exception set */
-static PyObject *int_list(const int32_t *v, int64_t n)
-{
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (int64_t i = 0; list && i < n; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (!x)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, x);
-    }
-    return list;
-}
-
 static PyObject *pair_tuple(const BpePairCount *p)
 {
     return Py_BuildValue("(iiL)", p->a, p->b, (long long)p->count);
@@ -674,7 +662,7 @@ static PyObject *Core_touched(CoreObject *self, PyObject *args)
     int64_t nd = bpe_core_touched(self->core, limit, &ids, &n_ids);
     if (nd < 0)
         return PyErr_NoMemory();
-    PyObject *list = int_list(ids, n_ids);
+    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
     free(ids);
     if (!list)
         return NULL;
@@ -697,7 +685,7 @@ static PyObject *Core_word(CoreObject *self, PyObject *args)
     int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
     if (!sym)
         return PyErr_NoMemory();
-    PyObject *list = int_list(sym, bpe_core_word(c, (int32_t)w, sym));
+    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
     free(sym);
     return list;
 }

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "python/cached_words.h"
+#include "python/convert.h"
 #include "merge/merge.h"
 #include "scan/scan.h"
 #include "python/scan_python.h"
@@ -148,8 +149,7 @@ typedef struct {
     PyObject *owner;     /* that table's capsule, which keeps its model alive */
     Py_ssize_t readers; /* threads merging without the GIL (changed with it held only) */
     /* id -> int object, made once, so building the result list is a copy of pointers */
-    PyObject **id_objs;
-    size_t n_id_objs;
+    BpeIdObjs ids;
     size_t id_objs_dense; /* every id below this has its object */
 } Merger;
 
@@ -160,22 +160,6 @@ static int check_ready(Merger *m)
         return -1;
     }
     return 0;
-}
-
-static PyObject *tuple_of(const int32_t *s, size_t n)
-{
-    PyObject *t = PyTuple_New((Py_ssize_t)n);
-    if (!t)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        PyObject *v = PyLong_FromLong(s[i]);
-        if (!v) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, (Py_ssize_t)i, v);
-    }
-    return t;
 }
 
 static int as_id(PyObject *o, int32_t *out)
@@ -189,28 +173,6 @@ static int as_id(PyObject *o, int32_t *out)
     }
     *out = (int32_t)v;
     return 0;
-}
-
-/* The int object for a token id (kept for the Merger's lifetime). */
-static PyObject *id_obj(Merger *m, int32_t id)
-{
-    if ((size_t)id >= m->n_id_objs) {
-        size_t cap = m->n_id_objs ? m->n_id_objs : 1024;
-        while (cap <= (size_t)id)
-            cap *= 2;
-        PyObject **p = PyMem_Realloc(m->id_objs, cap * sizeof(PyObject *));
-        if (!p)
-            return PyErr_NoMemory();
-        memset(p + m->n_id_objs, 0, (cap - m->n_id_objs) * sizeof(PyObject *));
-        m->id_objs = p;
-        m->n_id_objs = cap;
-    }
-    if (!m->id_objs[id]) {
-        m->id_objs[id] = PyLong_FromLong(id);
-        if (!m->id_objs[id])
-            return NULL;
-    }
-    return m->id_objs[id];
 }
 
 /* encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts): see wordcache.h's
@@ -314,9 +276,7 @@ static void Merger_dealloc(Merger *m)
 {
     mt_free(&m->own);
     Py_XDECREF(m->owner);
-    for (size_t i = 0; i < m->n_id_objs; i++)
-        Py_XDECREF(m->id_objs[i]);
-    PyMem_Free(m->id_objs);
+    bpe_py_id_objs_free(&m->ids);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
@@ -388,7 +348,7 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
     }
     Py_DECREF(seq);
     n = mt_merge(m->t, &x, n, limit, NULL, 0);
-    PyObject *t = tuple_of(x.sym, n);
+    PyObject *t = bpe_py_ints(x.sym, n, 0);
     ms_free(&x);
     return t;
 }
@@ -405,7 +365,7 @@ static PyObject *merged_word(void *ctx, const char *utf8, Py_ssize_t len)
     WordMerge *c = ctx;
     size_t n = mt_encode_bytes(c->m->t, &c->x, (const unsigned char *)utf8, (size_t)len,
                                c->limit, 0);
-    return n == (size_t)-1 ? PyErr_NoMemory() : tuple_of(c->x.sym, n);
+    return n == (size_t)-1 ? PyErr_NoMemory() : bpe_py_ints(c->x.sym, n, 0);
 }
 
 static PyObject *Merger_encode_words(Merger *m, PyObject *args)
@@ -519,20 +479,18 @@ static void drop_text_copy(EncScratch *sc)
 /* A whole text's ids as a list, the scratch's memory handed back as the list fills: the
  * list is filled from the end a SCRATCH_KEEP of ids at a time and the ids' buffer shrunk
  * behind, so the ids and their list (twice their size) are never both whole. */
-static int fill_items(Merger *m, PyObject *list, const uint32_t *ids, size_t lo, size_t hi);
-static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n);
 
 static PyObject *scratch_list(Merger *m, EncScratch *sc)
 {
     size_t n = sc->n, step = SCRATCH_KEEP / sizeof(uint32_t);
     if (n <= step)
-        return ids_list(m, sc->ids, n);
+        return bpe_py_id_list(&m->ids, sc->ids, n);
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list)
         return NULL;
     for (size_t hi = n; hi;) {
         size_t lo = hi > step ? hi - step : 0;
-        if (fill_items(m, list, sc->ids, lo, hi) < 0) {
+        if (bpe_py_fill_ids(&m->ids, list, sc->ids, lo, hi) < 0) {
             Py_DECREF(list); /* (unfilled items are NULL) */
             return NULL;
         }
@@ -608,60 +566,6 @@ static PyObject *encode_error(int rc, PyObject *text)
 
 /* list[lo .. hi) = the int objects of ids[lo .. hi) (the list's items there are still
  * NULL: PyList_SET_ITEM, the public way to fill a new list); -1 when out of memory. */
-static int fill_items(Merger *m, PyObject *list, const uint32_t *ids, size_t lo, size_t hi)
-{
-    PyObject **objs = m->id_objs;
-    size_t n_objs = m->n_id_objs;
-    for (size_t i = lo; i < hi; i++) {
-        uint32_t id = ids[i];
-        PyObject *v;
-        if (id >= n_objs || !(v = objs[id])) {
-            if (!(v = id_obj(m, (int32_t)id)))
-                return -1;
-            objs = m->id_objs;
-            n_objs = m->n_id_objs;
-        }
-        Py_INCREF(v);
-        PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-    }
-    return 0;
-}
-
-static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n)
-{
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    if (list && fill_items(m, list, ids, 0, n) < 0)
-        Py_CLEAR(list);
-    return list;
-}
-
-static PyObject *array_type; /* array.array, imported when first needed */
-
-static PyObject *ids_array(const uint32_t *ids, size_t n)
-{
-    if (!array_type) {
-        PyObject *mod = PyImport_ImportModule("array");
-        if (!mod)
-            return NULL;
-        array_type = PyObject_GetAttrString(mod, "array");
-        Py_DECREF(mod);
-        if (!array_type)
-            return NULL;
-    }
-    /* the ids copied once, straight from the buffer (a memoryview of it: a bytes object
-     * in between was a second copy of every id, and a third block of their size) */
-    PyObject *arr = PyObject_CallFunction(array_type, "s", "I");
-    PyObject *view = arr ? PyMemoryView_FromMemory(n ? (char *)ids : (char *)"",
-                                                   (Py_ssize_t)(n * sizeof(uint32_t)), PyBUF_READ)
-                         : NULL;
-    PyObject *r = view ? PyObject_CallMethod(arr, "frombytes", "O", view) : NULL;
-    Py_XDECREF(view);
-    if (!r)
-        Py_CLEAR(arr);
-    Py_XDECREF(r);
-    return arr;
-}
-
 static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"merger", "preset", "limit", "specials", "cache_words", NULL};
@@ -777,42 +681,85 @@ static int encode_released(Encoder *e, EncScratch *sc, const EncText *t, int spe
     return rc;
 }
 
+/* The ids of a sequence of ints appended to sc->ids (`around`'s halves): 0, or -1 with
+ * an error set. */
+static int append_ids(EncScratch *sc, PyObject *seq, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast)
+        return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
+    int rc = bpe_grow((void **)&sc->ids, &sc->cap, sc->n + (size_t)k + 1, sizeof(uint32_t),
+                      4096) < 0 ? (PyErr_NoMemory(), -1) : 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < k; i++) {
+        int32_t id;
+        rc = as_id(PySequence_Fast_GET_ITEM(fast, i), &id);
+        if (rc == 0)
+            sc->ids[sc->n++] = (uint32_t)id;
+    }
+    Py_DECREF(fast);
+    return rc;
+}
+
 /* encode(text) -> list, or an array('I') when as_array; special tokens found unless
- * `ordinary` */
-static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary)
+ * `ordinary`; `around` (NULL: none): (ids before, ids after) written around the text's
+ * (a post-processor's BOS and EOS, without a second copy of the ids) */
+static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary,
+                            PyObject *around)
 {
     EncText t;
     if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
         return NULL;
+    if (around && (!PyTuple_Check(around) || PyTuple_GET_SIZE(around) != 2)) {
+        PyErr_SetString(PyExc_TypeError, "around should be a tuple (ids before, ids after)");
+        return NULL;
+    }
     EncScratch *sc = take_scratch(e);
     if (!sc)
         return NULL;
-    int rc = encode_released(e, sc, &t, !ordinary);
-    Merger *m = e->merger;
-    PyObject *res = rc < 0 ? encode_error(rc, text)
-                           : as_array ? ids_array(sc->ids, sc->n) : scratch_list(m, sc);
+    PyObject *res = NULL;
+    if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 0), "around[0]: ids before") == 0) {
+        int rc = encode_released(e, sc, &t, !ordinary);
+        if (rc < 0)
+            encode_error(rc, text);
+        else if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 1), "around[1]: ids after") == 0)
+            res = as_array ? bpe_py_id_array(sc->ids, sc->n) : scratch_list(e->merger, sc);
+    }
     give_scratch(e, sc);
     return res;
 }
 
 static PyObject *Encoder_encode(Encoder *e, PyObject *text)
 {
-    return encode_one(e, text, 0, 0);
+    return encode_one(e, text, 0, 0, NULL);
 }
 
 static PyObject *Encoder_encode_ordinary(Encoder *e, PyObject *text)
 {
-    return encode_one(e, text, 0, 1);
+    return encode_one(e, text, 0, 1, NULL);
 }
 
-static PyObject *Encoder_encode_to_array(Encoder *e, PyObject *text)
+/* (text, around=None) with positional arguments only, parsed by hand (METH_FASTCALL) */
+static PyObject *array_call(Encoder *e, PyObject *const *args, Py_ssize_t nargs, int ordinary)
 {
-    return encode_one(e, text, 1, 0);
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes the text and optionally around "
+                     "(ids before, ids after)", ordinary ? "encode_ordinary_to_array"
+                                                         : "encode_to_array");
+        return NULL;
+    }
+    return encode_one(e, args[0], 1, ordinary, nargs == 2 && args[1] != Py_None ? args[1] : NULL);
 }
 
-static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *text)
+static PyObject *Encoder_encode_to_array(Encoder *e, PyObject *const *args, Py_ssize_t nargs)
 {
-    return encode_one(e, text, 1, 1);
+    return array_call(e, args, nargs, 0);
+}
+
+static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *const *args,
+                                                  Py_ssize_t nargs)
+{
+    return array_call(e, args, nargs, 1);
 }
 
 /* encode_offsets(text, lengths, tokens, ordinary=False, align=None, trim=None):
@@ -925,7 +872,7 @@ static PyObject *Encoder_encode_offsets(Encoder *e, PyObject *args, PyObject *kw
             res = tail_none(sc, e, st, en);
             goto out;
         }
-    PyObject *ids = ids_list(m, sc->ids, n), *toks = PyList_New((Py_ssize_t)n),
+    PyObject *ids = bpe_py_id_list(&m->ids, sc->ids, n), *toks = PyList_New((Py_ssize_t)n),
              *offs = PyList_New((Py_ssize_t)n), *specials = PyList_New((Py_ssize_t)sc->n_marks);
     int bad = !ids || !toks || !offs || !specials;
     /* the spans: most of the time (132k tokens of Chinese: 4 ms of ids, ~20 ms of spans
@@ -1014,7 +961,7 @@ out:
 static int id_objs_upto(Merger *m, uint32_t top)
 {
     for (size_t id = m->id_objs_dense; id <= top; id++)
-        if (!id_obj(m, (int32_t)id))
+        if (!bpe_py_id_obj(&m->ids, (uint32_t)id))
             return -1;
     if ((size_t)top + 1 > m->id_objs_dense)
         m->id_objs_dense = (size_t)top + 1;
@@ -1051,14 +998,14 @@ static int batch_lists(Merger *m, EncBatch *b, PyObject *res, size_t k)
     }
     if (rc == 0) {
         Py_BEGIN_ALLOW_THREADS
-        enc_batch_scatter(b, dst, (void *const *)m->id_objs, (size_t)top + 1, counts, k);
+        enc_batch_scatter(b, dst, (void *const *)m->ids.objs, (size_t)top + 1, counts, k);
         Py_END_ALLOW_THREADS
         for (size_t id = 0; id <= top; id++) {
             Py_ssize_t add = 0;
             for (size_t w = 0; w < k; w++)
                 add += counts[w][id];
             if (add)
-                Py_SET_REFCNT(m->id_objs[id], Py_REFCNT(m->id_objs[id]) + add);
+                Py_SET_REFCNT(m->ids.objs[id], Py_REFCNT(m->ids.objs[id]) + add);
         }
     } else { /* the lists made so far hold NULL items: fine to free */
         for (size_t i = 0; i < b->n; i++)
@@ -1139,7 +1086,7 @@ static PyObject *Encoder_encode_batch(Encoder *e, PyObject *args, PyObject *kw)
         goto done;
     if (as_array) {
         for (size_t i = 0; i < n; i++) {
-            PyObject *a = ids_array(b.ids[i], b.n_ids[i]);
+            PyObject *a = bpe_py_id_array(b.ids[i], b.n_ids[i]);
             if (!a) {
                 Py_CLEAR(res);
                 goto done;
@@ -1207,10 +1154,12 @@ static PyMethodDef Encoder_methods[] = {
      "encode(text) -> list of ids (special tokens found)"},
     {"encode_ordinary", (PyCFunction)Encoder_encode_ordinary, METH_O,
      "encode_ordinary(text) -> list of ids (no special tokens looked for)"},
-    {"encode_to_array", (PyCFunction)Encoder_encode_to_array, METH_O,
-     "encode_to_array(text) -> array('I') of ids (special tokens found)"},
-    {"encode_ordinary_to_array", (PyCFunction)Encoder_encode_ordinary_to_array, METH_O,
-     "encode_ordinary_to_array(text) -> array('I') of ids"},
+    {"encode_to_array", (PyCFunction)(void (*)(void))Encoder_encode_to_array, METH_FASTCALL,
+     "encode_to_array(text, around=None) -> array('I') of ids (special tokens found); "
+     "around: (ids before, ids after) put around them"},
+    {"encode_ordinary_to_array", (PyCFunction)(void (*)(void))Encoder_encode_ordinary_to_array,
+     METH_FASTCALL,
+     "encode_ordinary_to_array(text, around=None) -> array('I') of ids; around as above"},
     {"encode_batch", (PyCFunction)(void (*)(void))Encoder_encode_batch,
      METH_VARARGS | METH_KEYWORDS,
      "encode_batch(texts, threads=1, as_array=False, ordinary=False) -> a list of ids (or "
@@ -1344,14 +1293,7 @@ static PyObject *pretok_words_py(PyObject *mod, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     k = enc_pretok_words(preset, b.buf, n, ends, n);
     Py_END_ALLOW_THREADS
-    out = PyList_New((Py_ssize_t)k);
-    for (size_t i = 0; out && i < k; i++) {
-        PyObject *v = PyLong_FromSize_t(ends[i]);
-        if (!v)
-            Py_CLEAR(out);
-        else
-            PyList_SET_ITEM(out, (Py_ssize_t)i, v);
-    }
+    out = bpe_py_sizes(ends, k);
     free(ends);
     PyBuffer_Release(&b);
     return out;

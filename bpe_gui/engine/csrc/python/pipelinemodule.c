@@ -71,7 +71,9 @@
 #include "imported/charsmap.h"
 #include "imported/pipeline.h"
 #include "python/cached_words.h"
+#include "python/convert.h"
 #include "util/simd.h"
+#include "util/utf8.h"
 #include "python/merge_strategies.h"
 
 typedef struct {
@@ -725,36 +727,10 @@ static PyObject *tokenize_error(int err) {
     return NULL;
 }
 
-static PyObject *ids_tuple(const MergeScratch *x, size_t n) {
-    PyObject *t = PyTuple_New((Py_ssize_t)n);
-    if (!t) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        PyObject *v = PyLong_FromLong(x->sym[i]);
-        if (!v) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, (Py_ssize_t)i, v);
-    }
-    return t;
-}
-
 static PyObject *spans_of(const MergeScratch *x, size_t n) {
-    PyObject *ids = ids_tuple(x, n), *starts = PyTuple_New((Py_ssize_t)n),
-             *ends = PyTuple_New((Py_ssize_t)n);
-    if (!ids || !starts || !ends) goto fail;
-    for (size_t i = 0; i < n; i++) {
-        PyObject *a = PyLong_FromLong(x->st[i]), *b = PyLong_FromLong(x->en[i]);
-        if (!a || !b) {
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            goto fail;
-        }
-        PyTuple_SET_ITEM(starts, (Py_ssize_t)i, a);
-        PyTuple_SET_ITEM(ends, (Py_ssize_t)i, b);
-    }
-    return Py_BuildValue("(NNN)", ids, starts, ends);
-fail:
+    PyObject *ids = bpe_py_ints(x->sym, n, 0), *starts = bpe_py_ints(x->st, n, 0),
+             *ends = bpe_py_ints(x->en, n, 0);
+    if (ids && starts && ends) return Py_BuildValue("(NNN)", ids, starts, ends);
     Py_XDECREF(ids);
     Py_XDECREF(starts);
     Py_XDECREF(ends);
@@ -816,7 +792,7 @@ static PyObject *word_ids(void *ctx, const char *utf8, Py_ssize_t len) {
         return r;
     }
     size_t n = pipe_tokenize(c->m, &c->x, utf8, (size_t)len, &err);
-    return n == (size_t)-1 ? tokenize_error(err) : ids_tuple(&c->x, n);
+    return n == (size_t)-1 ? tokenize_error(err) : bpe_py_ints(c->x.sym, n, 0);
 }
 
 static PyObject *Model_encode_words(Model *self, PyObject *args) {
@@ -838,14 +814,7 @@ static PyObject *Model_rebuild(Model *self, PyObject *noargs) {
     size_t n;
     ms_free(&self->x);
     if (pipe_rebuild(&self->pm, &stray, &n) < 0) return PyErr_NoMemory();
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *v = PyLong_FromLong(stray[i]);
-        if (!v)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-    }
+    PyObject *list = bpe_py_ints(stray, n, 1);
     free(stray);
     return list;
 }
@@ -873,30 +842,11 @@ static PyObject *Model_merge_table(Model *m, PyObject *noargs) {
 
 /* ids (spans: (ids, starts, ends) with the spans' byte offsets) of an SpmOut */
 static PyObject *spm_tuple(const SpmOut *o, int spans) {
-    PyObject *ids = PyTuple_New((Py_ssize_t)o->n), *st = NULL, *en = NULL;
-    if (!ids) return NULL;
-    for (size_t i = 0; i < o->n; i++) {
-        PyObject *v = PyLong_FromLong(o->ids[i]);
-        if (!v) goto fail;
-        PyTuple_SET_ITEM(ids, (Py_ssize_t)i, v);
-    }
-    if (!spans) return ids;
-    st = PyTuple_New((Py_ssize_t)o->n);
-    en = PyTuple_New((Py_ssize_t)o->n);
-    if (!st || !en) goto fail;
-    for (size_t i = 0; i < o->n; i++) {
-        PyObject *a = PyLong_FromLongLong(o->st[i]), *b = PyLong_FromLongLong(o->en[i]);
-        if (!a || !b) {
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            goto fail;
-        }
-        PyTuple_SET_ITEM(st, (Py_ssize_t)i, a);
-        PyTuple_SET_ITEM(en, (Py_ssize_t)i, b);
-    }
-    return Py_BuildValue("(NNN)", ids, st, en);
-fail:
-    Py_XDECREF(ids);
+    PyObject *ids = bpe_py_ints(o->ids, o->n, 0);
+    if (!ids || !spans) return ids;
+    PyObject *st = bpe_py_ints64(o->st, o->n, 0), *en = bpe_py_ints64(o->en, o->n, 0);
+    if (st && en) return Py_BuildValue("(NNN)", ids, st, en);
+    Py_DECREF(ids);
     Py_XDECREF(st);
     Py_XDECREF(en);
     return NULL;
@@ -1139,70 +1089,6 @@ static PyObject *Model_spm_normalizer(Model *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* Byte offsets in s[0..n) -> character offsets, in place (a cursor that walks either way). */
-static void to_chars(const char *s, size_t n, int64_t *off, size_t k) {
-    size_t byte = 0, ch = 0;
-    for (size_t i = 0; i < k; i++) {
-        size_t want = (size_t)off[i] > n ? n : (size_t)off[i];
-        while (byte < want) {
-            byte++;
-            while (byte < n && ((unsigned char)s[byte] & 0xC0) == 0x80) byte++;
-            ch++;
-        }
-        while (byte > want) {
-            byte--;
-            while (byte > 0 && ((unsigned char)s[byte] & 0xC0) == 0x80) byte--;
-            ch--;
-        }
-        off[i] = (int64_t)ch;
-    }
-}
-
-/* A list of ids. A long one shares one int object per id (a text's millions of ids are
-   a few thousand distinct ones): no allocation per item, here or when it is freed. */
-#define SHARED_IDS_MIN 4096
-static PyObject *long_list_i32(const int32_t *v, size_t n) {
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    if (!list) return NULL;
-    int32_t hi = -1;
-    if (n >= SHARED_IDS_MIN)
-        for (size_t i = 0; i < n; i++)
-            if (v[i] > hi) hi = v[i];
-    PyObject **one = (hi >= 0 && (size_t)hi < 4 * n) ? calloc((size_t)hi + 1, sizeof *one) : NULL;
-    for (size_t i = 0; i < n; i++) {
-        PyObject *x;
-        if (one && v[i] >= 0) {
-            x = one[v[i]];
-            if (!x && !(x = one[v[i]] = PyLong_FromLong(v[i]))) {
-                Py_CLEAR(list);
-                break;
-            }
-            Py_INCREF(x);
-        } else if (!(x = PyLong_FromLong(v[i]))) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, (Py_ssize_t)i, x);
-    }
-    if (one) {
-        for (int32_t k = 0; k <= hi; k++) Py_XDECREF(one[k]);
-        free(one);
-    }
-    return list;
-}
-
-static PyObject *long_list_i64(const int64_t *v, size_t n) {
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (!x) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, (Py_ssize_t)i, x);
-    }
-    return list;
-}
 
 static PyObject *spm_encode_py(Model *self, PyObject *args, int offsets) {
     PyObject *text;
@@ -1217,8 +1103,8 @@ static PyObject *spm_encode_py(Model *self, PyObject *args, int offsets) {
     Py_BEGIN_ALLOW_THREADS
     rc = spm_encode(&self->pm, (const unsigned char *)s, (size_t)n, prefix, offsets, &o);
     if (!rc && offsets) {
-        to_chars(s, (size_t)n, o.st, o.n);
-        to_chars(s, (size_t)n, o.en, o.n);
+        bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, o.st, o.n);
+        bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, o.en, o.n);
     }
     Py_END_ALLOW_THREADS
     if (rc < 0) {
@@ -1227,10 +1113,10 @@ static PyObject *spm_encode_py(Model *self, PyObject *args, int offsets) {
     }
     PyObject *r;
     if (!offsets) {
-        r = long_list_i32(o.ids, o.n);
+        r = bpe_py_ints_shared(o.ids, o.n);
     } else {
-        PyObject *a = long_list_i32(o.ids, o.n), *b = long_list_i64(o.st, o.n),
-                 *c = long_list_i64(o.en, o.n);
+        PyObject *a = bpe_py_ints_shared(o.ids, o.n), *b = bpe_py_ints64(o.st, o.n, 1),
+                 *c = bpe_py_ints64(o.en, o.n, 1);
         r = (a && b && c) ? Py_BuildValue("(NNN)", a, b, c) : NULL;
         if (!r) {
             Py_XDECREF(a);
@@ -1257,7 +1143,7 @@ static PyObject *Model_encode_cut(Model *self, PyObject *args) {
     rc = pipe_encode_cut(&self->pm, (const unsigned char *)s, (size_t)n, &o);
     Py_END_ALLOW_THREADS
     PyObject *r = rc == PIPE_INVALID ? tokenize_error(PIPE_WORD_TOO_LONG) :
-                  rc < 0 ? PyErr_NoMemory() : long_list_i32(o.ids, o.n);
+                  rc < 0 ? PyErr_NoMemory() : bpe_py_ints_shared(o.ids, o.n);
     spm_out_free(&o);
     return r;
 }
@@ -1289,9 +1175,9 @@ static PyObject *Model_spm_normalize(Model *self, PyObject *args) {
     for (size_t i = 0; i < nl; i++)
         if (((unsigned char)norm[i] & 0xC0) != 0x80) n2o[nc++] = n2o[i];
     n2o[nc++] = n2o[nl];
-    to_chars(s, (size_t)n, n2o, nc);
+    bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, n2o, nc);
     PyObject *str = PyUnicode_DecodeUTF8(norm, (Py_ssize_t)nl, "replace");
-    PyObject *src = str ? long_list_i64(n2o, nc) : NULL;
+    PyObject *src = str ? bpe_py_ints64(n2o, nc, 1) : NULL;
     free(norm);
     free(n2o);
     if (!src) {
@@ -1318,8 +1204,8 @@ static PyObject *Model_spm_segments(Model *self, PyObject *args) {
     }
     for (size_t i = 0; i < ne; i++) e64[i] = (int64_t)ends[i];
     free(ends);
-    to_chars(s, (size_t)n, e64, ne);
-    PyObject *r = long_list_i64(e64, ne);
+    bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, e64, ne);
+    PyObject *r = bpe_py_ints64(e64, ne, 1);
     free(e64);
     return r;
 }
@@ -1393,7 +1279,7 @@ static PyObject *Charsmap_normalize_hf(CharsmapObject *self, PyObject *args) {
         free(ch);
         return str;
     }
-    PyObject *list = long_list_i32(ch, nch);
+    PyObject *list = bpe_py_ints_shared(ch, nch);
     free(ch);
     if (!list) {
         Py_DECREF(str);

@@ -21,8 +21,10 @@
 
 #include "scan/scan.h"
 #define BPE_SCAN_PROVIDER /* scan.c is compiled in: this module exports it (scan.h) */
+#include "python/convert.h"
 #include "python/scan_python.h"
 #include "text/normal_form.h"
+#include "text/special_find.h"
 #include "util/simd.h"
 
 #define CHUNK 65536
@@ -315,12 +317,7 @@ static PyObject *py_word_ends_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     if (bytes_arg(args, "iy*:_word_ends_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
     size_t k;
     size_t *ends = all_ends(preset, buf.buf, (size_t)buf.len, &k);
-    PyObject *list = ends ? PyList_New((Py_ssize_t)k) : NULL;
-    for (size_t i = 0; list && i < k; i++) {
-        PyObject *e = PyLong_FromSize_t(ends[i]);
-        if (!e) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, (Py_ssize_t)i, e);
-    }
+    PyObject *list = ends ? bpe_py_sizes(ends, k) : NULL;
     PyMem_RawFree(ends);
     PyBuffer_Release(&buf);
     return list;
@@ -828,6 +825,111 @@ static PyObject *py_builtin_tables_blob(PyObject *Py_UNUSED(self), PyObject *Py_
     return blob_of(bpe_scan_builtin_tables());
 }
 
+/* ---- SpecialFinder: where a text first holds one of some strings (text/special_find.h) */
+
+typedef struct {
+    PyObject_HEAD
+    SpecialFinder *f;
+} FinderObject;
+
+static void Finder_dealloc(FinderObject *self) {
+    special_finder_free(self->f);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Finder_init(FinderObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"strings", NULL};
+    PyObject *given;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:SpecialFinder", kwlist, &given))
+        return -1;
+    PyObject *seq = PySequence_Fast(given, "SpecialFinder(strings): strings should be a "
+                                           "sequence of str");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Py_UCS4 **strs = PyMem_Calloc((size_t)n + 1, sizeof *strs);
+    size_t *lens = PyMem_Calloc((size_t)n + 1, sizeof *lens);
+    int rc = strs && lens ? 0 : -1;
+    if (rc < 0)
+        PyErr_NoMemory();
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+        PyObject *s = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyUnicode_Check(s) || PyUnicode_GetLength(s) < 1) {
+            PyErr_Format(PyExc_ValueError, "SpecialFinder(strings): item %zd is %R; each "
+                         "should be a str of one character or more", i, s);
+            rc = -1;
+        } else if (!(strs[i] = PyUnicode_AsUCS4Copy(s))) {
+            rc = -1;
+        } else {
+            lens[i] = (size_t)PyUnicode_GetLength(s);
+        }
+    }
+    if (rc == 0) {
+        special_finder_free(self->f);
+        self->f = special_finder_new((const uint32_t *const *)strs, lens, (size_t)n);
+        if (!self->f) {
+            PyErr_NoMemory();
+            rc = -1;
+        }
+    }
+    for (Py_ssize_t i = 0; strs && i < n; i++)
+        PyMem_Free(strs[i]);
+    PyMem_Free(strs);
+    PyMem_Free(lens);
+    Py_DECREF(seq);
+    return rc;
+}
+
+/* search(text, pos=0) -> (start, end) of the leftmost, then longest, string in
+ * text[pos:], or None. The GIL is let go over a long text (a str does not change). */
+static PyObject *Finder_search(FinderObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t pos = 0;
+    if (!PyArg_ParseTuple(args, "U|n:search", &text, &pos))
+        return NULL;
+    if (!self->f) {
+        PyErr_SetString(PyExc_ValueError, "SpecialFinder was not initialised");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (pos < 0)
+        pos = 0;
+    size_t at = 0, len = 0;
+    int kind = PyUnicode_KIND(text), found;
+    const void *data = PyUnicode_DATA(text);
+    if (n - pos > (1 << 16)) {
+        Py_BEGIN_ALLOW_THREADS
+        found = special_finder_search(self->f, kind, data, (size_t)n, (size_t)pos, &at, &len);
+        Py_END_ALLOW_THREADS
+    } else {
+        found = special_finder_search(self->f, kind, data, (size_t)n, (size_t)pos, &at, &len);
+    }
+    if (!found)
+        Py_RETURN_NONE;
+    return Py_BuildValue("nn", (Py_ssize_t)at, (Py_ssize_t)(at + len));
+}
+
+static PyMethodDef finder_methods[] = {
+    {"search", (PyCFunction)Finder_search, METH_VARARGS,
+     "search(text, pos=0) -> (start, end) | None: the leftmost, then longest, string"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FinderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.text._scan.SpecialFinder",
+    .tp_basicsize = sizeof(FinderObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SpecialFinder(strings): where a text first holds one of them",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Finder_init,
+    .tp_dealloc = (destructor)Finder_dealloc,
+    .tp_methods = finder_methods,
+};
+
 static PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, "words(preset, text) -> list[str]"},
     {"word_ends", py_word_ends, METH_VARARGS, "word_ends(preset, text) -> array('q')"},
@@ -865,9 +967,12 @@ PyMODINIT_FUNC PyInit__scan(void) {
     array_q = PyObject_GetAttrString(arr, "array");
     Py_DECREF(arr);
     if (!array_q) return NULL;
+    if (PyType_Ready(&FinderType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
     if (scan_python_add_constants(m) < 0 ||
+        PyModule_AddObjectRef(m, "SpecialFinder", (PyObject *)&FinderType) < 0 ||
         PyModule_AddIntConstant(m, "GPT2", BPE_SCAN_GPT2) < 0 ||
         PyModule_AddIntConstant(m, "CL100K", BPE_SCAN_CL100K) < 0 ||
         PyModule_AddIntConstant(m, "O200K", BPE_SCAN_O200K) < 0 ||

@@ -58,25 +58,10 @@ static inline void *bpe_calloc_huge(size_t n, size_t item)
     return calloc(n ? n : 1, item ? item : 1);
 }
 
-/* A block of megabytes that will be written once from one end to the other (a text's
- * UTF-8, its ids, their list): the whole huge pages inside it marked for huge pages, so
- * its first writes fault in 2 MB at a time. A 20 MB text took ~26,000 faults of 4 KB
- * pages (its UTF-8, its ids, the list of them): 20-25% of its encode in system time. Its
- * contents are kept (no MADV_DONTNEED); a hint only. */
-static inline void bpe_huge_hint(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (p && bytes >= 2 * BPE_HUGE_PAGE) {
-        uintptr_t lo = ((uintptr_t)p + BPE_HUGE_PAGE - 1) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
-        uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
-        if (hi > lo)
-            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-    }
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
+/* (Blocks written once from one end to the other, a text's ids, are not marked for huge
+ * pages: where the kernel has no free huge page, a fault in such a block compacts memory
+ * first, and a 20 MB block took 60-150 ms to fault in instead of 15-19 in small pages.
+ * Tables read at random keep them: there each lookup would miss the TLB as well.) */
 
 /* A table of megabytes of which a word touches a few kilobytes (the bucket queue's
  * bitmap of ranks: 8 MB for any rank, 16 KB for a vocabulary of 128k): address space

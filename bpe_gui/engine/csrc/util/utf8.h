@@ -103,21 +103,68 @@ BPE_UTF8_TARGET static inline int bpe_utf8_surrogate16(__m512i v)
 }
 
 /* UCS-4 (4) or UCS-2 (2) characters p[i..) 16 at a time while no block holds a surrogate:
- * the new i (the caller converts the rest), the bytes written in *o */
+ * the new i (the caller converts the rest), the bytes written in *o. A block of 32 (UCS-2)
+ * or 16 (UCS-4) ASCII characters is narrowed in one instruction: put16's compression
+ * made 20 MB of English kept as UCS-2 (a few curly quotes) take 25.6 ms against SSE2's
+ * 5.9 (Xeon, Sapphire Rapids); Chinese stays on put16 (1.2 ms against 3.4). */
 BPE_UTF8_TARGET static inline size_t bpe_utf8_wide_run(int kind, const void *data, size_t i,
                                                        size_t n, unsigned char **o)
 {
-    for (; i + 16 <= n; i += 16) {
+    for (;;) {
+        if (kind == 2) {
+            while (i + 32 <= n) {
+                __m512i w = _mm512_loadu_si512((const uint16_t *)data + i);
+                if (_mm512_test_epi16_mask(w, _mm512_set1_epi16((short)0xFF80)))
+                    break;
+                _mm256_storeu_si256((__m256i *)*o, _mm512_cvtepi16_epi8(w));
+                *o += 32, i += 32;
+            }
+        } else {
+            while (i + 16 <= n) {
+                __m512i w = _mm512_loadu_si512((const uint32_t *)data + i);
+                if (_mm512_test_epi32_mask(w, _mm512_set1_epi32((int)0xFFFFFF80)))
+                    break;
+                _mm_storeu_si128((__m128i *)*o, _mm512_cvtepi32_epi8(w));
+                *o += 16, i += 16;
+            }
+        }
+        if (i + 16 > n)
+            return i;
         __m512i v = kind == 4 ? _mm512_loadu_si512((const uint32_t *)data + i)
                               : _mm512_cvtepu16_epi32(_mm256_loadu_si256(
                                     (const __m256i *)((const uint16_t *)data + i)));
         if (bpe_utf8_surrogate16(v))
-            break;
+            return i;
         *o = bpe_utf8_put16(*o, v);
+        i += 16;
     }
-    return i;
 }
 #endif
+
+/* Byte offsets into the UTF-8 s[0..n) made character offsets, in place (k of them, in
+ * any order: a cursor walks either way; an offset inside a character counts it, one past
+ * n is n). */
+static inline void bpe_utf8_char_offsets(const unsigned char *s, size_t n, int64_t *off,
+                                         size_t k)
+{
+    size_t byte = 0, ch = 0;
+    for (size_t i = 0; i < k; i++) {
+        size_t want = (size_t)off[i] > n ? n : (size_t)off[i];
+        while (byte < want) {
+            byte++;
+            while (byte < n && (s[byte] & 0xC0) == 0x80)
+                byte++;
+            ch++;
+        }
+        while (byte > want) {
+            byte--;
+            while (byte > 0 && (s[byte] & 0xC0) == 0x80)
+                byte--;
+            ch--;
+        }
+        off[i] = (int64_t)ch;
+    }
+}
 
 /* n characters at data (`kind` bytes each) as UTF-8 into out (room: bpe_utf8_room).
  * Returns the bytes written, or (size_t)-1 at a surrogate (UTF-8 cannot hold one). */
