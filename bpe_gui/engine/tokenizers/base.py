@@ -206,16 +206,14 @@ class BaseTokenizer(LibraryNames, ABC):
         plan = clone.pipeline.route((text,))
         if plan is not None:
             enc, (given,), ordinary = plan
+            post = self._adds(add_special_tokens)
+            around = None if post is None else \
+                ([i for i, _ in post.before], [i for i, _ in post.after])
             try:
-                got = (enc.encode_ordinary_to_array if ordinary else enc.encode_to_array)(given)
+                return (enc.encode_ordinary_to_array if ordinary
+                        else enc.encode_to_array)(given, around)
             except UnicodeEncodeError:   # lone surrogates: encode() cleans the text
                 pass
-            else:
-                post = self._adds(add_special_tokens)
-                if post is None:
-                    return got
-                return array("I", [i for i, _ in post.before]) + got + \
-                    array("I", [i for i, _ in post.after])
         return array("I", self._post_ids(clone._encode_clean(text), add_special_tokens))
 
     def encode_with_offsets(self, text: str, *, allowed_special: SpecialSet | None = None,
@@ -340,7 +338,9 @@ class BaseTokenizer(LibraryNames, ABC):
         allow, refuse = self._call_policy(allowed, disallowed, where)
         if refuse:
             refuse_disallowed(text, refuse)
-        if allow != matchable and holds_any(text, matchable - allow):
+        as_text = matchable - allow
+        # the text holds none of the refused ones (refuse_disallowed has looked)
+        if as_text and not as_text <= refuse and holds_any(text, as_text):
             return self._restricted(allow)
         return self
 
