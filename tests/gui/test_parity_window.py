@@ -87,7 +87,7 @@ def _train(qtbot, window, merges: int = MERGES, setup=None):
     labels: list[str] = []
     c.progress.connect(lambda label, *_: labels.append(label))
     assert window.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done,
                     timeout=180_000)
     return c, labels
 

@@ -34,7 +34,7 @@ def test_window_opens_with_the_sample_ready_to_step(window, qtbot):
     assert c.step_index == 0
     window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=10_000)
-    assert c.trainer.is_done()
+    assert c.trainer.is_done
 
 
 @pytest.mark.regression

@@ -63,6 +63,7 @@ from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
+from .trainer import step_asked
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -521,7 +522,7 @@ class ParityTrainer:
 
     - ``names``, ``n_languages``, ``kind`` ("dev", "ratio" or "train": what chooses);
     - ``steps`` (:class:`ParityStep` records), ``n_steps``, ``target_steps``,
-      ``is_done()``; ``step()``, ``undo()``, ``goto(k)``, ``run(until, progress,
+      ``is_done``; ``step()``, ``undo()``, ``goto(k)``, ``run(until, progress,
       cancel)``, ``reset()``;
     - ``tokens`` (each language's tokens now, dev text or training text),
       ``train_tokens``, ``measure()`` (what the next choice compares), ``curve()``
@@ -688,6 +689,7 @@ class ParityTrainer:
                                                                        ratios))
         return tokens   # (the token counts themselves: exact, and the step's tuple shared)
 
+    @property
     def is_done(self) -> bool:
         return self.n_steps >= self.target or self._over \
             or len(self._exhausted) >= self.n_languages
@@ -765,7 +767,7 @@ class ParityTrainer:
     def step(self) -> ParityStep | None:
         """One merge: its record, or None when training is done. The language is chosen
         here; its best pair, and the merge in every language, are the cores'."""
-        if self.is_done():
+        if self.is_done:
             return None
         window, exhausted = tuple(self._window), frozenset(self._exhausted)
         tokens, train = self._now
@@ -907,7 +909,7 @@ class ParityTrainer:
         """The tokenizer as of step ``at_step`` (default: now): GPT-2's pattern, byte
         level, the first k merges."""
         from ..tokenizers.trained import Tokenizer
-        k = self.n_steps if at_step is None else max(0, min(at_step, self.n_steps))
+        k = step_asked(at_step, self.n_steps, self.n_steps, "ParityTrainer.tokenizer(at_step)")
         recs = self.steps[:k]
         n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow
         vocab = dict(enumerate(self.vocab_bytes[:n_ids]))

@@ -31,7 +31,8 @@ from ..display import readable
 from ..errors import CancelFn, SettingsError
 from ..tokenizers.trained import Tokenizer
 from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
-from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings
+from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings, \
+    step_asked
 
 RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
 # where the window sets target ratios (the training settings' parity box)
@@ -139,7 +140,7 @@ class ParityRun:
         """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
         asked for the curve."""
         t = self._plain_run
-        return t is None or len(self._plain) > k or (t.is_done() and t.n_steps < t.target)
+        return t is None or len(self._plain) > k or (t.is_done and t.n_steps < t.target)
 
     # ----- facts fixed for this run -----------------------------------------------------------
     @property
@@ -228,7 +229,7 @@ class ParityRun:
         if n >= target:
             return Stop("target", f"{target:,} merges",
                         f"Target reached at step {n} ({target:,} merges).")
-        if self._p.is_done() or self.next_choice() is None:
+        if self._p.is_done or self.next_choice() is None:
             mf = self._p.settings.min_frequency
             left = "a pair of symbols left" if mf <= 1 else \
                 f"a pair that occurs at least {mf:,} times (the minimum pair frequency)"
@@ -241,8 +242,9 @@ class ParityRun:
         stop = self.stop()
         return stop.sentence if stop is not None else None
 
+    @property
     def is_done(self) -> bool:
-        return self._p.is_done() or self.next_choice() is None
+        return self._p.is_done or self.next_choice() is None
 
     def best_pair(self) -> tuple[int, int, int] | None:
         rec = self.next_choice()
@@ -421,8 +423,8 @@ class ParityRun:
 
     # ----- tokenizers -------------------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
-        hi = self.furthest_step if redo else self.n_steps
-        k = self.n_steps if at_step is None else max(0, min(at_step, hi))
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "tokenizer(at_step)")
         recs = list(self._steps) + [r for r, _ in reversed(self._redo)]
         recs = recs[:k]
         vocab = {i: bytes([i]) for i in range(256)}

@@ -27,7 +27,7 @@ from ..text.pretokenize import Pretokenizer
 from .superbpe import ENCODE_PATTERN, SuperBPETrainer, skip_reason, stage2_pretokenizer
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
-from .trainer import MergeStep, PairRow, Stop, Trainer, TrainSettings
+from .trainer import MergeStep, PairRow, Stop, Trainer, TrainSettings, step_asked
 
 
 def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
@@ -69,7 +69,7 @@ class SuperBPERun:
         t1 = self.stage1
         self.n_initial, self.n_base, self.base = t1.n_initial, t1.n_base, t1.base
         self.special_ids = t1.special_ids
-        if t1.is_done():
+        if t1.is_done:
             self._enter2()
 
     @classmethod
@@ -124,7 +124,7 @@ class SuperBPERun:
             return
         k = self.n_steps
         self.stage1.run(until=self._T, detail=False, cancel=cancel)
-        if self.stage1.is_done() and not (cancel is not None and cancel()):
+        if self.stage1.is_done and not (cancel is not None and cancel()):
             self._enter2()
             self._sync()
         self.goto(k)
@@ -261,6 +261,7 @@ class SuperBPERun:
         return replace(st, sentence=st.sentence.replace(
             f"at step {self._s2.n_steps}", f"at step {self.n_steps}", 1))
 
+    @property
     def is_done(self) -> bool:
         return self.stop() is not None
 
@@ -272,7 +273,7 @@ class SuperBPERun:
     def step(self, detail: bool = True) -> MergeStep | None:
         if not self._two:
             rec = self.stage1.step(detail)
-            if self.stage1.is_done():
+            if self.stage1.is_done:
                 self._enter2()
             if rec is not None:
                 self._sync()
@@ -333,7 +334,7 @@ class SuperBPERun:
         if not self._two and goal > self.n_steps:
             self.stage1.run(until=min(goal, self.transition), progress=at(0), cancel=cancel,
                             detail=detail)
-            if self.stage1.is_done() and not (cancel is not None and cancel()):
+            if self.stage1.is_done and not (cancel is not None and cancel()):
                 self._enter2()
             self._sync()
         if self._two and goal > self.n_steps and not (cancel is not None and cancel()):
@@ -379,7 +380,8 @@ class SuperBPERun:
 
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
         """As of step k (default: now): stage 1's up to T, stage 2's after."""
-        k = self.n_steps if at_step is None else at_step
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "tokenizer(at_step)")
         T = self.transition
         if self.stage2 is None or k <= T:
             return self.stage1.tokenizer(min(k, T), redo=redo)

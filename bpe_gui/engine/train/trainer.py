@@ -84,8 +84,10 @@ class TrainSettings:
     superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
     lines: bool = False                # one text per line (counting; see above)
 
-    def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
+    def __post_init__(self) -> None:   # each field's type and value; what fits together:
+        # validated(). Refused when made, so a wrong value fails where it was written.
         object.__setattr__(self, "special_tokens", checks.train_settings(self))
+        self._check_values()
         # a published pattern's name (qwen2) is that pattern from here on, and a preset's
         # other spelling (gpt4, GPT2) or its written-out pattern (a session saved before
         # the spelling was turned into the name) that preset's name: saved, exported,
@@ -105,20 +107,7 @@ class TrainSettings:
         window all ask this method (a character-mode size is checked once the corpus's
         alphabet is known, i.e. when the caller passes ``n_base``).
         """
-        if self.mode not in MODES:
-            raise SettingsError(f"Unknown mode {self.mode!r}: use 'byte' or 'char'.")
-        if self.end_of_word not in ("suffix", "prefix"):
-            raise SettingsError(f"Unknown end-of-word position {self.end_of_word!r}: "
-                                "use 'suffix' or 'prefix'.")
-        if self.tie_rule not in TIE_RULES:
-            raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
-                                f"{', '.join(TIE_RULES)}.")
-        if self.min_frequency < 1:
-            raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
-                                "least 1.")
-        if self.num_merges is not None and self.num_merges < 0:
-            raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
-        if self.superbpe_from is not None and (self.superbpe_from < 0 or self.mode != "byte"):
+        if self.superbpe_from is not None and self.mode != "byte":
             raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
                                 "byte mode and a merge number of 0 or more.")
         if self.superbpe_from is not None and self.lines:
@@ -133,6 +122,28 @@ class TrainSettings:
         out = replace(self, special_tokens=specials)
         out._check_vocab_size(256 if self.mode == "byte" else n_base)
         return out
+
+    def _check_values(self) -> None:
+        """Each field's value on its own (validated() checks how they combine)."""
+        if self.mode not in MODES:
+            raise SettingsError(f"Unknown mode {self.mode!r}: use 'byte' or 'char'.")
+        if self.end_of_word not in ("suffix", "prefix"):
+            raise SettingsError(f"Unknown end-of-word position {self.end_of_word!r}: "
+                                "use 'suffix' or 'prefix'.")
+        if self.tie_rule not in TIE_RULES:
+            raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
+                                f"{', '.join(TIE_RULES)}.")
+        if self.min_frequency < 1:
+            raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
+                                "least 1.")
+        if self.num_merges is not None and self.num_merges < 0:
+            raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise SettingsError(f"Vocab size is {self.vocab_size}; it must be 1 or more (the "
+                                "tokens to reach: base symbols, special tokens and merges).")
+        if self.superbpe_from is not None and self.superbpe_from < 0:
+            raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
+                                "byte mode and a merge number of 0 or more.")
 
     def _check_vocab_size(self, n_base: int | None) -> None:
         """The target vocabulary must hold the base alphabet and the special tokens
@@ -557,6 +568,7 @@ class Trainer:
             return [(r.left, r.right) for r in self._steps] + \
                 list(zip(map(vb.__getitem__, rows.a), map(vb.__getitem__, rows.b)))
 
+    @property
     def is_done(self) -> bool:
         return self.stop() is not None
 
@@ -635,7 +647,7 @@ class Trainer:
         Example (worked example, after 2 merges): ``next_choice().reason`` ->
         '6 pairs share the top count 3; w i wins because it is the greatest pair ...'
         """
-        if self.is_done():
+        if self.is_done:
             return None
         best = self.core.best()
         n_tied, tied = self.tied_now(limit)
@@ -649,7 +661,7 @@ class Trainer:
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
         """Merge the best pair. Returns its record, or None when training is done."""
-        if self.is_done():
+        if self.is_done:
             return None
         s = self.settings
         n_tied, tied = self.core.tied(TIE_LIMIT if detail else 1)
@@ -958,9 +970,8 @@ class Trainer:
         ``redo=True`` also serves steps up to :attr:`furthest_step` that were undone:
         training is deterministic, so they are the merges stepping forward would make.
         """
-        checks.whole(at_step, "Trainer.tokenizer(at_step)", -checks.MAX_ID, none_ok=True)
-        hi = self.furthest_step if redo else self.n_steps
-        k = self.n_steps if at_step is None else max(0, min(at_step, hi))
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "Trainer.tokenizer(at_step)")
         tok = self._tok
         if tok is None:
             tok = self._tok = self._first_tokenizer()
@@ -993,6 +1004,24 @@ class Trainer:
                 "special_tokens": list(s.special_tokens),
                 "merge_counts": counts if counts is not None
                 else self._counts(k)}
+
+
+def step_asked(at_step: object, now: int, hi: int, where: str) -> int:
+    """The step a caller asked for (None: ``now``), refused past ``hi`` (the steps made,
+    or undone and kept for redo) or below 0: a tokenizer of fewer merges than asked for
+    is not the one asked for.
+
+    Example: step_asked(5, 2, 2, "tokenizer(at_step)") raises SettingsError
+    'tokenizer(at_step) = 5: only steps 0 to 2 are made; run to step 5 first (goto(5) or run(until=5)).'
+    """
+    if at_step is None:
+        return now
+    k = checks.whole(at_step, where, -checks.MAX_ID)
+    if not 0 <= k <= hi:
+        raise SettingsError(f"{where} = {k}: only steps 0 to {hi:,} are made; "
+                            + (f"run to step {k:,} first (goto({k}) or run(until={k}))."
+                               if k > hi else "give a step of 0 or more."))
+    return k
 
 
 def _table_name(counts) -> str:
