@@ -35,7 +35,8 @@ MIN_RANGE = 1 << 20    # below this a range is mostly its two boundary searches
 
 def rangeable(reader: BlockReader) -> bool:
     """Whether the reader's sources can be read in ranges: plain UTF-8 text files only."""
-    return not reader.texts and _is_utf8(reader.encoding) and bool(reader.paths) and all(
+    return not reader.texts and reader.stream is None and _is_utf8(reader.encoding) \
+        and bool(reader.paths) and all(
         not p.name.lower().endswith(COMPRESSED) and inner_suffix(p) != ".jsonl"
         for p in reader.paths)
 

@@ -664,6 +664,11 @@ class ParityTrainer:
         return self._now[1]
 
     @property
+    def initial_train_tokens(self) -> tuple[int, ...]:
+        """Each language's training tokens at step 0: its training text's bytes."""
+        return self._train0
+
+    @property
     def initial_tokens(self) -> tuple[int, ...]:
         """Each language's tokens at step 0 (bytes), on the text ``tokens`` counts."""
         return self._tokens_at(0)

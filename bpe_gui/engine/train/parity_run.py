@@ -78,7 +78,7 @@ class ParityRun:
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
 
     def __init__(self, trainer: ParityTrainer):
-        self._p = trainer
+        self._p = self.trainer = trainer
         s = trainer.settings
         self._settings = TrainSettings(vocab_size=None, num_merges=trainer.target, mode="byte",
                                        pattern=PATTERN, tie_rule=RULE)
@@ -87,24 +87,36 @@ class ParityRun:
                                   warning=trainer.data.unparallel(WINDOW_RATIOS))
         self._steps: list[MergeStep] = []
         self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
-        # the words of every language, end to end: word id w of language i is
-        # offset[i] + its row in that language's count table
-        self._offsets: list[int] = []
-        self._freqs: list[list[int]] = []
-        texts: list[str] = []
-        freqs: list[int] = []
-        for table in trainer.data.tables:
-            self._offsets.append(len(texts))
-            self._freqs.append(table.freqs)
-            blob, st = table.blob, table.starts
-            texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace") for i in range(len(table))]
-            freqs += self._freqs[-1]
-        self._table = PretokenTable.from_words(texts, freqs, n_bytes=sum(trainer.train_tokens))
+        self._words: PretokenTable | None = None   # (made when first read: _all_words)
         self._next: tuple[int, MergeStep | None] | None = None
         # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
         # so that a raised target extends the curve instead of training it again
         self._plain: list[tuple[int, ...]] = []
         self._plain_run: ParityTrainer | None = None
+
+    def _all_words(self) -> PretokenTable:
+        """The words of every language, end to end: word id w of language i is
+        offset[i] + its row in that language's count table (made once, when first read:
+        the command line, which steps without detail, never reads it)."""
+        if self._words is None:
+            self._offsets: list[int] = []
+            self._freqs: list[list[int]] = []
+            texts: list[str] = []
+            freqs: list[int] = []
+            for table in self._p.data.tables:
+                self._offsets.append(len(texts))
+                self._freqs.append(table.freqs)
+                blob, st = table.blob, table.starts
+                texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace")
+                          for i in range(len(table))]
+                freqs += self._freqs[-1]
+            self._words = PretokenTable.from_words(texts, freqs,
+                                                   n_bytes=sum(self._p.initial_train_tokens))
+        return self._words
+
+    def release_core(self) -> None:
+        """Free the trainer's core once training is over (ParityTrainer.release_core)."""
+        self._p.release_core()
 
     @classmethod
     def from_files(cls, train, dev=None, settings: ParitySettings | None = None, *,
@@ -149,7 +161,7 @@ class ParityRun:
 
     @property
     def table(self) -> PretokenTable:
-        return self._table
+        return self._all_words()
 
     @property
     def table2(self) -> PretokenTable | None:
@@ -222,7 +234,7 @@ class ParityRun:
 
     @property
     def word_texts(self) -> list[str]:
-        return self._table.words
+        return self._all_words().words
 
     def stop(self) -> Stop | None:
         n, target = self.n_steps, self._p.target
@@ -323,6 +335,7 @@ class ParityRun:
         return tuple(self._p.pair_source(i).word(j))
 
     def word(self, w: int) -> tuple[int, ...]:
+        self._all_words()
         for i in range(len(self._offsets) - 1, -1, -1):
             if w >= self._offsets[i]:
                 return self._lang_word(i, w - self._offsets[i])
@@ -343,6 +356,7 @@ class ParityRun:
         # has it, with or without detail (as Trainer's records)
         merged = p.last_merged_tokens() if p.steps and p.steps[-1] is st else 0
         if detail and p.steps and p.steps[-1] is st:
+            self._all_words()
             for i in range(len(self._offsets)):
                 n, words = p.last_merge_words(i, AFFECTED_LIMIT)
                 n_affected += n

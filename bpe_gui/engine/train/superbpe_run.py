@@ -56,11 +56,18 @@ class SuperBPERun:
 
     n_inherited = 0   # nothing collapsed: stage 1 is trained here, step by step
 
-    def __init__(self, table: PretokenTable, table2: PretokenTable, settings: TrainSettings):
+    def __init__(self, table: PretokenTable,
+                 table2: PretokenTable | Callable[[], PretokenTable], settings: TrainSettings,
+                 *, undo: bool = True):
+        """``table2``: stage 2's table, or how to count it (when stage 2 is built).
+        ``undo=False``: a run that only goes forward (the command line's): stage 1's
+        core and table are let go once stage 2 is built."""
         s = settings.validated()
-        self.stage1 = Trainer(table, replace(s, num_merges=s.superbpe_from, superbpe_from=None))
+        self.stage1 = Trainer(table, replace(s, num_merges=s.superbpe_from, superbpe_from=None),
+                              undo=undo)
         check_transition(s, self.stage1.n_initial)
-        self.settings, self.table, self.table2 = s, table, table2
+        self.settings, self.table, self._table2 = s, table, table2
+        self._undo = undo
         self._T: int = s.superbpe_from or 0   # check_transition: never None here
         self.stage2: SuperBPETrainer | None = None
         self._two = False        # the current step is in stage 2 (or is T, stage 2 built)
@@ -79,6 +86,13 @@ class SuperBPERun:
                    table_from_text(text, stage2_pretokenizer(s.special_tokens)), s)
 
     parity = None   # one language's run (parity_run.py has several)
+
+    @property
+    def table2(self) -> PretokenTable:
+        """Stage 2's table (the same corpus, cut by stage 2's pattern)."""
+        if callable(self._table2):
+            self._table2 = self._table2()
+        return self._table2
 
     # ----- the two stages -------------------------------------------------------------
     @property
@@ -114,6 +128,9 @@ class SuperBPERun:
             self.stage2 = SuperBPETrainer(tok1, self.table2,
                                           self._stage2_settings(self.settings, tok1.n_merges))
             self._s2.stage1_steps = tuple(self.stage1.steps)
+            if not self._undo:   # (never goes back to stage 1: its core is done with)
+                self.stage1.release_core()
+                self.stage1.release_table()
         self._two = True
 
     def prepare(self, cancel: CancelFn | None = None) -> None:

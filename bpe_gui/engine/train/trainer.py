@@ -444,9 +444,28 @@ class Trainer:
             return cls.from_counts(source, settings, where=where, undo=undo)
         if isinstance(source, str):
             checks.not_a_path(source, "Trainer.from_source(source)", "Trainer.from_files(path)")
+        elif isinstance(source, (list, tuple)):
+            checks.texts_not_paths(source, "Trainer.from_source(source)")
         settings = (settings or TrainSettings()).validated()
         return cls(source_table(source, settings, progress, cancel, encoding=encoding, **kw),
                    settings, undo=undo)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], settings: TrainSettings | None = None,
+                   progress: ProgressFn | None = None, cancel: CancelFn | None = None, *,
+                   undo: bool = True, **kw) -> "Trainer":
+        """From texts: a list, a generator, an open file (its lines), each text its own
+        document, read a block at a time (memory grows with the unique words, not with
+        the texts). ``progress(done, 0)``: characters read (the total is not known).
+
+        Example: ``Trainer.from_texts(open("corpus.txt"), TrainSettings(lines=True))``
+        trains as ``Trainer.from_files("corpus.txt", TrainSettings(lines=True))``."""
+        from ..corpus.counting import count_corpus
+        checks.iterable_texts(texts, "Trainer.from_texts(texts)")
+        settings = (settings or TrainSettings()).validated()
+        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        return cls(count_corpus(texts=texts, pre=pre, progress=progress, cancel=cancel,
+                                lines=settings.lines, **kw), settings, undo=undo)
 
     @classmethod
     def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
@@ -1033,61 +1052,6 @@ def _table_name(counts) -> str:
     return names[0] if len(names) == 1 else f"the count tables ({', '.join(names)})"
 
 
-def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
-              vocab_size: int = 1000, special_tokens: Sequence[str] | None = None, *,
-              counts: str | Path | Sequence[str | Path] | None = None,
-              progress: Callable[[str, int, int], None] | None = None,
-              cancel: CancelFn | None = None, return_trainer: bool = False,
-              encoding: str = "utf-8", workers: int | None = None,
-              **options) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """Train byte-level BPE on one or more files; returns ``(vocab, merges)``.
-
-    ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
-    ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
-    min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
-    reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
-    corpus files' (converted as they are read). ``workers``: the threads that count the
-    files (default: every core this process may use, one for a pattern the native
-    scanner does not run: ``corpus.counting.default_workers``; the merges are the same
-    for any number). ``return_trainer=True`` returns the
-    Trainer instead, which only goes forward (it keeps no undo log: see Trainer) and
-    keeps no pre-token table (:meth:`Trainer.release_table`).
-
-    Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
-    ``counts`` word-count table files (summed in the order given). A table's own pattern
-    and special tokens (and ``lines``) are used unless ``pattern``/``special_tokens``
-    (``lines``) are given, and then they must be the table's (see
-    :meth:`Trainer.from_counts`).
-    """
-    _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
-    checks.whole(workers, "train_bpe(workers)", 1, 4096, none_ok=True)
-    table = input_path if isinstance(input_path, PretokenTable) else None
-    settings = TrainSettings(vocab_size=vocab_size,
-                             special_tokens=tuple(special_tokens or ()), **options)
-    if counts is not None or table is not None:
-        if table is None:
-            assert counts is not None   # (the test above: one of the two is given)
-            table = read_tables(counts)
-        settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
-                                      specials=special_tokens is not None,
-                                      lines="lines" in options)
-        trainer = Trainer.from_source(table, settings, where=_table_name(counts or table),
-                                      undo=False)
-    else:   # a str here is a file's path, not the text
-        paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
-        ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
-        trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding,
-                                      undo=False, workers=workers)
-    trainer.release_table()   # its words are in the core now
-    pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
-    trainer.advance(progress=pmerge, cancel=cancel, detail=False)
-    if not return_trainer:
-        trainer.release_core()
-    if return_trainer:
-        return trainer  # type: ignore[return-value]
-    return trainer.vocab, trainer.merges
-
-
 def _check_table_settings(table, settings) -> None:
     checks.instance(table, PretokenTable, "Trainer(table)",
                     "a PretokenTable (from Trainer.from_text/from_files/from_counts)")
@@ -1097,22 +1061,6 @@ def _check_table_settings(table, settings) -> None:
 def _check_settings(_, settings) -> None:
     checks.instance(settings, TrainSettings, "settings", "a TrainSettings or None",
                     none_ok=True)
-
-
-def _check_train_bpe(input_path, vocab_size, special_tokens, counts, options) -> None:
-    """train_bpe's arguments (its options are TrainSettings fields, checked there)."""
-    if not isinstance(input_path, PretokenTable):
-        checks.paths(input_path, "train_bpe(input_path)")
-    checks.paths(counts, "train_bpe(counts)")
-    checks.whole(vocab_size, "vocab_size", -checks.MAX_ID, checks.MAX_ID, setting=True,
-                 none_ok=True)
-    checks.special_tokens(special_tokens, setting=True)
-    known = [f for f in TrainSettings.__dataclass_fields__
-             if f not in ("vocab_size", "special_tokens")]
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise checks.ArgumentTypeError(f"train_bpe() got the unknown option(s) "
-                                       f"{', '.join(unknown)}; its options are {', '.join(known)}.")
 
 
 def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | object",
