@@ -88,7 +88,8 @@ class ParityRun:
         self._steps: list[MergeStep] = []
         self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
         self._words: PretokenTable | None = None   # (made when first read: _all_words)
-        self._next: tuple[int, MergeStep | None] | None = None
+        # the look ahead at step n: (n, its provisional record, the trainer's)
+        self._next: tuple[int, MergeStep | None, ParityStep | None] | None = None
         # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
         # so that a raised target extends the curve instead of training it again
         self._plain: list[tuple[int, ...]] = []
@@ -241,7 +242,7 @@ class ParityRun:
         if n >= target:
             return Stop("target", f"{target:,} merges",
                         f"Target reached at step {n} ({target:,} merges).")
-        if self._p.is_done or self.next_choice() is None:
+        if self._p.is_done:
             mf = self._p.settings.min_frequency
             left = "a pair of symbols left" if mf <= 1 else \
                 f"a pair that occurs at least {mf:,} times (the minimum pair frequency)"
@@ -256,7 +257,7 @@ class ParityRun:
 
     @property
     def is_done(self) -> bool:
-        return self._p.is_done or self.next_choice() is None
+        return self._p.is_done
 
     def best_pair(self) -> tuple[int, int, int] | None:
         rec = self.next_choice()
@@ -288,33 +289,29 @@ class ParityRun:
         n, tied = src.tied(max(limit, 1))
         return n, [(t[0], t[1]) for t in tied[:limit]]
 
-    def _next_parity(self) -> ParityStep | None:
-        self.next_choice()
-        return self._next_rec
-
     def next_choice(self, limit: int = 50) -> MergeStep | None:
-        """The merge the next step would make (stepped and undone: the trainer has no
-        other way to look ahead). Changes nothing."""
+        """The merge the next step would make, as a provisional record: the trainer's
+        choice, a pure function of its state (nothing stepped or undone). At the target
+        too, one step past it: the pair table shows what a longer run would merge next,
+        as a plain run's does."""
         n = self.n_steps
         if self._next is not None and self._next[0] == n:
             return self._next[1]
         p = self._p
-        self._next_rec: ParityStep | None = None
-        rec = None
-        # at the target too, one step past it: the pair table shows what a longer run
-        # would merge next, as a plain run's does (it was empty once a run ended)
         target = p.target
         p.target = max(target, n + 1)
         try:
-            got = p.step()
-            if got is not None:
-                rec = self._record(got, detail=False, reason=True)
-                self._next_rec = got
-                p.undo()
+            st = p.next_record()
         finally:
             p.target = target
-        self._next = (n, rec)
+        rec = None if st is None else self._record(st, detail=False, reason=True)
+        self._next = (n, rec, st)
         return rec
+
+    def _next_parity(self) -> ParityStep | None:
+        self.next_choice()
+        assert self._next is not None
+        return self._next[2]
 
     def skip_reason(self, a: int, b: int) -> str | None:
         return None

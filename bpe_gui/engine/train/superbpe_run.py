@@ -275,8 +275,12 @@ class SuperBPERun:
         st = self._s2.stop()
         if st is None:
             return None
+        n, T, s = self.n_steps, self.transition, self.settings
+        if st.kind == "target" and s.num_merges is not None:   # both stages count
+            return replace(st, sentence=f"Target reached at step {n:,} ({s.num_merges:,} "
+                           f"merges: {T:,} in stage 1, {n - T:,} in stage 2).")
         return replace(st, sentence=st.sentence.replace(
-            f"at step {self._s2.n_steps}", f"at step {self.n_steps}", 1))
+            f"at step {self._s2.n_steps}", f"at step {n}", 1))
 
     @property
     def is_done(self) -> bool:

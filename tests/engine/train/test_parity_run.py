@@ -164,7 +164,6 @@ def test_no_plain_curve_unless_asked():
 def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
     """Cancel while plain BPE catches up with a raised target: the run has not moved,
     the curve keeps the steps made, and the next run finishes both."""
-    from bpe_gui.engine.errors import Cancelled
     run = _run(merges=10)
     run.compute_plain()
     run.run()
@@ -174,9 +173,27 @@ def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
     def cancel() -> bool:
         asked.append(1)
         return len(asked) > 12
-    with pytest.raises(Cancelled):
-        run.run(cancel=cancel)
+    assert run.run(cancel=cancel) == []   # stopped, as every run stops: nothing raised
     assert run.n_steps == 10 and 11 < len(run.parity.plain) < 41
     run.run()
     assert run.n_steps == 40
     assert list(run.parity.plain) == _run(merges=40)._p.plain_curve()
+
+
+@pytest.mark.regression
+def test_the_look_ahead_neither_steps_nor_undoes(monkeypatch):
+    """ParityRun.next_choice stepped, undid and raised the target to look one step
+    ahead; the choice is now a pure function of the trainer's state."""
+    run = _run(merges=30)
+    run.run(until=7)
+    seen = []
+    for name in ("step", "undo"):
+        real = getattr(run.trainer, name)
+        monkeypatch.setattr(run.trainer, name, lambda real=real, name=name: (
+            seen.append(name), real())[1])
+    ahead = run.next_choice()
+    assert seen == [] and run.n_steps == 7 and not run.is_done
+    monkeypatch.undo()
+    made = run.step()
+    assert (ahead.pair, ahead.count, ahead.new_id, ahead.reason) == \
+        (made.pair, made.count, made.new_id, made.reason)

@@ -80,3 +80,18 @@ def test_is_done_is_a_property():
 def test_every_error_is_a_bpe_error():
     with pytest.raises(BPEError):
         Trainer.from_text(TEXT, TrainSettings(num_merges=2)).tokenizer(at_step=3)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("kind", ["plain", "superbpe", "train-on", "parity", "parity-run"])
+def test_one_cancel_contract(kind):
+    """Cancel stopped Trainer.run but raised Cancelled out of parity's run: now every
+    run stops, keeps the steps made and returns their records."""
+    t = runs()[kind]
+    calls = []
+
+    def cancel() -> bool:
+        calls.append(1)
+        return len(calls) > 3
+    made = t.run(cancel=cancel)
+    assert 2 < t.n_steps < 10 and list(made) == list(t.steps[2:])
