@@ -18,6 +18,7 @@ from .paths import refuse_special_files, \
 from .train_run import Times, run_and_export
 from .train_parity import add_parity_options
 
+STDIN = "-"   # a corpus file named so is the standard input
 TIE_BREAKS = tuple(TIE_RULES)   # the trainer's names: one list
 
 
@@ -31,7 +32,8 @@ def add_parser(sub) -> None:
                            "--num-merges 5000 --out tok",
                            "bpe-gui train --counts big.counts.tsv --vocab-size 32000 --out tok",
                            "bpe-gui train more.txt --from tok --num-merges 1000 --out tok2"))
-    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files")
+    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files (- reads the "
+                   "standard input)")
     t.add_argument("--counts", nargs="+", default=[], metavar="TABLE",
                    help="train from word-count tables (made by `bpe-gui count`) instead of "
                    "corpus files; several are summed. Their pattern and special tokens are "
@@ -103,6 +105,28 @@ def _lines_with_tables(tables: Sequence[str]) -> str:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Plain training (train_on.cmd sends parity and training on elsewhere first)."""
+    spec, table, t_read = plain_spec(args)
+    if args.corpus and args.corpus[0] != STDIN:   # (its head would be read twice)
+        from ..engine.text import Pretokenizer
+        settings = spec.settings
+        warn_unmatched_corpus(Pretokenizer(settings.pattern, settings.special_tokens),
+                              args.corpus, spec.encoding, bool(args.lines))
+
+    def summary(run, times: Times, written: list[Path], skipped: dict[str, str]) -> None:
+        note_cut_words(run.word_cuts, args.lines)
+        elapsed = times.elapsed
+        merge_start = times.first.get("merge", times.t0 + elapsed)
+        if args.counts:   # the words were counted before: the first phase read the tables
+            print_summary(run, elapsed + t_read, merge_start - times.t0 + t_read, written,
+                          skipped, "reading and summing the tables")
+        else:
+            print_summary(run, elapsed, merge_start - times.t0, written, skipped)
+    return run_and_export(args, spec, [*args.corpus, *args.counts], summary, table=table)
+
+
+def plain_spec(args: argparse.Namespace):
+    """The training spec of plain training's options (checked), the word-count tables
+    read (None without --counts) and how long reading them took."""
     from ..engine.train import TrainingSpec
     check_size_options(args)
     if bool(args.corpus) == bool(args.counts):
@@ -118,7 +142,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                 "table (--counts T.tsv)")
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")
-    refuse_tables_as_corpus(args.corpus, "train")
+    refuse_tables_as_corpus([p for p in args.corpus if p != STDIN], "train")
     settings = TrainSettings(vocab_size=args.vocab_size, num_merges=args.num_merges,
                              mode=args.mode, end_of_word=args.end_of_word or "suffix",
                              pattern=resolve_preset_arg(args),
@@ -140,21 +164,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         settings = settings.validated()   # the table's special tokens count too
     spec = TrainingSpec(corpus=tuple(args.corpus), counts=tuple(args.counts),
                         settings=settings, encoding=encoding, threads=args.threads)
-    if args.corpus:
-        from ..engine.text import Pretokenizer
-        warn_unmatched_corpus(Pretokenizer(settings.pattern, settings.special_tokens),
-                              args.corpus, encoding, bool(args.lines))
-
-    def summary(run, times: Times, written: list[Path], skipped: dict[str, str]) -> None:
-        note_cut_words(run.word_cuts, args.lines)
-        elapsed = times.elapsed
-        merge_start = times.first.get("merge", times.t0 + elapsed)
-        if args.counts:   # the words were counted before: the first phase read the tables
-            print_summary(run, elapsed + t_read, merge_start - times.t0 + t_read, written,
-                          skipped, "reading and summing the tables")
-        else:
-            print_summary(run, elapsed, merge_start - times.t0, written, skipped)
-    return run_and_export(args, spec, [*args.corpus, *args.counts], summary, table=table)
+    return spec.validated(), table, t_read
 
 
 def note_cut_words(n: int, lines: bool) -> None:

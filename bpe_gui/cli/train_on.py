@@ -18,7 +18,7 @@ from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
 from .train_run import run_and_export
 from .paths import refuse_special_files, \
     refuse_tables_as_corpus
-from .train_parity import cmd_train_parity, wants_parity
+from .train_parity import cmd_train_parity, parity_spec, wants_parity
 
 if TYPE_CHECKING:   # (the engine's modules are imported by the commands that use them:
     # plain training is train.cmd_train's, which imports only what it needs)
@@ -59,6 +59,33 @@ def _eow_in_byte_mode(eow: str, which: str, fix: str) -> UsageError:
 def cmd(args: argparse.Namespace) -> int:
     if wants_parity(args):   # (before any default is filled in: it refuses what is given)
         return cmd_train_parity(args)
+    spec, source = on_spec(args)
+    if spec is None:
+        return train.cmd_train(args)
+
+    def summary(run, times, written, skipped) -> None:
+        print_summary(args, run, source, times)
+        print_written(written, skipped)
+    return run_and_export(args, spec, [*args.corpus, *args.counts,
+                                       *source_files(args.source)], summary, base=source)
+
+
+def spec_of(argv: list[str]):
+    """The training spec ``bpe-gui train ARGS...`` trains (``argv`` after ``bpe-gui``),
+    made by the command line's own parser and checks, without training; and the
+    tokenizer trained on, loaded (None)."""
+    parser = argparse.ArgumentParser(prog="bpe-gui")
+    add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    if wants_parity(args):
+        return parity_spec(args), None
+    spec, source = on_spec(args)
+    return (train.plain_spec(args)[0], None) if spec is None else (spec, source)
+
+
+def on_spec(args: argparse.Namespace):
+    """The spec of training on or SuperBPE (and the tokenizer trained on), checked; or
+    (None, None) for plain training, whose defaults are filled in ``args``."""
     if args.source_model is not None:
         from .loading import tokenizer_path
         args.source = tokenizer_path(argparse.Namespace(model=args.source_model))
@@ -71,7 +98,7 @@ def cmd(args: argparse.Namespace) -> int:
     if args.source is None and args.superbpe_from is None and not args.superbpe:
         args.mode = args.mode or "byte"
         args.end_of_word = args.end_of_word or "suffix"
-        return train.cmd_train(args)
+        return None, None
     from dataclasses import replace
 
     from ..engine.train import SUPERBPE, TRAIN_ON, TrainingSpec, TrainSettings, resolve
@@ -107,7 +134,7 @@ def cmd(args: argparse.Namespace) -> int:
     encoding = check_encoding(args.encoding)
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")
-    refuse_tables_as_corpus(args.corpus, "train")
+    refuse_tables_as_corpus([p for p in args.corpus if p != train.STDIN], "train")
     source = load_source(args) if args.source is not None else None
     settings = TrainSettings(num_merges=args.num_merges, vocab_size=args.vocab_size,
                              tie_rule=args.tie_break or "greatest",
@@ -128,13 +155,7 @@ def cmd(args: argparse.Namespace) -> int:
                                 corpus=tuple(args.corpus), counts=tuple(args.counts),
                                 settings=settings, encoding=encoding, base=args.source),
                    source)
-
-    def summary(run, times, written, skipped) -> None:
-        print_summary(args, run, source, times)
-        print_written(written, skipped)
-    return run_and_export(args, spec, [*args.corpus, *args.counts,
-                                             *source_files(args.source)],
-                                summary, base=source)
+    return spec, source
 
 
 def load_source(args: argparse.Namespace):

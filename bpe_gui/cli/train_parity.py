@@ -122,6 +122,19 @@ def _named(values: list[str], option: str, what: str) -> list[tuple[str, str]]:
 
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
+    spec = parity_spec(args)
+    assert spec.parity is not None
+    paths = [p for lang in spec.parity.languages for p in (lang.train, lang.dev) if p]
+
+    def summary(run, times, written, skipped) -> None:
+        read = times.first.get("merge", times.t0 + times.elapsed) - times.t0
+        print_summary(run.trainer, times.elapsed, read, written, skipped)
+    return run_and_export(args, spec, paths, summary,
+                          after_build=lambda run: warn_unparallel(run.trainer.data))
+
+
+def parity_spec(args: argparse.Namespace):
+    """The training spec of parity training's options (checked)."""
     from ..engine.train import ParityOptions, TrainingSpec, TrainSettings, named_languages
     refuse_plain_options(args)
     encoding = check_encoding(args.encoding)
@@ -145,9 +158,8 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
             raise UsageError(f"{', '.join(given)} apply to --parity window only")
     languages = named_languages(langs, devs or None,
                                 [(n, _ratio(n, r)) for n, r in ratio_items] or None)
-    paths = [p for _, p in langs] + [p for _, p in devs]
-    refuse_special_files(paths)
-    spec = TrainingSpec(
+    refuse_special_files([p for _, p in langs] + [p for _, p in devs])
+    return TrainingSpec(
         mode="parity", settings=TrainSettings(vocab_size=None, num_merges=args.num_merges,
                                               min_frequency=args.min_frequency,
                                               lines=bool(args.lines)),
@@ -155,12 +167,6 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
             languages, args.parity, args.global_merges,
             100 if args.window_size is None else args.window_size,
             2.0 if args.window_share is None else args.window_share)).validated()
-
-    def summary(run, times, written, skipped) -> None:
-        read = times.first.get("merge", times.t0 + times.elapsed) - times.t0
-        print_summary(run.trainer, times.elapsed, read, written, skipped)
-    return run_and_export(args, spec, paths, summary,
-                                after_build=lambda run: warn_unparallel(run.trainer.data))
 
 
 def _ratio(name: str, text: str) -> float:

@@ -42,7 +42,7 @@ def run_and_export(args: argparse.Namespace, spec, inputs: Sequence, summary, *,
     wanted = parse_formats(args.format)
     check_name(args.name)
     for fmt in wanted or []:
-        reason = settings_problem(fmt, spec.settings)   # the format's rule, before training
+        reason = settings_problem(fmt, spec.tokenizer_settings())   # before training
         if reason:
             raise ExportError(f"--format {fmt}: {reason}")
     out = Path(args.out).expanduser()

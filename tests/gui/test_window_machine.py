@@ -50,7 +50,7 @@ from bpe_gui.gui.controller import controller as controller_mod
 from bpe_gui.gui.controller import corpus_source, training as training_mod
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
-from bpe_gui.gui.controller.plan import PARITY, TRAIN_ON
+from bpe_gui.engine.train import PARITY, TRAIN_ON
 from bpe_gui.gui.panels.charts.charts import ChartsView
 from bpe_gui.gui.models.glyphs import use_glyphs
 from chart_oracle import renyi
@@ -383,7 +383,7 @@ class WindowMachine(RuleBasedStateMachine):
     def shown(self) -> tuple:
         c = self.c
         t = c.trainer
-        return (c.training.plan().reads()[0], c.settings, t.n_steps,
+        return (c.training.reads()[0], c.settings, t.n_steps,
                 tuple(t.merges[:t.n_steps]), c.use_imported)
 
     # ----- invariants --------------------------------------------------------------------
@@ -392,7 +392,7 @@ class WindowMachine(RuleBasedStateMachine):
         step shown (None: the window is not showing a finished training, or training on,
         checked apart)."""
         c = self.c
-        t, plan = c.trainer, c.training.plan()
+        t, plan = c.trainer, c.training.spec()
         if c.busy or t is None or c.stale or plan.mode == TRAIN_ON:
             return None
         k = t.n_steps
@@ -409,7 +409,7 @@ class WindowMachine(RuleBasedStateMachine):
         if want is not None:
             t = c.trainer
             assert tuple(t.merges[:t.n_steps]) == want, \
-                f"{c.training.plan().mode} training shows merges the engine does not make"
+                f"{c.training.spec().mode} training shows merges the engine does not make"
         elif not c.busy and c.trainer is not None and not c.stale and c.train_on.active:
             src = loaded(c.train_on.source_path)
             t = c.trainer
@@ -446,7 +446,7 @@ class WindowMachine(RuleBasedStateMachine):
         vocab = {i: bytes([i]) for i in range(256)}
         for a, b in merges:
             vocab[len(vocab)] = a + b
-        parity = c.training.plan().mode == PARITY
+        parity = c.training.spec().mode == PARITY
         if not parity and c.settings.mode != "byte":
             return None
         return Tokenizer(vocab, list(merges), pattern="gpt2" if parity else c.settings.pattern)
@@ -468,7 +468,7 @@ class WindowMachine(RuleBasedStateMachine):
         corpus encoded afresh by the oracle's tokenizer (plain byte-level runs of the
         text in the window, whose every byte the charts count)."""
         c = self.c
-        if c.busy or c.trainer is None or c.stale or c.training.plan().mode != "plain" \
+        if c.busy or c.trainer is None or c.stale or c.training.spec().mode != "plain" \
                 or c.streamed or c.is_table():
             return
         tok = self.oracle_tokenizer()
@@ -525,7 +525,7 @@ class WindowMachine(RuleBasedStateMachine):
         if t is None or t.parity is None:
             self.views.check_turns(None)
             return
-        plan = c.training.plan()
+        plan = c.training.spec()
         if c.stale or plan.mode != PARITY:
             return   # (a stale run's turns are its own; the window says it is stale)
         langs = tuple((lang.name, lang.train, lang.dev) for lang in plan.parity.languages)

@@ -41,7 +41,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .protocol import TrainerProtocol
     from .spec import (MODES, PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityOptions,
                        TrainingSpec, named_languages, unused)
-    from .build import PREPARING, READING, SEGMENTING, STAGE2, build_run, resolve
+    from .build import PREPARING, READING, SEGMENTING, STAGE2, Lent, build_run, lend, resolve
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
                           TrainSettings, n_base_symbols, source_table)
@@ -58,7 +58,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".protocol": "TrainerProtocol",
     ".spec": ("MODES PARITY PLAIN SUPERBPE TRAIN_ON Language ParityOptions TrainingSpec "
               "named_languages unused"),
-    ".build": "PREPARING READING SEGMENTING STAGE2 build_run resolve",
+    ".build": "PREPARING READING SEGMENTING STAGE2 Lent build_run lend resolve",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
                  "TrainSettings n_base_symbols source_table"),
@@ -68,7 +68,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
 __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay", "MergeStep",
            "PAIR_RECORD", "PARITY", "PARITY_VARIANTS", "PLAIN", "PairRow", "ParityData",
            "ParityInfo", "ParityOptions", "ParityRun", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
-           "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "named_languages",
+           "Lent", "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "lend",
+           "named_languages",
            "resolve", "unused",
            "ParitySettings", "ParityStep", "ParityTrainer", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",

@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from ..corpus.table import PretokenTable
 from ..corpus.table_sums import check_settings, read_tables
@@ -35,7 +35,8 @@ TABLE = "the word-count table"
 def build_run(spec: TrainingSpec, progress: Progress | None = None,
               cancel: CancelFn | None = None, *, undo: bool = True,
               base: BaseTokenizer | None = None, table: PretokenTable | None = None,
-              reuse: TrainerProtocol | None = None, prepare: bool = True) -> TrainerProtocol:
+              reuse: TrainerProtocol | Lent | None = None, prepare: bool = True,
+              where: str | None = None) -> TrainerProtocol:
     """The run ``spec`` asks for, at step 0, its ``spec`` the one it trains (with what
     the tokenizer trained on decides filled in).
 
@@ -43,8 +44,9 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
     reading (raises Cancelled). ``undo=False``: a run that only goes forward (the
     command line's: less memory). ``base``: the tokenizer ``spec.base`` names, loaded
     (the engine's formats read files; this layer does not). ``table``: the word counts
-    of ``spec.counts`` read already. ``reuse``: a run whose words are read the same way
-    (``spec.table_key()``) lends its table instead of a new reading. ``prepare``:
+    of ``spec.counts`` read already (``where``: what messages call it). ``reuse``: a run
+    (or what :func:`lend` kept of one) whose words are read the same way
+    (``spec.table_key()``) lends its tables instead of a new reading. ``prepare``:
     SuperBPE's stage 2 built now (the window's: not at the step that crosses T)."""
     spec = resolve(spec, base)
     if spec.mode == PARITY:
@@ -93,7 +95,7 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
     else:
         got = words()
         if spec.counts or table is not None:
-            check_settings(got.meta, s, _table_name(spec))
+            check_settings(got.meta, s, where or _table_name(spec))
         run = Trainer(got, s, undo=undo)
         if not undo:   # its words are in the core now (train_bpe's and the command line's)
             run.release_table()
@@ -154,9 +156,32 @@ def _table(spec: TrainingSpec, s: TrainSettings, progress, cancel) -> PretokenTa
                         workers=spec.threads)
 
 
-def _reused(run: TrainerProtocol | None, spec: TrainingSpec, what: str):
+class Lent(NamedTuple):
+    """What a run lends the next one that reads the same words: its spec and tables,
+    without its merge state (so the run itself can be let go of first)."""
+
+    spec: TrainingSpec
+    table: PretokenTable | None
+    table2: PretokenTable | None
+
+
+def lend(run: TrainerProtocol | None) -> Lent | None:
+    """``run``'s tables for :func:`build_run`'s ``reuse`` (None: none to lend). A
+    SuperBPE stage-2 table is lent once counted."""
+    spec = getattr(run, "spec", None)
+    if run is None or spec is None or spec.mode == PARITY:
+        return None
+    table2 = getattr(run, "_table2", None)   # (SuperBPERun's: a table, or how to count it)
+    return Lent(spec, run.table, table2 if isinstance(table2, PretokenTable) else None)
+
+
+def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
     """``run``'s table (or SuperBPE's stage-2 table) when it read the same words."""
-    old = getattr(run, "spec", None)
+    if isinstance(run, Lent):
+        old = run.spec
+    else:
+        lent = lend(run)
+        old, run = (None, None) if lent is None else (lent.spec, lent)
     if run is None or old is None or old.table_key() != spec.table_key():
         return None
     return getattr(run, what, None)

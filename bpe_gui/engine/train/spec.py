@@ -166,7 +166,8 @@ class TrainingSpec:
         if s.num_merges is not None:
             s = replace(s, vocab_size=None)
         s = s.validated()
-        spec = replace(self, settings=s, threads=None if "threads" in drop else self.threads)
+        spec = replace(self, settings=s, threads=None if "threads" in drop else self.threads,
+                       encoding=_codec(self.encoding))
         if self.mode == PARITY:
             return spec._parity_checked()
         if self.parity is not None:
@@ -176,7 +177,7 @@ class TrainingSpec:
             raise SettingsError("Give the corpus: files, word-count tables or a text (one "
                                 "of them)." if not sources else "Give corpus files, "
                                 "word-count tables or a text, not several of them.")
-        if self.counts and self.encoding.lower().replace("-", "") not in ("utf8",):
+        if self.counts and spec.encoding != "utf-8":
             raise SettingsError("The encoding says how corpus files are read; the words of "
                                 "word-count tables are read already (give it to `bpe-gui "
                                 "count`).")
@@ -187,6 +188,10 @@ class TrainingSpec:
         if self.mode == SUPERBPE:
             if self.counts:
                 raise SettingsError(NO_TABLES)
+            if STDIN in self.corpus:
+                raise SettingsError("SuperBPE reads its corpus twice (stage 1, then stage 2 "
+                                    "with its own pattern), and the standard input (-) can "
+                                    "be read once: save it to a file and give its path.")
             if s.mode != "byte":
                 raise SettingsError("SuperBPE needs byte mode (stage 2's tokens hold spaces "
                                     "as bytes).")
@@ -256,6 +261,14 @@ class TrainingSpec:
                               alpha=p.alpha, ratios=ratios,
                               min_frequency=self.settings.min_frequency)
 
+    def tokenizer_settings(self) -> TrainSettings:
+        """The settings of the tokenizer this spec trains, as an export sees them:
+        SuperBPE's cuts text with its stage-2 pattern."""
+        if self.mode != SUPERBPE:
+            return self.settings
+        from ..text.presets import SUPERBPE_ENCODE_PATTERN
+        return replace(self.settings, pattern=SUPERBPE_ENCODE_PATTERN, superbpe_from=None)
+
     def table_key(self) -> tuple:
         """What a run's words come from and how they are cut: two specs with the same key
         read the same pre-token table (only the target, mode of merging or tie rule
@@ -266,6 +279,51 @@ class TrainingSpec:
         reads = (self.corpus, self.counts, self.text, self.encoding, self.base,
                  self.mode == SUPERBPE)
         return reads + (s.pattern, tuple(s.special_tokens), s.lines)
+
+    # ----- as data (a session keeps it) ---------------------------------------------------
+    def to_dict(self) -> dict:
+        """This spec as JSON-able data (a text in memory is left out: a session keeps
+        the corpus itself)."""
+        s = self.settings
+        d: dict = {"mode": self.mode, "settings": {f: getattr(s, f) for f in
+                                                   TrainSettings.__dataclass_fields__}}
+        d["settings"]["special_tokens"] = list(s.special_tokens)
+        for key in ("corpus", "counts"):
+            if getattr(self, key):
+                d[key] = list(getattr(self, key))
+        if self.encoding != "utf-8":
+            d["encoding"] = self.encoding
+        if self.threads is not None:
+            d["threads"] = self.threads
+        if self.base:
+            d["base"] = self.base
+        if self.parity is not None:
+            p = self.parity
+            d["parity"] = {"variant": p.variant, "global_merges": p.global_merges,
+                           "window_size": p.window_size, "alpha": p.alpha,
+                           "languages": [{k: v for k, v in vars(lang).items() if v is not None}
+                                         for lang in p.languages]}
+        return d
+
+    @classmethod
+    def from_dict(cls, d: object) -> "TrainingSpec":
+        """A spec from :meth:`to_dict`'s data; SettingsError names what is wrong."""
+        try:
+            assert isinstance(d, dict)
+            settings = TrainSettings(**{**d.get("settings", {}), "special_tokens": tuple(
+                d.get("settings", {}).get("special_tokens", ()))})
+            p = d.get("parity")
+            parity = None if p is None else ParityOptions(
+                tuple(Language(**lang) for lang in p.get("languages", ())), p["variant"],
+                p["global_merges"], p["window_size"], float(p["alpha"]))
+            return cls(d["mode"], tuple(d.get("corpus", ())), tuple(d.get("counts", ())),
+                       None, settings, d.get("encoding", "utf-8"), d.get("threads"),
+                       d.get("base"), parity)
+        except SettingsError:
+            raise
+        except (AssertionError, AttributeError, KeyError, TypeError, ValueError) as e:
+            raise SettingsError(f"Not a training spec ({type(e).__name__}: {e}): write it as "
+                                "TrainingSpec.to_dict() does.") from None
 
     # ----- the command ---------------------------------------------------------------------
     def argv(self, out: str = "tokenizer") -> list[str]:
@@ -281,11 +339,11 @@ class TrainingSpec:
                 if lang.dev:
                     a += ["--dev", f"{lang.name}={lang.dev}"]
                 elif lang.ratio is not None:
-                    a += ["--ratio", f"{lang.name}={lang.ratio:g}"]
+                    a += ["--ratio", f"{lang.name}={_number(lang.ratio)}"]
             if p.global_merges:
                 a += ["--global-merges", str(p.global_merges)]
             if p.variant == "window":
-                a += ["--window-size", str(p.window_size), "--window-share", f"{p.alpha:g}"]
+                a += ["--window-size", str(p.window_size), "--window-share", _number(p.alpha)]
         else:
             a += list(self.corpus) or ([STDIN] if self.text is not None else [])
             if self.counts:
@@ -315,7 +373,7 @@ class TrainingSpec:
             a += ["--lines"]
         if s.superbpe_from is not None:
             a += ["--superbpe-from", str(s.superbpe_from)]
-        if self.encoding.lower().replace("-", "") != "utf8":
+        if self.encoding != "utf-8":
             a += ["--encoding", self.encoding]
         if self.threads is not None:
             a += ["--threads", str(self.threads)]
@@ -324,6 +382,26 @@ class TrainingSpec:
     def command(self, out: str = "tokenizer") -> str:
         """The exact shell command that trains this spec (``bpe-gui train ...``)."""
         return shlex.join(["bpe-gui", *self.argv(out)])
+
+
+def _codec(name: str) -> str:
+    """A codec's canonical name ('latin-1' -> 'iso8859-1'); SettingsError if Python has
+    no such text encoding."""
+    import codecs
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, TypeError):
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):
+        raise SettingsError(f"{name!r} is not a text encoding Python knows; e.g. latin-1, "
+                            "cp1252, gbk, shift_jis, utf-16.")
+    return info.name
+
+
+def _number(x: float) -> str:
+    """A float as the shortest text that reads back as it: 1.0 -> '1', 0.1 -> '0.1'."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
 
 
 def unused(spec: TrainingSpec) -> dict[str, str]:

@@ -138,9 +138,11 @@ class TrainSettings:
                                 "least 1.")
         if self.num_merges is not None and self.num_merges < 0:
             raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
-        if self.vocab_size is not None and self.vocab_size < 1:
-            raise SettingsError(f"Vocab size is {self.vocab_size}; it must be 1 or more (the "
-                                "tokens to reach: base symbols, special tokens and merges).")
+        if self.vocab_size is not None and self.vocab_size < 0:   # (0: validated says
+            # how far below the base alphabet it is)
+            raise SettingsError(f"Vocab size is {self.vocab_size}; it must be a positive "
+                                "number (the tokens to reach: base symbols, special tokens "
+                                "and merges).")
         if self.superbpe_from is not None and self.superbpe_from < 0:
             raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
                                 "byte mode and a merge number of 0 or more.")

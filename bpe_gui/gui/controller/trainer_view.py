@@ -187,7 +187,7 @@ class TrainerView:
         run's records: read them now, copy what you keep); None unless parity-aware."""
         return self._t.parity
 
-    # ----- SuperBPE (superbpe_training.py) -----------------------------------------------
+    # ----- SuperBPE (engine/train/superbpe_run.py) -----------------------------------------------
     @property
     def transition(self) -> int | None:
         """SuperBPE: the last step of stage 1 (stage 2's superwords come after it);

@@ -9,7 +9,7 @@ panel follows ``settingsChanged`` (samples, sessions) back into its fields.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QRadioButton, QScrollArea, QVBoxLayout, QWidget)
@@ -247,8 +247,13 @@ class SettingsPanel(QWidget):
         self.revert_button.setToolTip("Back to the settings in use")
         self.apply_button.clicked.connect(self.apply)
         self.revert_button.clicked.connect(lambda: self.set_settings(self.controller.settings))
+        self.command_button = QPushButton("Copy as command")
+        self.command_button.setToolTip("Put the exact `bpe-gui train` command that makes this "
+                                       "training on the clipboard (the settings applied)")
+        self.command_button.clicked.connect(self.copy_command)
+        buttons.addWidget(self.command_button)
         buttons.addStretch(1)
-        for b in (self.revert_button, self.apply_button):
+        for b in (self.command_button, self.revert_button, self.apply_button):
             # (the style's least width for a button, 80, made the row wider than the dock)
             b.setMinimumWidth(b.fontMetrics().horizontalAdvance(b.text()) + 20)
             buttons.addWidget(b)
@@ -567,6 +572,22 @@ class SettingsPanel(QWidget):
         settings, _ = self.collect()
         return settings is None or settings != self.controller.settings or \
             not self.parity.same(self.parity.value(), self.controller.parity)
+
+    def copy_command(self) -> str | None:
+        """The training in use as its ``bpe-gui train`` command, on the clipboard (and
+        said in the status bar, with what it reads from standard input); None when the
+        settings cannot train (said why)."""
+        c = self.controller
+        try:
+            command, note = c.training.command()
+        except BPEError as e:
+            c.message.emit(f"No command to copy: {e}")
+            return None
+        QGuiApplication.clipboard().setText(command)
+        pending = " (the settings applied: Apply yours first to include them)" \
+            if self.is_pending() else ""
+        c.message.emit(f"Copied{pending}: {command}" + (f" — {note}" if note else ""))
+        return command
 
     def apply(self) -> bool:
         """Hand the settings to the controller; on error keep every field as typed."""
