@@ -156,7 +156,8 @@ def test_text_in_memory_is_read_from_standard_input():
 
 @pytest.mark.regression
 @pytest.mark.parametrize("extra", [[], ["--lines", "--tie-rule", "lowest-ids-hf"],
-                                   ["--from", "BASE"], ["--encoding", "latin-1"]])
+                                   ["--from", "BASE"], ["--encoding", "latin-1"],
+                                   ["--superbpe-from", "30"]])
 def test_train_dash_reads_standard_input(files, tmp_path, extra):
     """`bpe-gui train -` said "-: file not found"; it reads the standard input, as the
     file would be read."""

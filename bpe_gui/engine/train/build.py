@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from ..corpus.table import PretokenTable
 from ..corpus.table_sums import check_settings, read_tables
-from ..errors import Cancelled, CancelFn, SettingsError
-from .spec import PARITY, SUPERBPE, TRAIN_ON, TrainingSpec
+from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
+from .spec import PARITY, STDIN, SUPERBPE, TRAIN_ON, TrainingSpec
 from .trainer import Trainer, TrainSettings, source_table
 
 if TYPE_CHECKING:
@@ -51,6 +51,11 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
     spec = resolve(spec, base)
     if spec.mode == PARITY:
         return _parity(spec, progress, cancel, undo)
+    if spec.mode == SUPERBPE and spec.corpus == (STDIN,):   # read twice: held once
+        run = build_run(replace(spec, corpus=(), text=_stdin_text(spec.encoding)),
+                        progress, cancel, undo=undo, base=base, prepare=prepare)
+        run.spec = spec   # type: ignore[attr-defined]
+        return run
     src = base if spec.base else None
     s = spec.settings
 
@@ -116,6 +121,19 @@ def resolve(spec: TrainingSpec, base: BaseTokenizer | None = None) -> TrainingSp
         raise SettingsError(f"Load the tokenizer {spec.base} (formats.load_tokenizer) and "
                             "give it as base=tokenizer.")
     return replace(spec, settings=_effective(spec, base))
+
+
+def _stdin_text(encoding: str) -> str:
+    """The standard input, whole, as text (a UTF-8 byte order mark left out, as a file's
+    is)."""
+    import sys
+    data = sys.stdin.buffer.read()
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"the standard input is not {encoding} (byte {e.start:,}): give "
+                          "its encoding with --encoding.") from None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _effective(spec: TrainingSpec, src: BaseTokenizer) -> TrainSettings:

@@ -188,10 +188,10 @@ class TrainingSpec:
         if self.mode == SUPERBPE:
             if self.counts:
                 raise SettingsError(NO_TABLES)
-            if STDIN in self.corpus:
+            if STDIN in self.corpus and self.corpus != (STDIN,):
                 raise SettingsError("SuperBPE reads its corpus twice (stage 1, then stage 2 "
-                                    "with its own pattern), and the standard input (-) can "
-                                    "be read once: save it to a file and give its path.")
+                                    "with its own pattern), so the standard input (-) is "
+                                    "read into memory: give it alone, or files only.")
             if s.mode != "byte":
                 raise SettingsError("SuperBPE needs byte mode (stage 2's tokens hold spaces "
                                     "as bytes).")

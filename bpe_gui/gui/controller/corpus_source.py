@@ -118,6 +118,21 @@ def spec_sources(corpus: "Corpus") -> dict:
     return {"text": corpus.text}
 
 
+def sample_file(corpus: "Corpus") -> str | None:
+    """The file of the built-in sample the corpus is, unedited (its text is the file's),
+    else None: what a command names for it."""
+    if not corpus.sample or corpus.dirty:
+        return None
+    from ..resources import resources
+    res = resources()
+    try:
+        path = Path(res.__file__).parent / "samples" / res.sample(corpus.sample).file
+        same = path.read_text(encoding="utf-8") == corpus.text
+    except (KeyError, OSError, TypeError, UnicodeError):
+        return None
+    return str(path) if same else None
+
+
 def corpus_name(corpus: TextCorpus | TableCorpus | FileCorpus) -> str:
     """What a message calls the window's corpus: its files' names, else its sample's.
 

@@ -25,7 +25,8 @@ from ...engine.display import human_size
 from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAGE2,
                              SUPERBPE, TRAIN_ON, TrainerProtocol, TrainingSpec, TrainSettings,
                              build_run, lend, resolve)
-from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, spec_sources
+from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, sample_file,
+                            spec_sources)
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd
 from .runs import TrainerRuns
@@ -146,7 +147,10 @@ class Training:
         ("" when it reads only files). BPEError: the settings cannot train."""
         spec = self.effective()
         note = ""
-        if spec.text is not None:
+        sample = sample_file(self.c.corpus)
+        if spec.text is not None and sample is not None:   # a sample, as its file has it
+            spec = replace(spec, text=None, corpus=(sample,))
+        elif spec.text is not None:
             note = ("The corpus is the text in the window, which the command reads from "
                     "standard input (-): save it to a file and give its path instead, or "
                     "pipe it in.")
@@ -160,9 +164,21 @@ class Training:
         if spec.mode == PARITY and spec.parity is not None:
             return (PARITY, tuple((lang.name, lang.train) for lang in spec.parity.languages),
                     spec.settings.lines)
+        # a text is compared by its content (an edit undone is the text read again);
+        # files and tables by their opening (the same files opened again may have changed)
+        corpus = ("text", spec.text) if spec.text is not None else self._gen
         if spec.mode == TRAIN_ON:
-            return (TRAIN_ON, self._gen, spec.base)
-        return (PLAIN, self._gen)
+            return (TRAIN_ON, corpus, spec.base)
+        return (PLAIN, corpus)
+
+    def at_stake(self) -> int:
+        """The trained steps a new corpus would throw away: the run's furthest step when
+        it reads the corpus (0 in parity mode: its languages are what it reads)."""
+        c = self.c
+        t = c.trainer
+        if t is None or c.parity.active or not self.built or self.built[0] == PARITY:
+            return 0
+        return max(t.n_steps, t.furthest_step)
 
     def reads_corpus_stale(self) -> bool:
         """True unless the trainer's counts are the corpus's: it is up to date and read
