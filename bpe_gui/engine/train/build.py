@@ -54,7 +54,7 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
     if spec.mode == SUPERBPE and spec.corpus == (STDIN,):   # read twice: held once
         run = build_run(replace(spec, corpus=(), text=_stdin_text(spec.encoding)),
                         progress, cancel, undo=undo, base=base, prepare=prepare)
-        run.spec = spec   # type: ignore[attr-defined]
+        run.spec = spec
         return run
     src = base if spec.base else None
     s = spec.settings
@@ -106,7 +106,7 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
             run.release_table()
     if cancel is not None and cancel():
         raise Cancelled()
-    run.spec = spec   # type: ignore[attr-defined]  # (every run kind carries it)
+    run.spec = spec
     return run
 
 
@@ -228,5 +228,5 @@ def _parity(spec: TrainingSpec, progress, cancel, undo: bool):
     if not undo:   # the core holds their words (the command line's run: less memory)
         trainer.release_tables()
     run = ParityRun(trainer)
-    run.spec = spec   # type: ignore[attr-defined]
+    run.spec = spec
     return run

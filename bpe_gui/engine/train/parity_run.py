@@ -27,10 +27,10 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..corpus.table import PretokenTable
-from ..display import readable
 from ..errors import CancelFn, SettingsError
 from ..tokenizers.trained import Tokenizer
 from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
+from .spec import TrainingSpec
 from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings, \
     step_asked
 
@@ -76,6 +76,8 @@ def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int,
 
 class ParityRun:
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
+
+    spec: TrainingSpec | None = None   # what it trains (build_run sets it)
 
     def __init__(self, trainer: ParityTrainer):
         self._p = self.trainer = trainer
@@ -165,10 +167,6 @@ class ParityRun:
         return self._all_words()
 
     @property
-    def table2(self) -> PretokenTable | None:
-        return None
-
-    @property
     def n_initial(self) -> int:
         return 256
 
@@ -218,20 +216,12 @@ class ParityRun:
         return self._p.vocab_bytes
 
     @property
-    def vocab(self) -> dict[int, bytes]:
-        return self._p.vocab
-
-    @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         return self._p.merges
 
     @property
     def corpus_tokens(self) -> int:
         return sum(self._p.train_tokens)
-
-    @property
-    def live_size(self) -> int:
-        return self.vocab_size
 
     @property
     def word_texts(self) -> list[str]:
@@ -250,10 +240,6 @@ class ParityRun:
                         f"Training stopped at step {n}, before the target: no language has "
                         f"{left}.")
         return None
-
-    def stop_reason(self) -> str | None:
-        stop = self.stop()
-        return stop.sentence if stop is not None else None
 
     @property
     def is_done(self) -> bool:
@@ -319,31 +305,6 @@ class ParityRun:
     def symbol_count(self, i: int) -> int:
         return self._p.symbol_count(i)
 
-    def token(self, i: int) -> bytes:
-        return self._p.vocab_bytes[i]
-
-    def render(self, i: int) -> str:
-        return readable(self._p.vocab_bytes[i])
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self.render(pair[0])} {self.render(pair[1])}"
-
-    def _lang_word(self, i: int, j: int) -> tuple[int, ...]:
-        return tuple(self._p.pair_source(i).word(j))
-
-    def word(self, w: int) -> tuple[int, ...]:
-        self._all_words()
-        for i in range(len(self._offsets) - 1, -1, -1):
-            if w >= self._offsets[i]:
-                return self._lang_word(i, w - self._offsets[i])
-        raise IndexError(w)
-
-    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]] = ()) -> str:
-        k = rec.index
-        if 1 <= k <= len(self._p.steps):
-            return self._p.explain(self._p.steps[k - 1])
-        return ""
-
     # ----- stepping -------------------------------------------------------------------------
     def _record(self, st: ParityStep, detail: bool, reason: bool = False) -> MergeStep:
         p = self._p
@@ -408,9 +369,6 @@ class ParityRun:
             self.compute_plain(cancel, upto=goal, progress=progress)
         return run_steps(lambda: self.step(detail=detail), lambda: self.n_steps, goal,
                          progress, cancel, every=16)
-
-    def reset(self) -> None:
-        self.goto(0)
 
     def can_retarget(self, settings: TrainSettings) -> bool:
         """True when ``settings`` differ from this run's only in the number of merges

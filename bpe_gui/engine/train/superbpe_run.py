@@ -19,7 +19,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Any, Callable
 
 from ..corpus.counting import table_from_text
 from ..errors import CancelFn, SettingsError
@@ -27,7 +27,8 @@ from ..text.pretokenize import Pretokenizer
 from .superbpe import ENCODE_PATTERN, SuperBPETrainer, skip_reason, stage2_pretokenizer
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
-from .trainer import MergeStep, PairRow, Stop, Trainer, TrainSettings, step_asked
+from .spec import TrainingSpec
+from .trainer import MergeStep, Stop, Trainer, TrainSettings, step_asked
 
 
 def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
@@ -50,11 +51,17 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
                             "choose a transition step below it (about 90% of the way).")
 
 
+def _active(name: str) -> Any:
+    """A member of the active stage's trainer, read through the run."""
+    return property(lambda self: getattr(self._t, name), doc=f"The active stage's {name}.")
+
+
 class SuperBPERun:
     """Both SuperBPE stages as one run of steps (module docstring); a
     :class:`~.protocol.TrainerProtocol`, as every trainer."""
 
     n_inherited = 0   # nothing collapsed: stage 1 is trained here, step by step
+    spec: TrainingSpec | None = None   # what it trains (build_run sets it)
 
     def __init__(self, table: PretokenTable,
                  table2: PretokenTable | Callable[[], PretokenTable], settings: TrainSettings,
@@ -202,72 +209,33 @@ class SuperBPERun:
         return len(self.steps)
 
     @property
-    def vocab_bytes(self) -> list[bytes]:
-        return self._t.vocab_bytes
-
-    @property
-    def corpus_tokens(self) -> int:
-        return self._t.corpus_tokens
-
-    @property
-    def word_texts(self) -> list[str]:
-        return self._t.word_texts
-
-    @property
-    def vocab(self) -> dict[int, bytes]:
-        return self._t.vocab
-
-    @property
-    def merges(self) -> list[tuple[bytes, bytes]]:
-        return self._t.merges
-
-    @property
-    def live_size(self) -> int:
-        return self._t.live_size
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab_bytes)
-
-    @property
     def target_steps(self) -> int:
         s = self.settings
         if self.stage2 is not None:   # (never None: pruning is refused)
             return self.transition + (self._s2.target_steps or 0)
         return s.num_merges if s.num_merges is not None else (s.vocab_size or 0) - self.n_initial
 
-    def token(self, i: int) -> bytes:
-        return self.vocab_bytes[i]
+    # what the pair table, the words and the vocabulary are now: the active stage's
+    vocab_bytes = _active("vocab_bytes")
+    corpus_tokens = _active("corpus_tokens")
+    merges = _active("merges")
+    render_pair = _active("render_pair")
+    word_texts = _active("word_texts")
+    best_pair = _active("best_pair")
+    symbol_count = _active("symbol_count")
+    top_pairs = _active("top_pairs")
+    tied_now = _active("tied_now")
+    explain = _active("explain")
 
-    def render(self, i: int) -> str:
-        return self._t.render(i)
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return self._t.render_pair(pair)
-
-    def word(self, w: int) -> tuple[int, ...]:
-        return self._t.word(w)
-
-    def best_pair(self) -> tuple[int, int, int] | None:
-        return self._t.best_pair()
-
-    def symbol_count(self, i: int) -> int:
-        return self._t.symbol_count(i)
-
-    def top_pairs(self, k: int = 200) -> list[PairRow]:
-        return self._t.top_pairs(k)
-
-    def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
-        return self._t.tied_now(limit)
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab_bytes)
 
     def next_choice(self, limit: int = 50) -> MergeStep | None:
         if not self._two:
             return self.stage1.next_choice(limit)
         rec = self._s2.next_choice(limit)
         return None if rec is None else self._shift(rec)
-
-    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]]) -> str:
-        return self._t.explain(rec, tied)
 
     def stop(self) -> Stop | None:
         if not self._two:
@@ -285,10 +253,6 @@ class SuperBPERun:
     @property
     def is_done(self) -> bool:
         return self.stop() is not None
-
-    def stop_reason(self) -> str | None:
-        st = self.stop()
-        return st.sentence if st is not None else None
 
     # ----- stepping -------------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
@@ -333,9 +297,6 @@ class SuperBPERun:
                 self._two = False
             self.stage1.goto(k)
         self._sync()
-
-    def reset(self) -> None:
-        self.goto(0)
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> list[MergeStep]:

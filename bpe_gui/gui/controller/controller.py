@@ -216,29 +216,13 @@ class Controller(QObject):
     streamed = property(lambda self: self.corpus.streamed)
 
     def set_corpus(self, corpus: Corpus) -> None:
-        """A new corpus (text, streamed files or a word-count table): a run that reads
-        the corpus is stale (parity's reads its languages), and a small corpus retrains
-        by itself; an edit that would throw trained steps away leaves them, said stale,
-        until Train, or until the text is back as the run read it (Undo in the editor).
-        (A new corpus over trained steps is asked about first: window/files.py.)"""
+        """A new corpus (text, streamed files or a word-count table): training.py says
+        what becomes of the run (stale or not, retrained by itself or kept)."""
         was = self.stale
         self.training.new_corpus()
         self.corpus = corpus
         self.corpusChanged.emit()
-        now = self.stale
-        if now != was or now:
-            self.trainerStale.emit(now)
-        if not now:
-            self.training.timer.stop()
-        elif self.training.at_stake() and corpus.dirty:   # an edit (a new corpus was asked)
-            self.training.timer.stop()
-            if not was:
-                n = self.training.at_stake()
-                self.message.emit(f"The corpus changed: the training ({n:,} merge"
-                                  f"{'s' if n != 1 else ''}) is kept until you train again "
-                                  "(F5); undo the edit to have it up to date again.")
-        elif self.training.small():
-            self.training.timer.start()
+        self.training.corpus_changed(was)
 
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
                         dirty: bool = True, encoding: str = "utf-8") -> None:

@@ -115,6 +115,28 @@ class Training:
     def new_corpus(self) -> None:
         self._gen += 1
 
+    def corpus_changed(self, was_stale: bool) -> None:
+        """The corpus changed: a run that reads it is stale (parity's reads its
+        languages), and a small corpus retrains by itself; an edit that would throw
+        trained steps away leaves them, said stale, until Train, or until the text is
+        back as the run read it (Undo in the editor). (A new corpus over trained steps
+        is asked about first: window/files.py.)"""
+        c = self.c
+        now = c.stale
+        if now != was_stale or now:
+            c.trainerStale.emit(now)
+        if not now:
+            self.timer.stop()
+        elif self.at_stake() and c.corpus.dirty:   # an edit (a new corpus was asked)
+            self.timer.stop()
+            if not was_stale:
+                n = self.at_stake()
+                c.message.emit(f"The corpus changed: the training ({n:,} merge"
+                               f"{'s' if n != 1 else ''}) is kept until you train again "
+                               "(F5); undo the edit to have it up to date again.")
+        elif self.small():
+            self.timer.start()
+
     # ----- the spec --------------------------------------------------------------------
     def spec(self, settings: TrainSettings | None = None) -> TrainingSpec:
         """What the next training is, from what the panels show (``settings``: these

@@ -17,6 +17,7 @@ from bpe_gui.engine.formats import FORMATS, export_tokenizer, load_tokenizer
 from bpe_gui.engine.formats import gpt2 as gpt2_format
 from bpe_gui.engine.formats.snapshot import snapshot
 from bpe_gui.engine.text import resolve_pattern
+from hf_files import gpt2_style
 from bpe_gui.engine.train import (PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityOptions,
                                   TrainingSpec, TrainSettings, build_run)
 
@@ -58,16 +59,9 @@ def trained(mode: str):
 @pytest.fixture(scope="module")
 def tokenizers_of_every_mode(tmp_path_factory) -> dict:
     out = {m: trained(m) for m in (PLAIN, PARITY, SUPERBPE, TRAIN_ON)}
-    # imported: tokenizers' own BpeTrainer's tokenizer.json, loaded here
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=420, special_tokens=["<|endoftext|>"], show_progress=False,
-        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(TEXT.splitlines(True), trainer)
+    # imported: a GPT-2 style tokenizer.json made by tokenizers' own BpeTrainer
     path = tmp_path_factory.mktemp("imported") / "tokenizer.json"
-    tok.save(str(path))
+    gpt2_style().save(str(path))
     out["imported"] = load_tokenizer(path)
     return out
 

@@ -40,7 +40,7 @@ def _run(merges: int = 40, **kw) -> ParityRun:
 def test_it_is_a_trainer_protocol_run():
     run: TrainerProtocol = _run()
     assert run.parity is not None and run.parity.names == LANGS
-    assert run.n_inherited == 0 and run.transition is None and run.table2 is None
+    assert run.n_inherited == 0 and run.transition is None
 
 
 def test_looking_ahead_changes_nothing_and_is_the_next_step():
