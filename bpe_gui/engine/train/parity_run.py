@@ -24,13 +24,12 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..corpus.table import PretokenTable
 from ..errors import CancelFn, SettingsError
 from ..tokenizers.trained import Tokenizer
 from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
-from .spec import TrainingSpec
 from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings, \
     step_asked
 
@@ -77,7 +76,7 @@ def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int,
 class ParityRun:
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
 
-    spec: TrainingSpec | None = None   # what it trains (build_run sets it)
+    spec: Any = None   # what it trains (build_run sets it)
 
     def __init__(self, trainer: ParityTrainer):
         self._p = self.trainer = trainer

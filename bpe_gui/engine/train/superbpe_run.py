@@ -27,7 +27,6 @@ from ..text.pretokenize import Pretokenizer
 from .superbpe import ENCODE_PATTERN, SuperBPETrainer, skip_reason, stage2_pretokenizer
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
-from .spec import TrainingSpec
 from .trainer import MergeStep, Stop, Trainer, TrainSettings, step_asked
 
 
@@ -61,7 +60,7 @@ class SuperBPERun:
     :class:`~.protocol.TrainerProtocol`, as every trainer."""
 
     n_inherited = 0   # nothing collapsed: stage 1 is trained here, step by step
-    spec: TrainingSpec | None = None   # what it trains (build_run sets it)
+    spec: Any = None   # what it trains (build_run sets it)
 
     def __init__(self, table: PretokenTable,
                  table2: PretokenTable | Callable[[], PretokenTable], settings: TrainSettings,

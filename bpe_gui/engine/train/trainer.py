@@ -21,7 +21,7 @@ from array import array
 from itertools import accumulate
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence, cast
 
 try:
     from . import _core
@@ -38,7 +38,6 @@ from ..tokenizers.symbols import EOW, UNK
 
 if TYPE_CHECKING:   # (the tokenizer is built when first asked for: exports need not)
     from ..tokenizers.trained import Tokenizer
-    from .spec import TrainingSpec
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
@@ -506,7 +505,7 @@ class Trainer:
     # another tokenizer (inherited.py), SuperBPE's last stage-1 step and stage-2 table
     # (superbpe_run.py); a plain trainer has none.
     n_inherited = 0
-    spec: TrainingSpec | None = None   # what it trains (build_run, the one factory, sets it)
+    spec: Any = None   # what it trains (build_run, the one factory, sets it)
     transition: int | None = None
     table2: PretokenTable | None = None
     parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
