@@ -24,12 +24,13 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..corpus.table import PretokenTable
 from ..errors import CancelFn, SettingsError
-from ..tokenizers.trained import Tokenizer
 from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
+if TYPE_CHECKING:   # (made when a tokenizer is asked for: the command line exports without)
+    from ..tokenizers.trained import Tokenizer
 from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings, \
     step_asked
 
@@ -192,11 +193,21 @@ class ParityRun:
     # ----- the step it is at ----------------------------------------------------------------
     @property
     def steps(self) -> Sequence[MergeStep]:
+        p = self._p
+        if len(self._steps) < p.n_steps:   # steps advance made: their records now
+            self._steps.extend(self._record(st, False) for st in p.steps[len(self._steps):])
         return self._steps
 
     @property
     def n_steps(self) -> int:
-        return len(self._steps)
+        return self._p.n_steps
+
+    def advance(self, until: int | None = None,
+                progress: Callable[[int, int], None] | None = None,
+                cancel: CancelFn | None = None, detail: bool = False) -> None:
+        """:meth:`run` without making each step's record (they are made when first
+        read): the command line's run, which reads only the merges."""
+        self._p.run(until, progress, cancel)
 
     @property
     def furthest_step(self) -> int:
@@ -332,6 +343,7 @@ class ParityRun:
     def step(self, detail: bool = True) -> MergeStep | None:
         if not self._plain_covers(self.n_steps + 1):
             self.compute_plain(upto=self.n_steps + 1)
+        _ = self.steps   # (the records of the steps advance made, first)
         got = self._p.step()
         if got is None:
             return None
@@ -345,7 +357,7 @@ class ParityRun:
         return rec
 
     def undo(self) -> MergeStep | None:
-        if not self._steps:
+        if not self.steps:
             return None
         st = self._p.steps[-1]
         self._p.undo()
@@ -393,7 +405,8 @@ class ParityRun:
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
         k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
                        "tokenizer(at_step)")
-        recs = list(self._steps) + [r for r, _ in reversed(self._redo)]
+        from ..tokenizers.trained import Tokenizer
+        recs = list(self.steps) + [r for r, _ in reversed(self._redo)]
         recs = recs[:k]
         vocab = {i: bytes([i]) for i in range(256)}
         for r in recs:
