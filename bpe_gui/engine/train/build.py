@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 from ..corpus.table import PretokenTable
 from ..corpus.table_sums import check_settings, read_tables
@@ -174,13 +174,15 @@ def _table(spec: TrainingSpec, s: TrainSettings, progress, cancel) -> PretokenTa
                         workers=spec.threads)
 
 
-class Lent(NamedTuple):
+class Lent:
     """What a run lends the next one that reads the same words: its spec and tables,
     without its merge state (so the run itself can be let go of first)."""
 
-    spec: TrainingSpec
-    table: PretokenTable | None
-    table2: PretokenTable | None
+    __slots__ = ("spec", "table", "table2")
+
+    def __init__(self, spec: TrainingSpec, table: PretokenTable | None,
+                 table2: PretokenTable | None):
+        self.spec, self.table, self.table2 = spec, table, table2
 
 
 def lend(run: TrainerProtocol | None) -> Lent | None:

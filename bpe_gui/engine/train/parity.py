@@ -376,19 +376,19 @@ class ParityStep:
     exhausted: tuple[int, ...] = ()
 
 
-class Choice(NamedTuple):
+class Choice:
     """What the next step does, chosen without doing it (:meth:`ParityTrainer.choose`):
     whose turn (None: global), the pair and its count there, each language's measure,
     the languages the window passed over and those found without a pair, and the window
-    of turns after it."""
+    of turns after it. (A plain class: one per step, and nothing compiled at import.)"""
 
-    language: int | None
-    pair: tuple[int, int]
-    count: int
-    measure: tuple[float, ...]
-    passed: tuple[int, ...]
-    exhausted: tuple[int, ...]
-    window: tuple[int, ...]
+    __slots__ = ("language", "pair", "count", "measure", "passed", "exhausted", "window")
+
+    def __init__(self, language: int | None, pair: tuple[int, int], count: int,
+                 measure: tuple[float, ...], passed: tuple[int, ...],
+                 exhausted: tuple[int, ...], window: tuple[int, ...]):
+        self.language, self.pair, self.count, self.measure = language, pair, count, measure
+        self.passed, self.exhausted, self.window = passed, exhausted, window
 
 
 class _Turn(NamedTuple):
@@ -760,17 +760,14 @@ class ParityTrainer:
         window passed over, and whether HF's loop would stall; the window variant puts
         the turn into ``window`` (a copy: choosing changes nothing)."""
         s = self.settings
-        n = self.n_languages
-        if self.kind == "ratio":   # the least compression over its ratio is served
-            values = [-math.inf if i in exhausted else -v for i, v in enumerate(measure)]
-        else:                      # the most tokens
-            values = [-math.inf if i in exhausted else float(measure[i]) for i in range(n)]
-        if s.variant == "base":
+        sign = -1 if self.kind == "ratio" else 1   # ratio: the least compression is served
+        if s.variant == "base":                     # (else the most tokens); ties: the first
             best, best_v = 0, -math.inf
-            for i, v in enumerate(values):
-                if i not in exhausted and v > best_v:
-                    best, best_v = i, v
+            for i, v in enumerate(measure):
+                if sign * v > best_v and i not in exhausted:
+                    best, best_v = i, sign * v
             return best, [], False
+        values = [-math.inf if i in exhausted else sign * float(v) for i, v in enumerate(measure)]
         best, passed, stalled = self._window_pick(values, window)
         window.append(best)
         if len(window) > s.window_size:
@@ -788,8 +785,8 @@ class ParityTrainer:
         when no language is left: then HF's loop never ends either)."""
         if self.n_steps >= self.target or self._over:
             return None, False
-        exhausted = set(self._exhausted)
-        window = deque(self._window)
+        exhausted = self._exhausted   # (copied before a language is added to it)
+        window = deque(self._window) if self.settings.variant == "window" else self._window
         measure = self._measure(*self._now)
         found: list[int] = []
         passed: list[int] = []
@@ -809,11 +806,10 @@ class ParityTrainer:
             got = self._cores.best(lang)
             if got is not None and got[1] >= mf:
                 break
-            exhausted.add(lang)
+            exhausted = exhausted | {lang}
             found.append(lang)
-        (a, b), count = got
-        return Choice(lang, (a, b), count, measure, tuple(passed), tuple(found),
-                      tuple(window)), stalled
+        return Choice(lang, got[0], got[1], measure, tuple(passed), tuple(found),
+                      tuple(window) if window else ()), stalled
 
     # ----- stepping ---------------------------------------------------------------------
     def step(self) -> ParityStep | None:
@@ -841,7 +837,11 @@ class ParityTrainer:
             self.vocab_bytes.append(token)
             self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        rec = self._record(c, new_id)
+        rec = ParityStep(   # (as _record makes it: inline, one call less a step)
+            index=self.n_steps + 1, pair=c.pair, left=self.vocab_bytes[a],
+            right=self.vocab_bytes[b], new_id=new_id, token=token, count=c.count,
+            language=c.language, kind="global" if c.language is None else self.kind,
+            measure=c.measure, tokens=self._now[0], passed=c.passed, exhausted=c.exhausted)
         self.steps.append(rec)
         turn = _Turn(window, exhausted, tokens, train, made < 0)
         if self._keep_undo or len(self._undo) < 2:

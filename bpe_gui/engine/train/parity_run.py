@@ -23,7 +23,7 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..corpus.table import PretokenTable
@@ -39,7 +39,6 @@ RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
 WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
 
 
-@dataclass(frozen=True)
 class ParityInfo:
     """What the window shows of a parity run besides its merges.
 
@@ -53,16 +52,17 @@ class ParityInfo:
     grows whenever the run goes past it (a raised target), so it covers every step the
     run has made (fewer only where plain BPE itself stops first). ``warning``: a
     sentence when the dev texts have different numbers of lines (not parallel: see
-    ``ParityData.unparallel``), else None.
+    ``ParityData.unparallel``), else None. (A plain class, not a dataclass: the command
+    line imports this module, and a dataclass is compiled at import.)
     """
 
-    names: tuple[str, ...]
-    kind: str
-    settings: ParitySettings
-    initial: tuple[int, ...]
-    records: Sequence[ParityStep]
-    plain: Sequence[tuple[int, ...]] | None = None
-    warning: str | None = None
+    __slots__ = ("names", "kind", "settings", "initial", "records", "plain", "warning")
+
+    def __init__(self, names: tuple[str, ...], kind: str, settings: ParitySettings,
+                 initial: tuple[int, ...], records: Sequence[ParityStep],
+                 plain: Sequence[tuple[int, ...]] | None = None, warning: str | None = None):
+        self.names, self.kind, self.settings, self.initial = names, kind, settings, initial
+        self.records, self.plain, self.warning = records, plain, warning
 
 
 def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
@@ -149,7 +149,7 @@ class ParityRun:
                 self._plain.append(t.initial_tokens)
             self._plain.extend(st.tokens for st in t.steps[len(self._plain) - 1:])
             if self._parity.plain is None:
-                self._parity = replace(self._parity, plain=self._plain)
+                self._parity.plain = self._plain
 
     def _plain_covers(self, k: int) -> bool:
         """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one

@@ -131,12 +131,17 @@ class SuperBPERun:
         1's first T merges never change)."""
         if self.stage2 is None:
             tok1 = self.stage1.tokenizer()
+            steps1 = tuple(self.stage1.steps)
+            if not self._undo:   # never back to stage 1: its words go before stage 2's
+                self.stage1.release_core()   # are counted (one stage's memory at a time)
+                self.stage1.release_table()
+                self.table = None   # type: ignore[assignment]  # (stage 2's, below)
             self.stage2 = SuperBPETrainer(tok1, self.table2,
                                           self._stage2_settings(self.settings, tok1.n_merges))
-            self._s2.stage1_steps = tuple(self.stage1.steps)
-            if not self._undo:   # (never goes back to stage 1: its core is done with)
-                self.stage1.release_core()
-                self.stage1.release_table()
+            self._s2.stage1_steps = steps1
+            if self.table is None:
+                self.table = self.table2
+                self.stage1._tok = None   # its tokenizer too (remade if asked for)
         self._two = True
 
     def prepare(self, cancel: CancelFn | None = None) -> None:
