@@ -132,7 +132,7 @@ def walkthrough(app, win, path: str, vocab_size: int) -> None:
     pump(lambda: c.streamed and not c.busy)
     c.set_settings(TrainSettings(vocab_size=vocab_size))
     win.actions_menus.acts["run"].trigger()
-    pump(lambda: not c.busy and c.trainer is not None and c.trainer.is_done())
+    pump(lambda: not c.busy and c.trainer is not None and c.trainer.is_done)
     pump(lambda: False, 1.0)
     out["trained_steps"] = c.step_index
     out["trained_mb"] = rss_mb()

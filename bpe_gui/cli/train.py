@@ -8,19 +8,17 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from ..engine.errors import ExportError
-from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
-    trainer_snapshot
-from ..engine.io import check_name
-from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
-from .common import examples, no_collections, PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
-    add_threads_option, non_negative, parse_formats, positive, resolve_preset_arg, \
+from ..engine.formats import FORMATS
+from ..engine.train import TIE_RULES, TrainSettings
+from .common import examples, PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
+    add_threads_option, non_negative, positive, resolve_preset_arg, \
     warn_unmatched_corpus
-from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus, refuse_urls, write_run_export
-from .progress import Progress
+from .paths import refuse_special_files, \
+    refuse_tables_as_corpus, refuse_urls
+from .train_run import Times, run_and_export
 from .train_parity import add_parity_options
 
+STDIN = "-"   # a corpus file named so is the standard input
 TIE_BREAKS = tuple(TIE_RULES)   # the trainer's names: one list
 
 
@@ -34,7 +32,8 @@ def add_parser(sub) -> None:
                            "--num-merges 5000 --out tok",
                            "bpe-gui train --counts big.counts.tsv --vocab-size 32000 --out tok",
                            "bpe-gui train more.txt --from tok --num-merges 1000 --out tok2"))
-    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files")
+    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files (- reads the "
+                   "standard input)")
     t.add_argument("--counts", nargs="+", default=[], metavar="TABLE",
                    help="train from word-count tables (made by `bpe-gui count`) instead of "
                    "corpus files; several are summed. Their pattern and special tokens are "
@@ -106,6 +105,29 @@ def _lines_with_tables(tables: Sequence[str]) -> str:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Plain training (train_on.cmd sends parity and training on elsewhere first)."""
+    spec, table, t_read = plain_spec(args)
+    if args.corpus and args.corpus[0] != STDIN:   # (its head would be read twice)
+        from ..engine.text import Pretokenizer
+        settings = spec.settings
+        warn_unmatched_corpus(Pretokenizer(settings.pattern, settings.special_tokens),
+                              args.corpus, spec.encoding, bool(args.lines))
+
+    def summary(run, times: Times, written: list[Path], skipped: dict[str, str]) -> None:
+        note_cut_words(run.word_cuts, args.lines)
+        elapsed = times.elapsed
+        merge_start = times.first.get("merge", times.t0 + elapsed)
+        if args.counts:   # the words were counted before: the first phase read the tables
+            print_summary(run, elapsed + t_read, merge_start - times.t0 + t_read, written,
+                          skipped, "reading and summing the tables")
+        else:
+            print_summary(run, elapsed, merge_start - times.t0, written, skipped)
+    return run_and_export(args, spec, [*args.corpus, *args.counts], summary, table=table)
+
+
+def plain_spec(args: argparse.Namespace):
+    """The training spec of plain training's options (checked), the word-count tables
+    read (None without --counts) and how long reading them took."""
+    from ..engine.train import TrainingSpec
     check_size_options(args)
     if bool(args.corpus) == bool(args.counts):
         raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
@@ -120,16 +142,15 @@ def cmd_train(args: argparse.Namespace) -> int:
                 "table (--counts T.tsv)")
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")
-    refuse_tables_as_corpus(args.corpus, "train")
-    wanted = parse_formats(args.format)
-    check_name(args.name)
-    pattern = resolve_preset_arg(args)
-    options = dict(num_merges=args.num_merges, mode=args.mode,
-                   end_of_word=args.end_of_word or "suffix", pattern=pattern,
-                   tie_rule=args.tie_break or "greatest", min_frequency=args.min_frequency,
-                   prune=args.prune, lines=args.lines)
-    settings = TrainSettings(vocab_size=args.vocab_size, special_tokens=tuple(args.special_token),
-                             **options).validated()
+    refuse_tables_as_corpus([p for p in args.corpus if p != STDIN], "train")
+    settings = TrainSettings(vocab_size=args.vocab_size, num_merges=args.num_merges,
+                             mode=args.mode, end_of_word=args.end_of_word or "suffix",
+                             pattern=resolve_preset_arg(args),
+                             special_tokens=tuple(args.special_token),
+                             tie_rule=args.tie_break or "greatest",
+                             min_frequency=args.min_frequency, prune=args.prune,
+                             lines=args.lines).validated()
+    table, t_read = None, 0.0
     if args.counts:   # the tables' pattern and special tokens, unless given
         from ..engine.corpus import read_tables, settings_for_table
         t_read = time.perf_counter()
@@ -140,53 +161,10 @@ def cmd_train(args: argparse.Namespace) -> int:
                                       specials=bool(args.special_token), lines=args.lines)
         if args.lines and not (table.meta is not None and table.meta.lines):
             raise UsageError(_lines_with_tables(args.counts))
-        options["pattern"], options["lines"] = settings.pattern, settings.lines
         settings = settings.validated()   # the table's special tokens count too
-    for fmt in wanted or []:
-        reason = settings_problem(fmt, settings)   # the format's rule, before training
-        if reason:
-            raise ExportError(f"--format {fmt}: {reason}")
-    out = Path(args.out).expanduser()
-    check_out_folder(out)
-    names = [n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
-    refuse_overwriting_inputs([out / n for n in names], [*args.corpus, *args.counts])
-
-    if args.corpus:
-        from ..engine.text import Pretokenizer
-        warn_unmatched_corpus(Pretokenizer(settings.pattern, settings.special_tokens),
-                              args.corpus, encoding, bool(args.lines))
-    progress = Progress(sys.stderr, enabled=not args.quiet)
-    t0 = time.perf_counter()
-    phase_times: dict[str, float] = {}
-
-    def report(phase: str, done: int, total: int) -> None:
-        phase_times.setdefault(phase, time.perf_counter())
-        progress(phase, done, total)
-
-    with no_collections():
-        try:
-            source = table if args.counts else args.corpus
-            trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
-                                         progress=report, return_trainer=True,
-                                         encoding=encoding, workers=args.threads, **options)
-        finally:
-            progress.end_line()
-        elapsed = time.perf_counter() - t0
-        note_cut_words(trainer.word_cuts, args.lines)
-        trainer.release_core()   # the export needs only the merges: its memory replaces the core's
-        # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
-        files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
-                                      args.name, skip_unsupported=not wanted)
-        written = write_run_export(out, files, args.name)
-
-    merge_start = phase_times.get("merge", t0 + elapsed)
-    if args.counts:   # the words were counted before: the first phase read the tables
-        elapsed += t_read
-        print_summary(trainer, elapsed, merge_start - t0 + t_read, written, skipped,
-                      "reading and summing the tables")
-    else:
-        print_summary(trainer, elapsed, merge_start - t0, written, skipped)
-    return 0
+    spec = TrainingSpec(corpus=tuple(args.corpus), counts=tuple(args.counts),
+                        settings=settings, encoding=encoding, threads=args.threads)
+    return spec.validated(), table, t_read
 
 
 def note_cut_words(n: int, lines: bool) -> None:

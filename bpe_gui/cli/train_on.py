@@ -10,22 +10,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine.errors import ExportError
 from . import train
 from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
-from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus, write_run_export
-from .progress import Progress
-from .train_parity import cmd_train_parity, wants_parity
+from .train_run import run_and_export
+from .paths import refuse_special_files, \
+    refuse_tables_as_corpus
+from .train_parity import cmd_train_parity, parity_spec, wants_parity
 
 if TYPE_CHECKING:   # (the engine's modules are imported by the commands that use them:
     # plain training is train.cmd_train's, which imports only what it needs)
-    from ..engine.text import Pretokenizer
-    from ..engine.train import TrainSettings
+    pass
 
 
 def add_parser(sub) -> None:
@@ -62,6 +59,33 @@ def _eow_in_byte_mode(eow: str, which: str, fix: str) -> UsageError:
 def cmd(args: argparse.Namespace) -> int:
     if wants_parity(args):   # (before any default is filled in: it refuses what is given)
         return cmd_train_parity(args)
+    spec, source = on_spec(args)
+    if spec is None:
+        return train.cmd_train(args)
+
+    def summary(run, times, written, skipped) -> None:
+        print_summary(args, run, source, times)
+        print_written(written, skipped)
+    return run_and_export(args, spec, [*args.corpus, *args.counts,
+                                       *source_files(args.source)], summary, base=source)
+
+
+def spec_of(argv: list[str]):
+    """The training spec ``bpe-gui train ARGS...`` trains (``argv`` after ``bpe-gui``),
+    made by the command line's own parser and checks, without training; and the
+    tokenizer trained on, loaded (None)."""
+    parser = argparse.ArgumentParser(prog="bpe-gui")
+    add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    if wants_parity(args):
+        return parity_spec(args), None
+    spec, source = on_spec(args)
+    return (train.plain_spec(args)[0], None) if spec is None else (spec, source)
+
+
+def on_spec(args: argparse.Namespace):
+    """The spec of training on or SuperBPE (and the tokenizer trained on), checked; or
+    (None, None) for plain training, whose defaults are filled in ``args``."""
     if args.source_model is not None:
         from .loading import tokenizer_path
         args.source = tokenizer_path(argparse.Namespace(model=args.source_model))
@@ -74,12 +98,10 @@ def cmd(args: argparse.Namespace) -> int:
     if args.source is None and args.superbpe_from is None and not args.superbpe:
         args.mode = args.mode or "byte"
         args.end_of_word = args.end_of_word or "suffix"
-        return train.cmd_train(args)
+        return None, None
     from dataclasses import replace
 
-    from ..engine.formats import FORMATS, output_files, render_files, settings_problem
-    from ..engine.io import check_name
-    from ..engine.train import TrainSettings
+    from ..engine.train import SUPERBPE, TRAIN_ON, TrainingSpec, TrainSettings, resolve
     superbpe = args.superbpe or args.superbpe_from is not None
     if args.superbpe and args.source is None:
         raise UsageError("--superbpe trains stage 2 on top of --from TOKENIZER; to train "
@@ -112,58 +134,28 @@ def cmd(args: argparse.Namespace) -> int:
     encoding = check_encoding(args.encoding)
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")
-    refuse_tables_as_corpus(args.corpus, "train")
-    wanted = train.parse_formats(args.format)
-    check_name(args.name)
+    refuse_tables_as_corpus([p for p in args.corpus if p != train.STDIN], "train")
     source = load_source(args) if args.source is not None else None
     settings = TrainSettings(num_merges=args.num_merges, vocab_size=args.vocab_size,
                              tie_rule=args.tie_break or "greatest",
                              min_frequency=args.min_frequency,
                              mode=args.mode or "byte", end_of_word=args.end_of_word or "suffix",
-                             lines=args.lines)
+                             lines=args.lines, superbpe_from=args.superbpe_from)
     if source is None:   # SuperBPE from the corpus: stage 1's pattern and specials as given
         settings = replace(settings, pattern=resolve_preset_arg(args),
-                           special_tokens=tuple(args.special_token),
-                           superbpe_from=args.superbpe_from).validated()
-        check_transition(settings)
+                           special_tokens=tuple(args.special_token))
     else:
-        settings = replace(settings, mode=source.mode, end_of_word=source.end_of_word,
-                           special_tokens=tuple(source.special_tokens))
         start = start_of_stage2(source, args.superbpe_from)
         n_ids = max(start.vocab) + 1
         if args.num_merges is None and args.vocab_size <= n_ids:
             raise UsageError(f"--vocab-size {args.vocab_size:,} leaves no room for new merges: "
                              f"the tokenizer already has {n_ids:,} ids; give a larger size or "
                              "--num-merges N")
-    for fmt in wanted or []:
-        reason = settings_problem(fmt, settings)
-        if reason:
-            raise ExportError(f"--format {fmt}: {reason}")
-    out = Path(args.out).expanduser()
-    check_out_folder(out)
-    names = [n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
-    refuse_overwriting_inputs([out / n for n in names],
-                              [*args.corpus, *args.counts, *source_files(args.source)])
-
-    progress = Progress(sys.stderr, enabled=not args.quiet)
-    ends: dict[str, float] = {}   # when each phase last reported
-
-    def report(phase: str, done: int, total: int) -> None:
-        ends[phase] = time.perf_counter()
-        progress(phase, done, total)
-
-    t0 = time.perf_counter()
-    try:
-        trainer = run(args, source, settings, encoding, report)
-    finally:
-        progress.end_line()
-    elapsed = time.perf_counter() - t0
-    files, skipped = render_files(trainer.tokenizer(), wanted or list(FORMATS), args.name,
-                                  skip_unsupported=not wanted)
-    written = write_run_export(out, files, args.name)
-    print_summary(args, trainer, source, elapsed, ends, t0)
-    print_written(written, skipped)
-    return 0
+    spec = resolve(TrainingSpec(mode=SUPERBPE if superbpe else TRAIN_ON,
+                                corpus=tuple(args.corpus), counts=tuple(args.counts),
+                                settings=settings, encoding=encoding, base=args.source),
+                   source)
+    return spec, source
 
 
 def load_source(args: argparse.Namespace):
@@ -211,18 +203,6 @@ def start_of_stage2(tok, T: int | None):
     return tok if T is None else merge_list_tokenizer(tok).at_step(T)
 
 
-def check_transition(s: TrainSettings) -> None:
-    """T must leave room for stage 2 in the target (the engine checks --num-merges)."""
-    if s.vocab_size is None or s.num_merges is not None:
-        return
-    at_t = 256 + len(s.special_tokens) + (s.superbpe_from or 0)
-    if at_t > s.vocab_size:
-        raise UsageError(f"--superbpe-from {s.superbpe_from} is past the target: 256 bytes + "
-                         f"{len(s.special_tokens)} special + {s.superbpe_from:,} merges = "
-                         f"{at_t:,} tokens > --vocab-size {s.vocab_size:,}; choose T below "
-                         f"{s.vocab_size - 256 - len(s.special_tokens):,} (the paper: ~90%)")
-
-
 def source_files(path: str | None) -> list[Path]:
     """The files of the --from tokenizer (an export must not overwrite them)."""
     if path is None:
@@ -231,48 +211,21 @@ def source_files(path: str | None) -> list[Path]:
     return [f for f in p.iterdir() if f.is_file()] if p.is_dir() else [p]
 
 
-def run(args, source, s: TrainSettings, encoding: str, report):
-    """Train (on, or SuperBPE); the corpus converted as it is read when not UTF-8."""
-    from ..engine.corpus import count_corpus, read_tables
-    from ..engine.text import Pretokenizer
-    from ..engine.train import stage2, stage2_pretokenizer, train_on, train_superbpe
-    utf8 = encoding in ("utf-8", "utf-8-sig")
-
-    def counted(pre: Pretokenizer):
-        return count_corpus(args.corpus, pre, encoding=encoding, lines=s.lines,
-                            progress=lambda d, t: report("pretokenize", d, t))
-
-    if source is None:   # both stages from the corpus
-        if utf8:
-            return train_superbpe(args.corpus, s, progress=report)
-        return train_superbpe(None, s, stage1_table=counted(Pretokenizer(s.pattern,
-                                                                          s.special_tokens)),
-                              stage2_table=counted(stage2_pretokenizer(s.special_tokens)),
-                              progress=report)
-    if args.superbpe or args.superbpe_from is not None:
-        start = start_of_stage2(source, args.superbpe_from)
-        corpus = args.corpus if utf8 else counted(stage2_pretokenizer(source.special_tokens))
-        return stage2(start, corpus, s, progress=report)
-    if args.counts:
-        corpus = read_tables(args.counts)
-    elif utf8:
-        corpus = args.corpus
-    else:
-        corpus = counted(Pretokenizer(source.pattern, source.special_tokens))
-    return train_on(source, corpus, s, progress=report)
-
-
 def tokens_before(trainer) -> int:
     """The corpus's tokens before the new merges (each merge removes ``merged``)."""
     steps = trainer.steps
     return steps[0].corpus_tokens + steps[0].merged if steps else trainer.corpus_tokens
 
 
-def print_summary(args, trainer, source, elapsed: float, ends: dict, t0: float) -> None:
+def print_summary(args, run, source, times) -> None:
+    from ..engine.train import READING, STAGE2
+    trainer = getattr(run, "stage2", None) or run   # (SuperBPE's both stages: stage 2's)
     s = trainer.settings
     n_new, n_old = trainer.n_steps, trainer.n_inherited
-    stage1 = ends.get("stage 1", t0) - t0                 # stage 1's merges (SuperBPE)
-    counted = ends.get("pretokenize", t0 + stage1) - t0   # then the words counted
+    t0, elapsed = times.t0, times.elapsed
+    # stage 1 (SuperBPE trained here) until stage 2 is counted, then its words counted
+    stage1 = times.first.get(STAGE2, t0) - t0 if source is None else 0.0
+    counted = max(times.last.get(STAGE2, t0), times.last.get(READING, t0), t0 + stage1) - t0
     times = (f"counting words {counted - stage1:.2f} s, segmenting and merging "
              f"{elapsed - counted:.2f} s")
     superbpe = source is None or args.superbpe or args.superbpe_from is not None

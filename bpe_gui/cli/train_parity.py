@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine.errors import ExportError
 from .common import PROG, UsageError, check_encoding, non_negative, parse_formats
 from .parity_options import refuse_plain_options, warn_unparallel
-from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    write_run_export
-from .progress import Progress
+from .train_run import run_and_export
+from .paths import refuse_special_files
 
 if TYPE_CHECKING:
     from ..engine.train import ParityTrainer
@@ -125,10 +122,20 @@ def _named(values: list[str], option: str, what: str) -> list[tuple[str, str]]:
 
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
-    from ..engine.formats import FORMATS, output_files, render_files, trainer_snapshot
-    from .common import no_collections
-    from ..engine.io import check_name
-    from ..engine.train import ParityData, ParitySettings, ParityTrainer, ratios_for
+    spec = parity_spec(args)
+    assert spec.parity is not None
+    paths = [p for lang in spec.parity.languages for p in (lang.train, lang.dev) if p]
+
+    def summary(run, times, written, skipped) -> None:
+        read = times.first.get("merge", times.t0 + times.elapsed) - times.t0
+        print_summary(run.trainer, times.elapsed, read, written, skipped)
+    return run_and_export(args, spec, paths, summary,
+                          after_build=lambda run: warn_unparallel(run.trainer.data))
+
+
+def parity_spec(args: argparse.Namespace):
+    """The training spec of parity training's options (checked)."""
+    from ..engine.train import ParityOptions, TrainingSpec, TrainSettings, named_languages
     refuse_plain_options(args)
     encoding = check_encoding(args.encoding)
     if args.num_merges is None:
@@ -149,49 +156,17 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
         given = [f"--{k.replace('_', '-')}" for k in WINDOW_ONLY if getattr(args, k) is not None]
         if given:
             raise UsageError(f"{', '.join(given)} apply to --parity window only")
-    names = [n for n, _ in langs]
-    ratios = None
-    if ratio_items:
-        ratios = ratios_for(names, [(n, _ratio(n, r)) for n, r in ratio_items])
-    paths = [p for _, p in langs] + [p for _, p in devs]
-    refuse_special_files(paths)
-    wanted = _formats(args)
-    check_name(args.name)
-    out = Path(args.out).expanduser()
-    check_out_folder(out)
-    outputs = [out / n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
-    refuse_overwriting_inputs(outputs, paths)
-    settings = ParitySettings(
-        num_merges=args.num_merges, variant=args.parity, global_merges=args.global_merges,
-        window_size=100 if args.window_size is None else args.window_size,
-        alpha=2.0 if args.window_share is None else args.window_share, ratios=ratios,
-        min_frequency=args.min_frequency)
-    settings.validated(len(names))
-
-    progress = Progress(sys.stderr, enabled=not args.quiet)
-    t0 = time.perf_counter()
-    with no_collections():
-        try:
-            data = ParityData.from_files(langs, devs or None, lines=bool(args.lines),
-                                         encoding=encoding)
-            warn_unparallel(data)
-            t_read = time.perf_counter() - t0
-            trainer = ParityTrainer(data, settings, undo=False)
-            trainer.release_tables()   # (the core holds their words)
-            del data
-            trainer.run(progress=lambda done, total: progress("merge", done, total))
-            trainer.release_core()   # (the export's memory does not come on top of it)
-        finally:
-            progress.end_line()
-        elapsed = time.perf_counter() - t0
-        try:   # (the snapshot is the tokenizer's, made from the merges without it)
-            files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
-                                          args.name, skip_unsupported=not wanted)
-        except ExportError as e:
-            raise ExportError(f"--format: {e}") from None
-        written = write_run_export(out, files, args.name)
-    print_summary(trainer, elapsed, t_read, written, skipped)
-    return 0
+    languages = named_languages(langs, devs or None,
+                                [(n, _ratio(n, r)) for n, r in ratio_items] or None)
+    refuse_special_files([p for _, p in langs] + [p for _, p in devs])
+    return TrainingSpec(
+        mode="parity", settings=TrainSettings(vocab_size=None, num_merges=args.num_merges,
+                                              min_frequency=args.min_frequency,
+                                              lines=bool(args.lines)),
+        encoding=encoding, parity=ParityOptions(
+            languages, args.parity, args.global_merges,
+            100 if args.window_size is None else args.window_size,
+            2.0 if args.window_share is None else args.window_share)).validated()
 
 
 def _ratio(name: str, text: str) -> float:

@@ -44,7 +44,8 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .formats import export_tokenizer, load_tokenizer
     from .text import PRESETS, Pretokenizer
     from .tokenizers import BaseTokenizer, Encoding, Playback, Tokenizer
-    from .train import AffectedWord, MergeStep, PairRow, Trainer, TrainSettings, train_bpe
+    from .train import (AffectedWord, MergeStep, PairRow, Trainer, TrainSettings, train_bpe,
+                        train_from_iterator)
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".corpus": "PretokenTable read_corpus_text",
@@ -54,7 +55,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".formats": "export_tokenizer load_tokenizer",
     ".text": "PRESETS Pretokenizer",
     ".tokenizers": "BaseTokenizer Encoding Playback Tokenizer",
-    ".train": "AffectedWord MergeStep PairRow Trainer TrainSettings train_bpe",
+    ".train": "AffectedWord MergeStep PairRow Trainer TrainSettings train_bpe train_from_iterator",
 })
 
 # the public API (docs/API.md): what a script or notebook needs; each feature package's
@@ -66,4 +67,5 @@ __all__ = [
     "Playback",
     "PretokenTable", "Pretokenizer", "SettingsError", "Tokenizer", "TrainSettings", "Trainer",
     "UnknownIdError", "export_tokenizer", "load_tokenizer", "read_corpus_text", "train_bpe",
+    "train_from_iterator",
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from numbers import Integral, Real
-from typing import Any, Iterable, Literal, NoReturn, overload
+from typing import Any, Iterable, Literal, NoReturn, Sequence, overload
 
 from .errors import (ArgumentError, ArgumentTypeError, SettingArgumentError,
                      SettingTypeError)
@@ -170,6 +170,27 @@ def paths(value: Any, name: str, none_ok: bool = True) -> Any:
     for k, p in enumerate(items):
         path(p, f"{name}[{k}]")
     return items
+
+
+def texts_not_paths(items: Sequence[Any], name: str) -> None:
+    """A list is read as file paths: an item that is no file and reads as text (a space,
+    a line break, or longer than a file name) is refused with the call for texts."""
+    for k, p in enumerate(items):
+        if isinstance(p, str) and not os.path.exists(p) and (
+                len(p) > 255 or any(c in p for c in " \n\t")):
+            raise ArgumentError(
+                f"{name}: a list is read as file paths, and item {k} ({_shown(p)}) is no "
+                "file but reads as text. To train on texts, call Trainer.from_texts(texts) "
+                "or train_from_iterator(texts, ...).")
+
+
+def iterable_texts(value: Any, name: str) -> Any:
+    """An iterable of texts (each one is checked as it is read): not one str or bytes."""
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
+        _fail_type(name, "an iterable of texts (str), e.g. a list, a generator or an open "
+                   "file", value, "One text: put it in a list, [text]." if
+                   isinstance(value, str) else "")
+    return value
 
 
 def instance(value: Any, cls: type | tuple, name: str, expected: str,

@@ -161,7 +161,7 @@ def test_stage2_on_top_of_a_tokenizer(source, tmp_path, fmt, at):
 @pytest.mark.parametrize("args,needles", [
     (["--from", "BAD"], ["bad.json"]),
     (["--from", "missing/tokenizer.json"], ["not found"]),
-    (["--superbpe-from", "500", "--vocab-size", "400"], ["past the target"]),
+    (["--superbpe-from", "500", "--vocab-size", "400"], ["after the target", "144 merges"]),
     (["--superbpe-from", "500", "--num-merges", "100"], ["after the target"]),
     (["--superbpe-from", "10", "--vocab-size", "400", "--mode", "char"], ["byte mode"]),
     (["--from", "SRC", "--mode", "char"], ["byte-level", "decides"]),

@@ -161,13 +161,13 @@ def test_training_runs_before_openssl_is_loaded(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("low lower lowest newer wider\n" * 50, encoding="utf-8")
     out = tmp_path / "tok"
-    script = ("import sys\nimport bpe_gui.cli.train as t\nreal = t.train_bpe\n"
+    script = ("import sys\nimport bpe_gui.cli.train_run as t\nreal = t.render_files\n"
               "def seen(*a, **k):\n"
               "    r = real(*a, **k)\n"
               "    print('loaded by the end of training:', sorted(m for m in sys.modules\n"
               "          if 'hashlib' in m or m.startswith('_ssl')))\n"
               "    return r\n"
-              "t.train_bpe = seen\nfrom bpe_gui.cli import main\n"
+              "t.render_files = seen\nfrom bpe_gui.cli import main\n"
               f"sys.exit(main(['train', {str(corpus)!r}, '--vocab-size', '270', '--out', "
               f"{str(out)!r}, '-q']))")
     r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,

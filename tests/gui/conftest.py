@@ -39,6 +39,27 @@ def widgets_live_until_closed(qtbot, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def no_unanswered_question(monkeypatch):
+    """A modal message box nobody answers within 20 s is closed and fails the test:
+    offscreen, its exec() waited forever and the whole run hung. A test that expects a
+    question answers it (answer_next_box, or the window part that asks)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+    real, unanswered = QMessageBox.exec, []
+
+    def guarded(box, *args, **kwargs):
+        def give_up() -> None:
+            if box.isVisible():
+                unanswered.append(f"{box.windowTitle()!r}: {box.text()[:200]!r}")
+                box.reject()
+        QTimer.singleShot(20_000, box, give_up)
+        return real(box, *args, **kwargs)
+    monkeypatch.setattr(QMessageBox, "exec", guarded)
+    yield
+    assert not unanswered, f"a question nobody answered: {unanswered[0]}"
+
+
+@pytest.fixture(autouse=True)
 def isolated_qsettings(tmp_path, monkeypatch):
     """QSettings() and QStandardPaths point into tmp_path for the duration of a test."""
     folder = tmp_path / "qsettings"

@@ -97,7 +97,7 @@ def parity_controller(merges: int, balance: str = "dev", global_merges: int = 0)
 
 def train(c: Controller) -> None:
     assert c.training.train()
-    wait(lambda: not c.busy and c.view() is not None and c.view().is_done())
+    wait(lambda: not c.busy and c.view() is not None and c.view().is_done)
 
 
 def raise_target(c: Controller, merges: int) -> None:
@@ -338,7 +338,7 @@ def test_a_continued_parity_run_charts_what_a_retrain_charts(charts):
     assert_charts_equal(v, parity_recount(c))
     continued = {k: v.chart_data()[k] for k in ("compression", "renyi", "parity")}
     c.training.retrain(to_target=True)
-    wait(lambda: not c.busy and c.view() is not None and c.view().is_done())
+    wait(lambda: not c.busy and c.view() is not None and c.view().is_done)
     v.refresh()
     again = {k: v.chart_data()[k] for k in ("compression", "renyi", "parity")}
     for key in continued:

@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject
 
 from bpe_gui.engine.formats import export_tokenizer
 from bpe_gui.engine.train.inherited import InheritedTrainer, train_on
-from bpe_gui.engine.train.trainer import Trainer, TrainSettings, train_bpe
+from bpe_gui.engine.train import Trainer, TrainSettings, train_bpe
 from bpe_gui.gui.controller.corpus_source import TextCorpus
 from bpe_gui.gui.controller.live import LiveView
 from bpe_gui.gui.controller.jobs import JobEnd, Outcome
@@ -40,6 +40,8 @@ class Sent:
 class NotTrainingOn:
     """The host's train-on part while training from scratch."""
     active = False
+    source = None
+    base_name = label = ""
 
 
 class NoRuns:
@@ -179,6 +181,10 @@ class TrainOnStandIn(Host):
         job.on_end(JobEnd(Outcome.DONE))
         return True
 
+    def set_settings(self, settings: TrainSettings) -> bool:
+        self.settings = settings
+        return True
+
 
 def test_train_on_trains_on_from_the_host_tokenizer(qtbot):
     src_trainer = Trainer.from_source(TEXT, TrainSettings(vocab_size=270))
@@ -189,8 +195,7 @@ def test_train_on_trains_on_from_the_host_tokenizer(qtbot):
     host.imported, host.imported_path = source, "source.json"
     training = make_training(host, failures)
     part = TrainOn(host, training, fail=lambda title, e: failures.append((title, str(e))),
-                   mark_stale=lambda: None, not_utf8=lambda e: failures.append(e),
-                   live=LiveView(parent=training._keep), set_phase=lambda label, unit: None)
+                   mark_stale=lambda: None)
     host.train_on = part
     host.use_imported = True
     assert part.start(num_merges=12)
@@ -207,8 +212,7 @@ def test_train_on_without_an_imported_tokenizer_says_so(qtbot):
     host, failures = TrainOnStandIn(TEXT, TrainSettings(vocab_size=270)), []
     training = make_training(host, failures)
     part = TrainOn(host, training, fail=lambda title, e: failures.append((title, str(e))),
-                   mark_stale=lambda: None, not_utf8=lambda e: None,
-                   live=LiveView(parent=training._keep), set_phase=lambda label, unit: None)
+                   mark_stale=lambda: None)
     assert not part.start(num_merges=5)
     assert "Import a tokenizer first" in failures[0][1] and host.trainer is None
 

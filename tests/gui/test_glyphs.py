@@ -117,7 +117,7 @@ def test_three_views_show_escapes_and_the_status_bar_says_which_package(
     c.set_corpus_text(TEXT)
     qtbot.waitUntil(lambda: not c.busy, timeout=30_000)
     assert c.training.train()   # to the end: every pair this text has
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done,
                     timeout=30_000)
     n = c.step_index
     assert n > 20, (c.settings, c.done_reason())

@@ -43,6 +43,15 @@ def dialog(qtbot, controller):
     return dlg
 
 
+def step_40(controller):
+    """The tokenizer of step 40 (asked for at step 0, it was step 0's: now refused)."""
+    t = controller.trainer
+    t.goto(40)
+    tok = t.tokenizer()
+    t.goto(0)
+    return tok
+
+
 def encoder(tok):
     ranks = {t: i for i, t in tok.vocab.items() if i not in tok.special_ids.values()}
     enc = tiktoken.Encoding("t", pat_str=tok.pattern, mergeable_ranks=ranks,
@@ -63,7 +72,7 @@ def cell(dlg, row: int, header: str) -> str:
 
 
 def test_measures_the_current_step_and_a_file(qtbot, dialog, controller, held, tmp_path):
-    other = controller.trainer.tokenizer(at_step=40)
+    other = step_40(controller)
     export_tokenizer(other, tmp_path / "early", "tiktoken")
     dialog.set_folder(str(held))
     assert dialog.languages == ["en", "ru", "zh"]
@@ -262,7 +271,7 @@ def test_enter_after_a_file_button_measures(qtbot, dialog, controller, held, tmp
     """Enter after Browse… or Add file… opened that file dialog again instead of measuring:
     the clicked button, not Measure, was the dialog's default."""
     from PySide6.QtWidgets import QFileDialog, QPushButton
-    export_tokenizer(controller.trainer.tokenizer(at_step=40), tmp_path / "early", "tiktoken")
+    export_tokenizer(step_40(controller), tmp_path / "early", "tiktoken")
     picked = []
     monkeypatch.setattr(QFileDialog, "getExistingDirectory",
                         lambda *a, **k: picked.append("folder") or str(held))

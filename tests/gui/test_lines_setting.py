@@ -58,7 +58,7 @@ def test_the_check_box_trains_hugging_faces_merges_and_a_session_keeps_it(
     flow = window.actions_menus.flow
     qtbot.waitUntil(lambda: "one text per line" in flow.badge.toolTip())
     window.actions_menus.acts["run"].trigger()   # apply and train to the target
-    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None and c.trainer.is_done()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None and c.trainer.is_done
                     and c.trainer.settings.lines, timeout=20_000)
     want = hf_merges(TEXT, 330)
     assert [(gpt2_text(a), gpt2_text(b)) for a, b in c.trainer.merges] == want

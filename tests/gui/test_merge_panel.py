@@ -221,7 +221,7 @@ def test_run_to_target_on_worker_then_cancel_state(qtbot):
         assert not p.step_btn.isEnabled()
         qtbot.waitUntil(lambda: not c.busy, timeout=20000)
     assert not p.cancel_btn.isEnabled()
-    assert c.trainer.is_done()
+    assert c.trainer.is_done
     assert p.timeline.rowCount() == c.step_index + 1
     assert "Training is done" in p.next_label.text()
     c.shutdown()
@@ -320,7 +320,7 @@ def test_timeline_page_down_and_the_first_click_after_a_scroll_drag_move_the_ste
 def test_timeline_scrubber_and_find_the_step_that_made_a_token(window, qtbot, ready):
     c = window.controller
     window.actions_menus.acts["run"].trigger()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=10_000)
     steps = list(c.trainer.steps)
     tools = window.dock_layout.merge_panel.timeline_tools
     assert tools.scrubber.maximum() == len(steps) and tools.scrubber.value() == len(steps)

@@ -132,7 +132,7 @@ def test_the_merge_lineage_fits_its_width(make_window, qtbot, monkeypatch, size)
     c.set_corpus_text("the extraordinarily quick brown fox jumps over the lazy dog " * 40,
                       dirty=False)
     assert win.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done,
                     timeout=60_000)
     dl = win.dock_layout
     browser = dl.vocab_browser
@@ -180,7 +180,7 @@ def test_the_timelines_last_row_is_whole_after_a_run(make_window, qtbot, monkeyp
     settings.superbpe.spin.setValue(300)
     assert settings.check(), settings.errors
     assert win.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done,
                     timeout=60_000)
     assert (c.view().transition is not None) == superbpe
     panel = win.dock_layout.merge_panel
@@ -227,7 +227,7 @@ def test_a_session_opens_from_the_command_line_whatever_its_name(make_window, qt
     c.set_settings(TrainSettings(num_merges=12, min_frequency=2))
     c.set_corpus_text("a session with a name of its own " * 30, dirty=False)
     assert c.training.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done())
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done)
     c.goto(7)
     path = tmp_path / name
     c.opening.session().save(path)

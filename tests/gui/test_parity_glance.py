@@ -34,7 +34,7 @@ def train_parity(qtbot, window, merges: int = 60, langs=LANGS, settled: bool = T
     panel.merges_spin.setValue(merges)
     assert panel.check(), panel.errors
     assert window.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done,
                     timeout=120_000)
     if settled:
         quiet(qtbot, window)

@@ -87,7 +87,7 @@ def _train(qtbot, window, merges: int = MERGES, setup=None):
     labels: list[str] = []
     c.progress.connect(lambda label, *_: labels.append(label))
     assert window.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done(),
+    qtbot.waitUntil(lambda: not c.busy and c.view() is not None and c.view().is_done,
                     timeout=180_000)
     return c, labels
 
@@ -340,11 +340,13 @@ def test_fields_parity_does_not_read_are_greyed_and_kept(qtbot, window):
     panel = window.dock_layout.settings_panel
     panel.tie_combo.setCurrentIndex(panel.tie_combo.findData("first-seen"))
     own = panel.tie_box.toolTip()
-    fields = (panel.mode_box, panel.tie_box, panel.pre_box, panel.specials_box,
-              panel.prune_check, panel.superbpe)
+    fields = (panel.mode_box, panel.tie_box, panel.preset_combo, panel.pattern_edit,
+              panel.lines_check, panel.specials_box, panel.prune_check, panel.superbpe)
     panel.parity.check.setChecked(True)
     assert not any(w.isEnabled() for w in fields)
-    assert "Not used by parity-aware training" in panel.tie_box.toolTip()
+    # the engine's reason (engine.train.unused), as the command line refuses --tie-rule
+    assert "Not used: parity training breaks ties as HF's ParityBpeTrainer" in \
+        panel.tie_box.toolTip()
     assert panel.minfreq_spin.isEnabled() and panel.merges_spin.isEnabled()
     panel.parity.check.setChecked(False)
     assert all(w.isEnabled() for w in fields)

@@ -133,18 +133,14 @@ def held_restore(tmp_path, monkeypatch):
             furthest_step=RESTORE_FURTHEST, encode_text="lower").save(
                 tmp_path / "autosave.bpesession")
     gate = threading.Event()
-    real = training_mod.retrain_job
+    real = training_mod.build_run
 
-    def gated(*args, **kwargs):
-        run = real(*args, **kwargs)
-
-        def job(progress, cancelled):
-            while not gate.wait(0.01):
-                if cancelled():
-                    raise Cancelled()
-            return run(progress, cancelled)
-        return job
-    monkeypatch.setattr(training_mod, "retrain_job", gated)
+    def gated(spec, progress=None, cancelled=None, **kwargs):   # (in the training job)
+        while not gate.wait(0.01):
+            if cancelled():
+                raise Cancelled()
+        return real(spec, progress, cancelled, **kwargs)
+    monkeypatch.setattr(training_mod, "build_run", gated)
 
     class Held:
         auto = tmp_path / "autosave.bpesession"

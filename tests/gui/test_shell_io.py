@@ -142,6 +142,7 @@ def test_session_with_file_corpus_refers_to_the_files(window, tmp_path, ready):
     assert c.opening.save_session(str(path))
     text = path.read_text(encoding="utf-8")
     assert str(corpus) in text and "hug pug" not in text
+    window.dock_layout.editor.ask_to_save = lambda what: True   # (yes: the 3 steps may go)
     window.dock_layout.editor.load_sample("tutorial")
     ready(c)
     assert window.sessions.open_session(str(path))

@@ -79,7 +79,7 @@ def test_a_big_file_is_streamed_with_a_preview_and_trains_like_the_engine(
                                                              len(oracle.table))
     c.set_settings(TrainSettings(vocab_size=600))
     window.actions_menus.acts["run"].trigger()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=30_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=30_000)
     oracle = Trainer.from_files([str(path)], c.settings)
     oracle.run()                           # with detail on every step
     assert c.trainer.merges == oracle.merges
@@ -107,7 +107,7 @@ def test_stepping_back_after_a_fast_run_shows_each_steps_detail(window, tmp_path
     c = open_streamed(window, path, qtbot, ready)
     c.set_settings(TrainSettings(vocab_size=400))
     assert c.training.train()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=30_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=30_000)
     oracle = Trainer.from_files([str(path)], c.settings)
     oracle.run()
     for k in (c.step_index - 1, 70, 3):
@@ -146,7 +146,7 @@ def test_a_streamed_corpus_reopens_from_its_session_streamed(window, tmp_path, q
     c = open_streamed(window, path, qtbot, ready)
     c.set_settings(TrainSettings(vocab_size=300))
     assert c.training.train()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=30_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=30_000)
     session = tmp_path / "s.bpesession"
     assert c.opening.save_session(str(session))
     assert str(path) in session.read_text(encoding="utf-8")

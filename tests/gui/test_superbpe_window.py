@@ -48,7 +48,7 @@ def _train(qtbot, window, ready, *, job=True, monkeypatch=None, T=T, vocab=VOCAB
     labels = []   # the job's progress reports (a job ran, on the worker thread)
     c.progress.connect(lambda label, *_: labels.append(label))
     assert window.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None and c.view().is_done(),
+    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None and c.view().is_done,
                     timeout=120_000)
     return c, labels
 
@@ -231,7 +231,7 @@ def test_pairs_stage_2_would_skip_are_marked_in_the_pair_table(qtbot, window, re
             tip = model.data(model.index(model.rows.index(row), 0), Qt.ToolTipRole)
             assert "stage 2 never merges it: it would hold 5 words (at most 4)" in tip
             seen += 1
-    assert seen and c.view().is_done()
+    assert seen and c.view().is_done
     assert not any(skipped(s.token) for s in c.view().steps)
 
 
@@ -314,7 +314,7 @@ def test_the_done_message_counts_the_merges_of_both_stages(qtbot, window, ready)
     said = []
     c.message.connect(said.append)
     assert window.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.view().is_done(), timeout=60_000)
+    qtbot.waitUntil(lambda: not c.busy and c.view().is_done, timeout=60_000)
     want = "Target reached at step 60 (60 merges: 50 in stage 1, 10 in stage 2)."
     assert c.done_reason() == want
     assert want in window.dock_layout.merge_panel.next_label.text()

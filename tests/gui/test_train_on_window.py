@@ -273,7 +273,7 @@ def test_cancel_while_merging_keeps_the_merges_made(make_window, qtbot, gpt2_dir
 
 def test_cancel_while_segmenting_keeps_the_trainer_before(make_window, qtbot, gpt2_dir,
                                                           monkeypatch):
-    import bpe_gui.gui.controller.train_on as part
+    import bpe_gui.engine.train.inherited as part
     entered, release = threading.Event(), threading.Event()
 
     class Stuck(InheritedTrainer):   # segmenting that does not look at Cancel for a while
@@ -363,7 +363,10 @@ def test_train_from_scratch_again_gives_the_corpus_its_own_settings_back(
     assert c.set_settings(own)
     wait_idle(qtbot, c)
     c = _train_on(win, qtbot, 20)
-    assert c.settings.num_merges == 20 and EOT in c.settings.special_tokens
+    # the run trains with the source's special tokens; the panel's settings stay the
+    # corpus's own but for the new merges the dialog asked for
+    assert c.settings.num_merges == 20 and EOT not in c.settings.special_tokens
+    assert EOT in c.trainer.settings.special_tokens
     said = []
     c.message.connect(said.append)
     win.actions_menus.acts["train_on_leave"].trigger()

@@ -43,7 +43,7 @@ def test_pending_settings_show_in_the_toolbar_and_train_applies_them(window, rea
     assert "1 setting not applied" in flow.badge.text()
     assert "vocab size 300 → 320" in flow.badge.toolTip()
     window.actions_menus.acts["run"].trigger()   # one action: apply and run to the target
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=10_000)
     assert c.settings.vocab_size == 320 and c.trainer.vocab_size == 320
     qtbot.waitUntil(lambda: flow.badge.text() == "")
 
@@ -53,7 +53,7 @@ def test_train_with_settings_that_need_a_new_trainer_trains_to_the_target(window
     window.dock_layout.settings_panel.tie_combo.setCurrentIndex(
         window.dock_layout.settings_panel.tie_combo.findData("first-seen"))
     window.actions_menus.acts["run"].trigger()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=10_000)
     assert c.trainer.settings.tie_rule == "first-seen" and not c.stale
     fresh = Trainer.from_text(TEXT, c.settings)
     fresh.run()
@@ -64,11 +64,11 @@ def test_train_with_settings_that_need_a_new_trainer_trains_to_the_target(window
 def test_a_new_target_goes_on_or_back_without_retokenizing(window, ready, qtbot, second):
     c = use_corpus(window, ready, vocab_size=300)
     window.actions_menus.acts["run"].trigger()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=10_000)
     trainer, table = c.trainer, c.trainer.table
     window.dock_layout.settings_panel.vocab_spin.setValue(second)
     window.actions_menus.acts["run"].trigger()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=10_000)
     assert c.trainer is trainer and c.trainer.table is table and not c.stale
     fresh = Trainer.from_text(TEXT, TrainSettings(vocab_size=second))
     fresh.run()
@@ -87,7 +87,7 @@ def test_retrain_applies_pending_settings(window, ready, qtbot):
     ready(c)
     assert c.settings.min_frequency == 3 and c.settings.prune
     # it trains to the target (it used to stop at step 0: issue 21)
-    assert c.trainer.settings == c.settings and c.step_index > 0 and c.trainer.is_done()
+    assert c.trainer.settings == c.settings and c.step_index > 0 and c.trainer.is_done
 
 
 def test_settings_with_errors_are_not_trained_and_say_so(window, ready, qtbot):
@@ -266,7 +266,7 @@ def test_training_that_stops_early_says_why(window, ready, qtbot):
     window.actions_menus.acts["run"].trigger()
     ready(c)
     t = c.trainer
-    assert t.is_done() and t.n_steps < t.target_steps
+    assert t.is_done and t.n_steps < t.target_steps
     status = window.dock_layout.merge_panel.status.full_text()
     assert status.startswith(f"Done at step {t.n_steps}") and "no pair left" in status
     assert "no pair left" in window.status.step_label.text()
@@ -294,7 +294,7 @@ def test_no_stale_text_after_a_mode_change_a_reset_or_a_new_target(window, qtbot
     panel = window.dock_layout.settings_panel
     panel.byte_radio.setChecked(True)
     assert window.actions_menus.flow.train()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done, timeout=10_000)
     assert c.settings.mode == "byte"
     assert "character mode" not in window.dock_layout.editor.source_label.text()
     window.actions_menus.acts["reset"].trigger()

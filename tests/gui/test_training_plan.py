@@ -53,7 +53,7 @@ def parity_on() -> ParitySetup:
 def train(qtbot, c: Controller) -> None:
     assert c.training.train()
     qtbot.waitUntil(lambda: not c.busy and c.trainer is not None and not c.stale
-                    and c.trainer.is_done(), timeout=60_000)
+                    and c.trainer.is_done, timeout=60_000)
 
 
 @pytest.fixture

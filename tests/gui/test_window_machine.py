@@ -20,6 +20,10 @@ controller's plan):
   Chat view's conversation, template files and JSON mode included;
 - the Chat view's prompt is its template file rendered by jinja2 itself (turns added and
   removed through the rows or Edit as JSON, template files switched).
+- the window's training spec, run through the command line as the exact command the
+  window copies ("Copy as command"), writes the merges the window shows;
+- every setting the panels show as enabled (engine.train.unused: what they grey) and
+  applied is honoured by the run, and a greyed one is not (pruning, SuperBPE).
 
 Thresholds are lowered so that a few KB take the routes a big corpus takes (jobs on the
 worker thread, pre-token tables reused between trainings, streamed files).
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 import subprocess
 import sys
 from collections import Counter
@@ -53,7 +58,9 @@ from bpe_gui.gui.controller import controller as controller_mod
 from bpe_gui.gui.controller import corpus_source, training as training_mod
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
-from bpe_gui.gui.controller.plan import PARITY, TRAIN_ON
+from bpe_gui.cli.train_on import spec_of
+from bpe_gui.engine.errors import BPEError
+from bpe_gui.engine.train import PARITY, TRAIN_ON, TrainSettings as _TS, build_run, unused
 from bpe_gui.gui.panels.charts.charts import ChartsView
 from bpe_gui.gui.models.glyphs import use_glyphs
 from chart_oracle import renyi
@@ -102,6 +109,19 @@ def parity_run(languages: tuple, merges: int, k: int) -> tuple[tuple, dict[str, 
                                replace_merges(merges))
     run.goto(k, detail=False)
     return tuple(run.merges[:k]), turns_of(run.parity.records[:k], [n for n, _, _ in languages])
+
+
+@functools.lru_cache(maxsize=256)
+def cli_merges(argv: tuple, stdin: str | None) -> tuple:
+    """The merges ``bpe-gui train ARGV`` makes: the command line's own parser and checks
+    read the command into its spec (``spec_of``, what ``main`` trains), built by the one
+    factory and run to the target; ``stdin``: the text it reads for ``-``."""
+    spec, source = spec_of(list(argv))
+    if stdin is not None:
+        spec = replace(spec, corpus=(), text=stdin)
+    run = build_run(spec, base=source, undo=False)
+    run.run(detail=False)
+    return tuple(run.tokenizer().merges)
 
 
 @functools.lru_cache(maxsize=16)
@@ -250,10 +270,18 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(t=st.sampled_from([None, 5, 12]))
     def superbpe(self, t):
+        """SuperBPE ticked or not, in every mode (parity and training on do not use it:
+        the run must not either)."""
         self.idle()
-        if self.c.parity.active or self.c.train_on.active:
-            return   # the panel greys the setting in these modes
         self.c.set_settings(replace(self.c.settings, superbpe_from=t))
+
+    @rule(on=st.booleans())
+    def prune(self, on):
+        self.idle()
+        if on and self.c.settings.superbpe_from is not None and not (
+                self.c.parity.active or self.c.train_on.active):
+            return   # (SuperBPE greys it: it is not applied with it)
+        self.c.set_settings(replace(self.c.settings, prune=on))
 
     @rule(which=st.sampled_from(["gpt2", "hf", "tiktoken"]))
     def import_tokenizer(self, which):
@@ -405,7 +433,7 @@ class WindowMachine(RuleBasedStateMachine):
     def shown(self) -> tuple:
         c = self.c
         t = c.trainer
-        return (c.training.plan().reads()[0], c.settings, t.n_steps,
+        return (c.training.reads()[0], c.settings, t.n_steps,
                 tuple(t.merges[:t.n_steps]), c.use_imported)
 
     # ----- invariants --------------------------------------------------------------------
@@ -414,7 +442,7 @@ class WindowMachine(RuleBasedStateMachine):
         step shown (None: the window is not showing a finished training, or training on,
         checked apart)."""
         c = self.c
-        t, plan = c.trainer, c.training.plan()
+        t, plan = c.trainer, c.training.spec()
         if c.busy or t is None or c.stale or plan.mode == TRAIN_ON:
             return None
         k = t.n_steps
@@ -431,7 +459,7 @@ class WindowMachine(RuleBasedStateMachine):
         if want is not None:
             t = c.trainer
             assert tuple(t.merges[:t.n_steps]) == want, \
-                f"{c.training.plan().mode} training shows merges the engine does not make"
+                f"{c.training.spec().mode} training shows merges the engine does not make"
         elif not c.busy and c.trainer is not None and not c.stale and c.train_on.active:
             src = loaded(c.train_on.source_path)
             t = c.trainer
@@ -468,7 +496,7 @@ class WindowMachine(RuleBasedStateMachine):
         vocab = {i: bytes([i]) for i in range(256)}
         for a, b in merges:
             vocab[len(vocab)] = a + b
-        parity = c.training.plan().mode == PARITY
+        parity = c.training.spec().mode == PARITY
         if not parity and c.settings.mode != "byte":
             return None
         return Tokenizer(vocab, list(merges), pattern="gpt2" if parity else c.settings.pattern)
@@ -502,7 +530,7 @@ class WindowMachine(RuleBasedStateMachine):
         corpus encoded afresh by the oracle's tokenizer (plain byte-level runs of the
         text in the window, whose every byte the charts count)."""
         c = self.c
-        if c.busy or c.trainer is None or c.stale or c.training.plan().mode != "plain" \
+        if c.busy or c.trainer is None or c.stale or c.training.spec().mode != "plain" \
                 or c.streamed or c.is_table():
             return
         tok = self.oracle_tokenizer()
@@ -528,6 +556,47 @@ class WindowMachine(RuleBasedStateMachine):
         assert len(info.plain) >= c.trainer.n_steps + 1, \
             "plain BPE's comparison stops before the run"
 
+
+    @invariant()
+    def the_windows_command_makes_the_windows_merges(self):
+        c = self.c
+        t = c.trainer
+        if c.busy or t is None or c.stale:
+            return
+        try:
+            command, _ = c.training.command()
+        except BPEError:
+            return
+        argv = shlex.split(command)[1:]
+        spec = c.training.effective()
+        got = cli_merges(tuple(argv), spec.text if "-" in argv else None)
+        shown = tuple(t.tokenizer().merges)
+        assert got[:len(shown)] == shown, f"`{command}` makes other merges than the window"
+
+    @invariant()
+    def every_setting_in_use_is_honoured(self):
+        c = self.c
+        t = c.trainer
+        run = getattr(t, "spec", None)
+        if c.busy or t is None or c.stale or run is None:
+            return
+        shown, s, r = c.training.spec(), c.settings, run.settings
+        greyed = unused(shown)
+        if shown.mode in ("plain", "superbpe"):
+            greyed.pop("superbpe_from", None)   # (the tick that chooses the mode)
+        for key in ("mode", "end_of_word", "pattern", "special_tokens", "tie_rule", "prune",
+                    "superbpe_from", "lines", "min_frequency"):
+            if key == "end_of_word" and s.mode != "char":
+                continue
+            if key in greyed:   # not used: not applied either
+                if key in ("prune", "superbpe_from"):
+                    assert getattr(r, key) == getattr(_TS(), key), f"{key} applied, greyed"
+                continue
+            want = c.parity.lines if key == "lines" and shown.mode == PARITY else getattr(s, key)
+            assert getattr(r, key) == want, f"{key} shown in use, not the run's"
+        target = (shown.settings.num_merges, None) if shown.mode == PARITY else \
+            (s.num_merges, None if s.num_merges is not None else s.vocab_size)
+        assert (r.num_merges, r.vocab_size) == target, "the target shown is not the run's"
 
     @rule()
     def look_at_chat(self):
@@ -559,7 +628,7 @@ class WindowMachine(RuleBasedStateMachine):
         if t is None or t.parity is None:
             self.views.check_turns(None)
             return
-        plan = c.training.plan()
+        plan = c.training.spec()
         if c.stale or plan.mode != PARITY:
             return   # (a stale run's turns are its own; the window says it is stale)
         langs = tuple((lang.name, lang.train, lang.dev) for lang in plan.parity.languages)

@@ -149,7 +149,10 @@ class BlockReader:
                  lines: bool = False):
         self.bounds = Boundaries(pre, lines)
         self.paths = [Path(p) for p in (sources or [])]
-        self.texts = list(texts or [])
+        # texts in a list are counted one by one; any other iterable is streamed, its
+        # texts gathered into blocks of documents (memory: a block, not the stream)
+        self.stream = None if texts is None or isinstance(texts, (list, tuple)) else texts
+        self.texts = list(texts or []) if self.stream is None else []
         self.encoding = encoding
         self.next_index = 0
         self.done = 0
@@ -161,6 +164,8 @@ class BlockReader:
     def __iter__(self) -> Iterator[Block]:
         for text in self.texts:
             yield from self._text_blocks(text)
+        if self.stream is not None:
+            yield from self._stream_blocks(self.stream)
         for path in self.paths:
             base = self.done
             if inner_suffix(path) == ".jsonl":
@@ -198,6 +203,27 @@ class BlockReader:
             self.done = base + len(text) * end // len(data)
             if part.data or part.last:
                 yield self._part_block(part, "text")
+
+    def _stream_blocks(self, texts) -> Iterator[Block]:
+        """Texts from an iterator, a block of documents at a time (each text its own
+        document, as a .jsonl line's), in the iterator's order."""
+        docs: list[str] = []
+        held = 0
+        for k, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise CorpusError(f"text {k} of the iterator is {type(text).__name__}, not "
+                                  "str: give texts (decode bytes first).")
+            if not (text.isascii() or _encodable(text)):
+                raise CorpusError(f"text {k} of the iterator has a lone surrogate, which "
+                                  "UTF-8 cannot hold. Remove it or replace it with the "
+                                  "character it was part of.")
+            docs.append(text)
+            held += len(text)
+            self.done += len(text)
+            if held >= self.bounds.block_bytes:
+                yield self._block(docs=docs, source="texts")
+                docs, held = [], 0
+        yield self._block(docs=docs, source="texts")
 
     def _file_blocks(self, path: Path, base: int) -> Iterator[Block]:
         size = self.bounds.block_bytes

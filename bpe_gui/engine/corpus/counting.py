@@ -253,11 +253,12 @@ def _count_in_python(reader: BlockReader, pre: Pretokenizer, progress, cancel) -
 # ----- entry points ----------------------------------------------------------------------
 
 def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenizer | None = None,
-                 *, texts: Sequence[str] = (), encoding: str = "utf-8",
+                 *, texts: Iterable[str] = (), encoding: str = "utf-8",
                  progress: ProgressFn | None = None, cancel: CancelFn | None = None,
                  workers: int | None = None, out: str | Path | None = None,
                  lines: bool = False) -> PretokenTable:
-    """Count the pre-tokens of files (streamed in blocks) and/or in-memory texts.
+    """Count the pre-tokens of files (streamed in blocks) and/or in-memory texts (a list,
+    or any iterable of str, read a block at a time: memory is a block's, not all of it).
 
     Each text and each file is its own document (a .jsonl file: each line's ``text``);
     with ``lines``, each line of them, its \\n kept, as Hugging Face's trainer reads files
@@ -279,7 +280,9 @@ def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenize
     pre = pre or Pretokenizer()
     reader = BlockReader(paths, pre, texts=texts, encoding=encoding, lines=lines)
     table = split_long_words(count_blocks(reader, pre, progress, cancel, workers))
-    sources = [{"path": "<text>", "bytes": len(t.encode("utf-8"))} for t in texts]
+    sources = [{"path": "<text>", "bytes": len(t.encode("utf-8"))} for t in reader.texts]
+    if reader.stream is not None:
+        sources.append({"path": "<texts>", "bytes": table.n_bytes})
     sources += [{"path": str(p), "bytes": _file_size(p)} for p in paths]
     table.meta = CountMeta.for_counting(pre, sources, lines).with_totals(table)
     if out is not None:
@@ -319,7 +322,10 @@ def _check_count_arguments(paths, pre, texts, workers, out) -> None:
     checks.paths(paths, "count_corpus(paths)")
     checks.instance(pre, Pretokenizer, "count_corpus(pre)", "a Pretokenizer or None",
                     none_ok=True)
-    checks.special_tokens(texts, "count_corpus(texts)")   # a list of str, not one str
+    if isinstance(texts, (list, tuple, str, bytes)):
+        checks.special_tokens(texts, "count_corpus(texts)")   # a list of str, not one str
+    else:
+        checks.iterable_texts(texts, "count_corpus(texts)")   # (each checked as read)
     checks.whole(workers, "count_corpus(workers)", 1, 4096, none_ok=True)
     if out is not None:
         checks.path(out, "count_corpus(out)")

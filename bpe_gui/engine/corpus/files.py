@@ -12,6 +12,7 @@ import io
 import json
 import lzma
 import os
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -128,13 +129,43 @@ def _check_path(p: Path) -> None:
         raise CorpusError("is a folder, not a file. Pick the text files inside it.", p)
 
 
+STDIN = "-"   # a corpus file named so is the standard input (``train -``)
+
+
+class _Stdin:
+    """The standard input read as a corpus file: as it comes (a pipe cannot seek), with
+    ``tell()`` the bytes read so far (the progress a file's position gives)."""
+
+    def __init__(self) -> None:
+        self._in = sys.stdin.buffer
+        self._n = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._in.read(size)
+        self._n += len(data)
+        return data
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self._in:
+            self._n += len(line)
+            yield line
+
+    def tell(self) -> int:
+        return self._n
+
+
 @contextmanager
 def open_binary(path: str | Path) -> Iterator[tuple[io.BufferedIOBase, io.BufferedReader]]:
-    """``(stream, raw)``: the decompressed byte stream and the file under it.
+    """``(stream, raw)``: the decompressed byte stream and the file under it (``-``:
+    the standard input).
 
     ``raw.tell()`` says how far into the file on disk reading has got (for progress in
     bytes, also for compressed files). Errors name the file and the fix.
     """
+    if str(path) == STDIN:
+        stdin = _Stdin()
+        yield stdin, stdin   # type: ignore[misc]  # (read, tell and lines: what is used)
+        return
     p = Path(path)
     _check_path(p)
     try:

@@ -22,7 +22,8 @@ from typing import Callable
 
 from . import blocks
 from .blocks import BlockReader, Boundaries, _is_utf8
-from .files import BOM, _check_path, binary_error, inner_suffix, looks_binary, open_binary
+from .files import BOM, STDIN, _check_path, binary_error, inner_suffix, looks_binary, \
+    open_binary
 from .range_count import RangeCounter, _stream_text
 from .ranges import COMPRESSED, Range, line_boundary, plan_ranges, text_boundary
 from ..errors import CancelFn, Cancelled, ProgressFn
@@ -35,9 +36,10 @@ MIN_RANGE = 1 << 20    # below this a range is mostly its two boundary searches
 
 def rangeable(reader: BlockReader) -> bool:
     """Whether the reader's sources can be read in ranges: plain UTF-8 text files only."""
-    return not reader.texts and _is_utf8(reader.encoding) and bool(reader.paths) and all(
-        not p.name.lower().endswith(COMPRESSED) and inner_suffix(p) != ".jsonl"
-        for p in reader.paths)
+    return not reader.texts and reader.stream is None and _is_utf8(reader.encoding) \
+        and bool(reader.paths) and all(
+            str(p) != STDIN and not p.name.lower().endswith(COMPRESSED)
+            and inner_suffix(p) != ".jsonl" for p in reader.paths)
 
 
 def range_size(total: int, workers: int) -> int:

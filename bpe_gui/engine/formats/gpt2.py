@@ -41,8 +41,21 @@ def file_names(name: str = "tokenizer") -> list[str]:
 
 def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
     """Why this format cannot hold a tokenizer of these settings (None: it may); known
-    before training (the command line asks, through formats.settings_problem)."""
-    return byte_level_only("GPT-2 vocab.json + merges.txt", mode)
+    before training (the command line asks, through formats.settings_problem).
+
+    The files say nothing of how text is cut into words, and their readers (tokenizers'
+    ByteLevelBPETokenizer, GPT-2's encoder.py) cut it with GPT-2's pattern: SuperBPE's
+    superwords cross that split, so no reader of these files gets them back (another
+    preset's pattern can be given to ``load_tokenizer(..., pattern=)``)."""
+    from ..text.presets import SUPERBPE_ENCODE_PATTERN
+    why = byte_level_only("GPT-2 vocab.json + merges.txt", mode)
+    if why is None and pattern == SUPERBPE_ENCODE_PATTERN:
+        return ("GPT-2 vocab.json + merges.txt do not say how text is cut into words, and "
+                "their readers (tokenizers' ByteLevelBPETokenizer, GPT-2's encoder) cut it "
+                "with GPT-2's pattern, which SuperBPE's superwords cross (its stage 2 "
+                "keeps spaces inside tokens), so they would give other ids. Export "
+                "tokenizer.json or .tiktoken, which keep its pattern.")
+    return why
 
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:

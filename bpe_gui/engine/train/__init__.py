@@ -1,11 +1,16 @@
 """Training: the incremental trainer, training on from any tokenizer, SuperBPE, and a
 saved session. Every trainer yields frozen ``MergeStep`` records.
 
+- :mod:`.spec`: ``TrainingSpec`` (what to train: mode, sources, settings, target), the
+  rules of which modes and settings go together (``validated``, ``unused``), and the
+  spec as its ``bpe-gui train`` command.
+- :mod:`.build`: ``build_run``, the one place a run is built from a spec.
 - :mod:`.protocol`: ``TrainerProtocol``, what every trainer below offers the window and
   the command line (step, undo, goto, retarget, the tokenizer at a step, what tells
   them apart as data: ``n_inherited``, ``transition``).
-- :mod:`.trainer`: ``Trainer`` (step, undo, run, top pairs, retarget), ``TrainSettings``,
-  ``train_bpe``; the C core (``_core``, or the pure-Python ``_pycore``).
+- :mod:`.trainer`: ``Trainer`` (step, undo, run, top pairs, retarget), ``TrainSettings``;
+  the C core (``_core``, or the pure-Python ``_pycore``).
+- :mod:`.calls`: ``train_bpe``, ``train_from_iterator``: training in one call.
 - :mod:`.inherited`: ``InheritedTrainer``, ``train_on``: new merges on top of a tokenizer.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
@@ -34,9 +39,13 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
                          hf_lines, ratios_for, train_parity, turn_sentence)
     from .protocol import TrainerProtocol
+    from .spec import (MODES, PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityOptions,
+                       TrainingSpec, named_languages, unused)
+    from .build import PREPARING, READING, SEGMENTING, STAGE2, Lent, build_run, lend, resolve
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
-                          TrainSettings, n_base_symbols, source_table, train_bpe)
+                          TrainSettings, n_base_symbols, source_table)
+    from .calls import train_bpe, train_from_iterator
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session looks_like_session",
@@ -47,16 +56,25 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
                 "ratios_for train_parity turn_sentence"),
     ".protocol": "TrainerProtocol",
+    ".spec": ("MODES PARITY PLAIN SUPERBPE TRAIN_ON Language ParityOptions TrainingSpec "
+              "named_languages unused"),
+    ".build": "PREPARING READING SEGMENTING STAGE2 Lent build_run lend resolve",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
-                 "TrainSettings n_base_symbols source_table train_bpe"),
+                 "TrainSettings n_base_symbols source_table"),
+    ".calls": "train_bpe train_from_iterator",
 })
 
-__all__ = ["AffectedWord", "InheritedTrainer", "MergeReplay", "MergeStep", "PAIR_RECORD",
-           "PARITY_VARIANTS", "PairRow", "ParityData", "ParityInfo", "ParityRun",
+__all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay", "MergeStep",
+           "PAIR_RECORD", "PARITY", "PARITY_VARIANTS", "PLAIN", "PairRow", "ParityData",
+           "ParityInfo", "ParityOptions", "ParityRun", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
+           "Lent", "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "lend",
+           "named_languages",
+           "resolve", "unused",
            "ParitySettings", "ParityStep", "ParityTrainer", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
            "Trainer", "TrainerProtocol", "check_transition", "hf_lines", "inherited_settings",
            "looks_like_session", "merge_list_tokenizer", "n_base_symbols", "ratios_for",
-           "source_table", "stage2", "stage2_pretokenizer", "train_bpe", "train_on", "train_parity",
+           "source_table", "stage2", "stage2_pretokenizer", "train_bpe", "train_from_iterator",
+           "train_on", "train_parity",
            "train_superbpe", "turn_sentence"]

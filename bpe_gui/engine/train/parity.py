@@ -59,10 +59,11 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Seque
 from ..corpus import PretokenTable, count_corpus
 from ..corpus.count_each import count_each
 from ..display import bytes_to_unicode, readable
-from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
+from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
+from .trainer import step_asked
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -375,6 +376,21 @@ class ParityStep:
     exhausted: tuple[int, ...] = ()
 
 
+class Choice:
+    """What the next step does, chosen without doing it (:meth:`ParityTrainer.choose`):
+    whose turn (None: global), the pair and its count there, each language's measure,
+    the languages the window passed over and those found without a pair, and the window
+    of turns after it. (A plain class: one per step, and nothing compiled at import.)"""
+
+    __slots__ = ("language", "pair", "count", "measure", "passed", "exhausted", "window")
+
+    def __init__(self, language: int | None, pair: tuple[int, int], count: int,
+                 measure: tuple[float, ...], passed: tuple[int, ...],
+                 exhausted: tuple[int, ...], window: tuple[int, ...]):
+        self.language, self.pair, self.count, self.measure = language, pair, count, measure
+        self.passed, self.exhausted, self.window = passed, exhausted, window
+
+
 class _Turn(NamedTuple):
     """What a step changed besides the cores' words, kept to undo it: the window and the
     languages set aside before it, each language's tokens before it (dev, training),
@@ -488,12 +504,13 @@ def run_steps(step: Callable[[], _Rec | None], n_steps: Callable[[], int], goal:
               progress: Callable[[int, int], None] | None, cancel: CancelFn | None,
               every: int) -> list[_Rec]:
     """``step()`` until ``n_steps()`` reaches ``goal`` or a step returns None: the records.
-    ``cancel()`` returning True raises Cancelled (the steps made so far stay);
-    ``progress(done, goal)`` every ``every`` steps and at the end."""
+    ``cancel()`` returning True stops it (the steps made so far stay), as Trainer.run
+    stops: one cancel contract for every run; ``progress(done, goal)`` every ``every``
+    steps and at the end."""
     out: list[_Rec] = []
     while n_steps() < goal:
         if cancel is not None and cancel():
-            raise Cancelled()
+            break
         rec = step()
         if rec is None:
             break
@@ -521,7 +538,7 @@ class ParityTrainer:
 
     - ``names``, ``n_languages``, ``kind`` ("dev", "ratio" or "train": what chooses);
     - ``steps`` (:class:`ParityStep` records), ``n_steps``, ``target_steps``,
-      ``is_done()``; ``step()``, ``undo()``, ``goto(k)``, ``run(until, progress,
+      ``is_done``; ``step()``, ``undo()``, ``goto(k)``, ``run(until, progress,
       cancel)``, ``reset()``;
     - ``tokens`` (each language's tokens now, dev text or training text),
       ``train_tokens``, ``measure()`` (what the next choice compares), ``curve()``
@@ -663,6 +680,11 @@ class ParityTrainer:
         return self._now[1]
 
     @property
+    def initial_train_tokens(self) -> tuple[int, ...]:
+        """Each language's training tokens at step 0: its training text's bytes."""
+        return self._train0
+
+    @property
     def initial_tokens(self) -> tuple[int, ...]:
         """Each language's tokens at step 0 (bytes), on the text ``tokens`` counts."""
         return self._tokens_at(0)
@@ -688,9 +710,9 @@ class ParityTrainer:
                                                                        ratios))
         return tokens   # (the token counts themselves: exact, and the step's tuple shared)
 
+    @property
     def is_done(self) -> bool:
-        return self.n_steps >= self.target or self._over \
-            or len(self._exhausted) >= self.n_languages
+        return self.choose() is None
 
     def token(self, i: int) -> bytes:
         return self.vocab_bytes[i]
@@ -706,9 +728,11 @@ class ParityTrainer:
         return [self.render_pair(st.pair) for st in self.steps]
 
     # ----- choosing ---------------------------------------------------------------------
-    def _window_pick(self, values: list[float]) -> tuple[int, list[int]]:
-        """HF's moving-window choice: the greatest value whose share of the window is at
-        most alpha / n; else the next greatest; all passed over: the last one tried."""
+    def _window_pick(self, values: list[float], window: deque[int]) \
+            -> tuple[int, list[int], bool]:
+        """HF's moving-window choice: the greatest value whose share of ``window`` is at
+        most alpha / n; else the next greatest; all passed over: the last one tried.
+        Also whether HF's loop would never end here (``stalled``)."""
         s = self.settings
         threshold = s.alpha / self.n_languages
         mask = [True] * len(values)
@@ -718,77 +742,91 @@ class ParityTrainer:
             for i, v in enumerate(values):
                 if mask[i] and v > best_v:
                     best, best_v = i, v
-            share = self._window.count(best) / s.window_size
+            share = window.count(best) / s.window_size
             if share <= threshold:
-                return best, passed
+                return best, passed, False
             if not mask[best]:
                 # only set-aside languages are left unmasked and the default (0) is over
                 # its share: HF's loop never ends here; take the last language tried
-                self.stalled.add(self.n_steps + 1)
-                return passed[-1], passed[:-1]
+                return passed[-1], passed[:-1], True
             mask[best] = False
             passed.append(best)
             if not any(mask):
-                return best, passed[:-1]
+                return best, passed[:-1], False
 
-    def _choose(self, measure: tuple[float, ...]) -> tuple[int, list[int]]:
-        """The language whose turn it is, and those the window passed over, by each
-        language's ``measure`` now."""
+    def _pick(self, measure: tuple[float, ...], exhausted: set[int],
+              window: deque[int]) -> tuple[int, list[int], bool]:
+        """The language whose turn it is by each language's ``measure`` now, those the
+        window passed over, and whether HF's loop would stall; the window variant puts
+        the turn into ``window`` (a copy: choosing changes nothing)."""
         s = self.settings
-        ex = self._exhausted
-        n = self.n_languages
-        if self.kind == "ratio":
-            adjusted = measure
-            if s.variant == "base":
-                best, best_v = 0, math.inf
-                for i, v in enumerate(adjusted):
-                    if i not in ex and v < best_v:
-                        best, best_v = i, v
-                return best, []
-            values = [-math.inf if i in ex else -v for i, v in enumerate(adjusted)]
-        else:
-            lengths = measure   # (token counts)
-            if s.variant == "base":
-                best, best_n = 0, None
-                for i in range(n):
-                    if i not in ex and (best_n is None or lengths[i] > best_n):
-                        best, best_n = i, lengths[i]
-                return best, []
-            values = [-math.inf if i in ex else float(lengths[i]) for i in range(n)]
-        best, passed = self._window_pick(values)
-        self._window.append(best)
-        if len(self._window) > s.window_size:
-            self._window.popleft()
-        return best, passed
+        sign = -1 if self.kind == "ratio" else 1   # ratio: the least compression is served
+        if s.variant == "base":                     # (else the most tokens); ties: the first
+            best, best_v = 0, -math.inf
+            for i, v in enumerate(measure):
+                if sign * v > best_v and i not in exhausted:
+                    best, best_v = i, sign * v
+            return best, [], False
+        values = [-math.inf if i in exhausted else sign * float(v) for i, v in enumerate(measure)]
+        best, passed, stalled = self._window_pick(values, window)
+        window.append(best)
+        if len(window) > s.window_size:
+            window.popleft()
+        return best, passed, stalled
 
-    # ----- stepping ---------------------------------------------------------------------
-    def step(self) -> ParityStep | None:
-        """One merge: its record, or None when training is done. The language is chosen
-        here; its best pair, and the merge in every language, are the cores'."""
-        if self.is_done():
-            return None
-        window, exhausted = tuple(self._window), frozenset(self._exhausted)
-        tokens, train = self._now
-        measure = self._measure(tokens, train)
-        found_exhausted: list[int] = []
+    def choose(self) -> Choice | None:
+        """The next step's language and pair, as a pure function of the state: it
+        changes nothing, so looking ahead is not a step and an undo. None when training
+        is done (the target, no pair left in any language, or in the global phase)."""
+        return self._choice()[0]
+
+    def _choice(self) -> tuple[Choice | None, bool]:
+        """:meth:`choose`, and whether HF's window loop would stall while choosing (also
+        when no language is left: then HF's loop never ends either)."""
+        if self.n_steps >= self.target or self._over:
+            return None, False
+        exhausted = self._exhausted   # (copied before a language is added to it)
+        window = deque(self._window) if self.settings.variant == "window" else self._window
+        measure = self._measure(*self._now)
+        found: list[int] = []
         passed: list[int] = []
+        stalled = False
+        mf = self.settings.min_frequency
         while True:
-            if len(self._exhausted) >= self.n_languages:
-                return None
+            if len(exhausted) >= self.n_languages:
+                return None, stalled
             if self.n_steps < self.settings.global_merges:
                 lang = None
                 got = self._cores.best(None)
-                if got is None or got[1] < self.settings.min_frequency:
-                    self._over = True
-                    return None
+                if got is None or got[1] < mf:
+                    return None, False
                 break
-            lang, passed = self._choose(measure)
+            lang, passed, stall = self._pick(measure, exhausted, window)
+            stalled = stalled or stall
             got = self._cores.best(lang)
-            if got is not None and got[1] >= self.settings.min_frequency:
+            if got is not None and got[1] >= mf:
                 break
-            self._exhausted.add(lang)
-            found_exhausted.append(lang)
-        (a, b), count = got
+            exhausted = exhausted | {lang}
+            found.append(lang)
+        return Choice(lang, got[0], got[1], measure, tuple(passed), tuple(found),
+                      tuple(window) if window else ()), stalled
+
+    # ----- stepping ---------------------------------------------------------------------
+    def step(self) -> ParityStep | None:
+        """One merge: its record, or None when training is done. The language and the
+        pair are :meth:`choose`'s; the merge in every language is the cores'."""
+        c, stalled = self._choice()
+        if stalled:
+            self.stalled.add(self.n_steps + 1)
+        if c is None:
+            if self.n_steps < min(self.settings.global_merges, self.target):
+                self._over = True   # the global phase found no pair: training ends
+            return None
+        window, exhausted = tuple(self._window), frozenset(self._exhausted)
+        tokens, train = self._now
+        self._window = deque(c.window)
+        self._exhausted.update(c.exhausted)
+        a, b = c.pair
         token = self.vocab_bytes[a] + self.vocab_bytes[b]
         # a token an earlier merge made keeps its id (HF's rule): the cores make it again
         made = self._ids.get(token, -1)
@@ -799,11 +837,11 @@ class ParityTrainer:
             self.vocab_bytes.append(token)
             self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        rec = ParityStep(
-            index=self.n_steps + 1, pair=(a, b), left=self.vocab_bytes[a],
-            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
-            language=lang, kind="global" if lang is None else self.kind, measure=measure,
-            tokens=self._now[0], passed=tuple(passed), exhausted=tuple(found_exhausted))
+        rec = ParityStep(   # (as _record makes it: inline, one call less a step)
+            index=self.n_steps + 1, pair=c.pair, left=self.vocab_bytes[a],
+            right=self.vocab_bytes[b], new_id=new_id, token=token, count=c.count,
+            language=c.language, kind="global" if c.language is None else self.kind,
+            measure=c.measure, tokens=self._now[0], passed=c.passed, exhausted=c.exhausted)
         self.steps.append(rec)
         turn = _Turn(window, exhausted, tokens, train, made < 0)
         if self._keep_undo or len(self._undo) < 2:
@@ -811,6 +849,28 @@ class ParityTrainer:
         else:   # (no undo: the turn before step 1 and the last one are all that is read)
             self._undo[-1] = turn
         return rec
+
+    def _record(self, c: Choice, new_id: int, tokens: tuple[int, ...] | None = None) \
+            -> ParityStep:
+        """The record of the step ``c`` chose (made with ``new_id``; ``tokens``: each
+        language's tokens after it, default now)."""
+        a, b = c.pair
+        left, right = self.vocab_bytes[a], self.vocab_bytes[b]
+        return ParityStep(
+            index=self.n_steps + 1, pair=c.pair, left=left, right=right, new_id=new_id,
+            token=left + right, count=c.count, language=c.language,
+            kind="global" if c.language is None else self.kind, measure=c.measure,
+            tokens=self._now[0] if tokens is None else tokens, passed=c.passed,
+            exhausted=c.exhausted)
+
+    def next_record(self) -> ParityStep | None:
+        """The record the next step would make, without its tokens after it (they are
+        known once it merges): :meth:`choose` as a record, for a look ahead."""
+        c = self.choose()
+        if c is None:
+            return None
+        token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
+        return self._record(c, self._ids.get(token, len(self.vocab_bytes)), ())
 
     def undo(self) -> ParityStep | None:
         """Back one merge: the record undone, or None at step 0."""
@@ -855,7 +915,7 @@ class ParityTrainer:
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
-        returning True raises Cancelled (the steps made so far stay)."""
+        returning True stops it (the steps made so far stay)."""
         goal = self.target if until is None else min(until, self.target)
         return run_steps(self.step, lambda: self.n_steps, goal, progress, cancel, every=64)
 
@@ -907,7 +967,7 @@ class ParityTrainer:
         """The tokenizer as of step ``at_step`` (default: now): GPT-2's pattern, byte
         level, the first k merges."""
         from ..tokenizers.trained import Tokenizer
-        k = self.n_steps if at_step is None else max(0, min(at_step, self.n_steps))
+        k = step_asked(at_step, self.n_steps, self.n_steps, "ParityTrainer.tokenizer(at_step)")
         recs = self.steps[:k]
         n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow
         vocab = dict(enumerate(self.vocab_bytes[:n_ids]))

@@ -23,22 +23,22 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..corpus.table import PretokenTable
-from ..display import readable
 from ..errors import CancelFn, SettingsError
-from ..tokenizers.trained import Tokenizer
 from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
-from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings
+if TYPE_CHECKING:   # (made when a tokenizer is asked for: the command line exports without)
+    from ..tokenizers.trained import Tokenizer
+from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings, \
+    step_asked
 
 RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
 # where the window sets target ratios (the training settings' parity box)
 WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
 
 
-@dataclass(frozen=True)
 class ParityInfo:
     """What the window shows of a parity run besides its merges.
 
@@ -52,16 +52,17 @@ class ParityInfo:
     grows whenever the run goes past it (a raised target), so it covers every step the
     run has made (fewer only where plain BPE itself stops first). ``warning``: a
     sentence when the dev texts have different numbers of lines (not parallel: see
-    ``ParityData.unparallel``), else None.
+    ``ParityData.unparallel``), else None. (A plain class, not a dataclass: the command
+    line imports this module, and a dataclass is compiled at import.)
     """
 
-    names: tuple[str, ...]
-    kind: str
-    settings: ParitySettings
-    initial: tuple[int, ...]
-    records: Sequence[ParityStep]
-    plain: Sequence[tuple[int, ...]] | None = None
-    warning: str | None = None
+    __slots__ = ("names", "kind", "settings", "initial", "records", "plain", "warning")
+
+    def __init__(self, names: tuple[str, ...], kind: str, settings: ParitySettings,
+                 initial: tuple[int, ...], records: Sequence[ParityStep],
+                 plain: Sequence[tuple[int, ...]] | None = None, warning: str | None = None):
+        self.names, self.kind, self.settings, self.initial = names, kind, settings, initial
+        self.records, self.plain, self.warning = records, plain, warning
 
 
 def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
@@ -76,8 +77,10 @@ def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int,
 class ParityRun:
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
 
+    spec: Any = None   # what it trains (build_run sets it)
+
     def __init__(self, trainer: ParityTrainer):
-        self._p = trainer
+        self._p = self.trainer = trainer
         s = trainer.settings
         self._settings = TrainSettings(vocab_size=None, num_merges=trainer.target, mode="byte",
                                        pattern=PATTERN, tie_rule=RULE)
@@ -86,24 +89,37 @@ class ParityRun:
                                   warning=trainer.data.unparallel(WINDOW_RATIOS))
         self._steps: list[MergeStep] = []
         self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
-        # the words of every language, end to end: word id w of language i is
-        # offset[i] + its row in that language's count table
-        self._offsets: list[int] = []
-        self._freqs: list[list[int]] = []
-        texts: list[str] = []
-        freqs: list[int] = []
-        for table in trainer.data.tables:
-            self._offsets.append(len(texts))
-            self._freqs.append(table.freqs)
-            blob, st = table.blob, table.starts
-            texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace") for i in range(len(table))]
-            freqs += self._freqs[-1]
-        self._table = PretokenTable.from_words(texts, freqs, n_bytes=sum(trainer.train_tokens))
-        self._next: tuple[int, MergeStep | None] | None = None
+        self._words: PretokenTable | None = None   # (made when first read: _all_words)
+        # the look ahead at step n: (n, its provisional record, the trainer's)
+        self._next: tuple[int, MergeStep | None, ParityStep | None] | None = None
         # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
         # so that a raised target extends the curve instead of training it again
         self._plain: list[tuple[int, ...]] = []
         self._plain_run: ParityTrainer | None = None
+
+    def _all_words(self) -> PretokenTable:
+        """The words of every language, end to end: word id w of language i is
+        offset[i] + its row in that language's count table (made once, when first read:
+        the command line, which steps without detail, never reads it)."""
+        if self._words is None:
+            self._offsets: list[int] = []
+            self._freqs: list[list[int]] = []
+            texts: list[str] = []
+            freqs: list[int] = []
+            for table in self._p.data.tables:
+                self._offsets.append(len(texts))
+                self._freqs.append(table.freqs)
+                blob, st = table.blob, table.starts
+                texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace")
+                          for i in range(len(table))]
+                freqs += self._freqs[-1]
+            self._words = PretokenTable.from_words(texts, freqs,
+                                                   n_bytes=sum(self._p.initial_train_tokens))
+        return self._words
+
+    def release_core(self) -> None:
+        """Free the trainer's core once training is over (ParityTrainer.release_core)."""
+        self._p.release_core()
 
     @classmethod
     def from_files(cls, train, dev=None, settings: ParitySettings | None = None, *,
@@ -133,13 +149,13 @@ class ParityRun:
                 self._plain.append(t.initial_tokens)
             self._plain.extend(st.tokens for st in t.steps[len(self._plain) - 1:])
             if self._parity.plain is None:
-                self._parity = replace(self._parity, plain=self._plain)
+                self._parity.plain = self._plain
 
     def _plain_covers(self, k: int) -> bool:
         """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
         asked for the curve."""
         t = self._plain_run
-        return t is None or len(self._plain) > k or (t.is_done() and t.n_steps < t.target)
+        return t is None or len(self._plain) > k or (t.is_done and t.n_steps < t.target)
 
     # ----- facts fixed for this run -----------------------------------------------------------
     @property
@@ -148,11 +164,7 @@ class ParityRun:
 
     @property
     def table(self) -> PretokenTable:
-        return self._table
-
-    @property
-    def table2(self) -> PretokenTable | None:
-        return None
+        return self._all_words()
 
     @property
     def n_initial(self) -> int:
@@ -181,11 +193,21 @@ class ParityRun:
     # ----- the step it is at ----------------------------------------------------------------
     @property
     def steps(self) -> Sequence[MergeStep]:
+        p = self._p
+        if len(self._steps) < p.n_steps:   # steps advance made: their records now
+            self._steps.extend(self._record(st, False) for st in p.steps[len(self._steps):])
         return self._steps
 
     @property
     def n_steps(self) -> int:
-        return len(self._steps)
+        return self._p.n_steps
+
+    def advance(self, until: int | None = None,
+                progress: Callable[[int, int], None] | None = None,
+                cancel: CancelFn | None = None, detail: bool = False) -> None:
+        """:meth:`run` without making each step's record (they are made when first
+        read): the command line's run, which reads only the merges."""
+        self._p.run(until, progress, cancel)
 
     @property
     def furthest_step(self) -> int:
@@ -204,10 +226,6 @@ class ParityRun:
         return self._p.vocab_bytes
 
     @property
-    def vocab(self) -> dict[int, bytes]:
-        return self._p.vocab
-
-    @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         return self._p.merges
 
@@ -216,19 +234,15 @@ class ParityRun:
         return sum(self._p.train_tokens)
 
     @property
-    def live_size(self) -> int:
-        return self.vocab_size
-
-    @property
     def word_texts(self) -> list[str]:
-        return self._table.words
+        return self._all_words().words
 
     def stop(self) -> Stop | None:
         n, target = self.n_steps, self._p.target
         if n >= target:
             return Stop("target", f"{target:,} merges",
                         f"Target reached at step {n} ({target:,} merges).")
-        if self._p.is_done() or self.next_choice() is None:
+        if self._p.is_done:
             mf = self._p.settings.min_frequency
             left = "a pair of symbols left" if mf <= 1 else \
                 f"a pair that occurs at least {mf:,} times (the minimum pair frequency)"
@@ -237,12 +251,9 @@ class ParityRun:
                         f"{left}.")
         return None
 
-    def stop_reason(self) -> str | None:
-        stop = self.stop()
-        return stop.sentence if stop is not None else None
-
+    @property
     def is_done(self) -> bool:
-        return self._p.is_done() or self.next_choice() is None
+        return self._p.is_done
 
     def best_pair(self) -> tuple[int, int, int] | None:
         rec = self.next_choice()
@@ -274,63 +285,35 @@ class ParityRun:
         n, tied = src.tied(max(limit, 1))
         return n, [(t[0], t[1]) for t in tied[:limit]]
 
-    def _next_parity(self) -> ParityStep | None:
-        self.next_choice()
-        return self._next_rec
-
     def next_choice(self, limit: int = 50) -> MergeStep | None:
-        """The merge the next step would make (stepped and undone: the trainer has no
-        other way to look ahead). Changes nothing."""
+        """The merge the next step would make, as a provisional record: the trainer's
+        choice, a pure function of its state (nothing stepped or undone). At the target
+        too, one step past it: the pair table shows what a longer run would merge next,
+        as a plain run's does."""
         n = self.n_steps
         if self._next is not None and self._next[0] == n:
             return self._next[1]
         p = self._p
-        self._next_rec: ParityStep | None = None
-        rec = None
-        # at the target too, one step past it: the pair table shows what a longer run
-        # would merge next, as a plain run's does (it was empty once a run ended)
         target = p.target
         p.target = max(target, n + 1)
         try:
-            got = p.step()
-            if got is not None:
-                rec = self._record(got, detail=False, reason=True)
-                self._next_rec = got
-                p.undo()
+            st = p.next_record()
         finally:
             p.target = target
-        self._next = (n, rec)
+        rec = None if st is None else self._record(st, detail=False, reason=True)
+        self._next = (n, rec, st)
         return rec
+
+    def _next_parity(self) -> ParityStep | None:
+        self.next_choice()
+        assert self._next is not None
+        return self._next[2]
 
     def skip_reason(self, a: int, b: int) -> str | None:
         return None
 
     def symbol_count(self, i: int) -> int:
         return self._p.symbol_count(i)
-
-    def token(self, i: int) -> bytes:
-        return self._p.vocab_bytes[i]
-
-    def render(self, i: int) -> str:
-        return readable(self._p.vocab_bytes[i])
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self.render(pair[0])} {self.render(pair[1])}"
-
-    def _lang_word(self, i: int, j: int) -> tuple[int, ...]:
-        return tuple(self._p.pair_source(i).word(j))
-
-    def word(self, w: int) -> tuple[int, ...]:
-        for i in range(len(self._offsets) - 1, -1, -1):
-            if w >= self._offsets[i]:
-                return self._lang_word(i, w - self._offsets[i])
-        raise IndexError(w)
-
-    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]] = ()) -> str:
-        k = rec.index
-        if 1 <= k <= len(self._p.steps):
-            return self._p.explain(self._p.steps[k - 1])
-        return ""
 
     # ----- stepping -------------------------------------------------------------------------
     def _record(self, st: ParityStep, detail: bool, reason: bool = False) -> MergeStep:
@@ -341,6 +324,7 @@ class ParityRun:
         # has it, with or without detail (as Trainer's records)
         merged = p.last_merged_tokens() if p.steps and p.steps[-1] is st else 0
         if detail and p.steps and p.steps[-1] is st:
+            self._all_words()
             for i in range(len(self._offsets)):
                 n, words = p.last_merge_words(i, AFFECTED_LIMIT)
                 n_affected += n
@@ -359,6 +343,7 @@ class ParityRun:
     def step(self, detail: bool = True) -> MergeStep | None:
         if not self._plain_covers(self.n_steps + 1):
             self.compute_plain(upto=self.n_steps + 1)
+        _ = self.steps   # (the records of the steps advance made, first)
         got = self._p.step()
         if got is None:
             return None
@@ -372,7 +357,7 @@ class ParityRun:
         return rec
 
     def undo(self) -> MergeStep | None:
-        if not self._steps:
+        if not self.steps:
             return None
         st = self._p.steps[-1]
         self._p.undo()
@@ -396,9 +381,6 @@ class ParityRun:
         return run_steps(lambda: self.step(detail=detail), lambda: self.n_steps, goal,
                          progress, cancel, every=16)
 
-    def reset(self) -> None:
-        self.goto(0)
-
     def can_retarget(self, settings: TrainSettings) -> bool:
         """True when ``settings`` differ from this run's only in the number of merges
         or in what parity training does not use (the mode, pattern, tie rule, special
@@ -421,9 +403,10 @@ class ParityRun:
 
     # ----- tokenizers -------------------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
-        hi = self.furthest_step if redo else self.n_steps
-        k = self.n_steps if at_step is None else max(0, min(at_step, hi))
-        recs = list(self._steps) + [r for r, _ in reversed(self._redo)]
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "tokenizer(at_step)")
+        from ..tokenizers.trained import Tokenizer
+        recs = list(self.steps) + [r for r, _ in reversed(self._redo)]
         recs = recs[:k]
         vocab = {i: bytes([i]) for i in range(256)}
         for r in recs:

@@ -12,11 +12,10 @@ Four classes satisfy it:
 - :class:`~.parity_run.ParityRun`: parity-aware training on several languages
   (``parity``: whose turn each step was, each language's tokens).
 
-What tells them apart is data, not their type: ``n_inherited`` (0 unless training on),
-``transition`` (None unless SuperBPE), ``parity`` (None unless parity-aware),
-``skip_reason(a, b)`` (None unless SuperBPE's stage
-2 would never merge the pair), ``table2`` (SuperBPE's stage-2 table, else None). A
-caller asks these; it never checks which class it holds.
+What tells them apart is data, not their type: ``spec.mode``, ``n_inherited`` (0 unless
+training on), ``transition`` (None unless SuperBPE), ``parity`` (None unless
+parity-aware), ``skip_reason(a, b)`` (None unless SuperBPE's stage 2 would never merge the
+pair). A caller asks these; it never checks which class it holds.
 
 Step k is the state after k merges of this run (inherited merges are not steps); every
 merge is a frozen :class:`~.trainer.MergeStep`. ``tokenizer(at_step=k)`` is the
@@ -43,6 +42,7 @@ from .trainer import MergeStep, PairRow, Stop, TrainSettings
 
 if TYPE_CHECKING:
     from .parity_run import ParityInfo
+    from .spec import TrainingSpec
 
 
 class TrainerProtocol(Protocol):
@@ -50,16 +50,16 @@ class TrainerProtocol(Protocol):
 
     # ----- facts fixed for this run -------------------------------------------------------
     @property
+    def spec(self) -> TrainingSpec | None:
+        """What it trains (build_run, the one factory, sets it; None for a run made
+        by hand)."""
+    @property
     def settings(self) -> TrainSettings:
         """The settings it trains with (``retarget`` may change the stopping target)."""
     @property
     def table(self) -> PretokenTable:
         """The pre-token table of the corpus, counted with the settings' pattern and
         special tokens (SuperBPE: stage 1's)."""
-    @property
-    def table2(self) -> PretokenTable | None:
-        """SuperBPE's stage-2 table (the same corpus, cut by stage 2's pattern); None for
-        a run of one stage."""
     @property
     def n_initial(self) -> int:
         """Ids before the first step: base symbols and special tokens, or the whole
@@ -100,21 +100,17 @@ class TrainerProtocol(Protocol):
     def vocab_bytes(self) -> Sequence[bytes]:
         """Token bytes by id as of now."""
     @property
-    def vocab(self) -> dict[int, bytes]: ...
-    @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         """Every merge as of now, the inherited ones first."""
     @property
     def corpus_tokens(self) -> int:
         """Tokens the training corpus is cut into now."""
     @property
-    def live_size(self) -> int: ...
-    @property
     def word_texts(self) -> list[str]: ...
 
     def stop(self) -> Stop | None:
         """Why training stops at this step, or None while it goes on."""
-    def stop_reason(self) -> str | None: ...
+    @property
     def is_done(self) -> bool: ...
     def best_pair(self) -> tuple[int, int, int] | None: ...
     def top_pairs(self, k: int = 200) -> list[PairRow]: ...
@@ -124,11 +120,6 @@ class TrainerProtocol(Protocol):
         """Why the next steps would never merge the pair (a, b) (SuperBPE's stage 2), or
         None."""
     def symbol_count(self, i: int) -> int: ...
-    def token(self, i: int) -> bytes: ...
-    def render(self, i: int) -> str: ...
-    def render_pair(self, pair: tuple[int, int]) -> str: ...
-    def word(self, w: int) -> tuple[int, ...]: ...
-    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]]) -> str: ...
 
     # ----- stepping -----------------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
@@ -141,7 +132,6 @@ class TrainerProtocol(Protocol):
             progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
         """Step until the target (or step ``until``); the new records."""
-    def reset(self) -> None: ...
     def can_retarget(self, settings: TrainSettings) -> bool:
         """True when ``settings`` differ only in when to stop (see ``retarget``)."""
     def retarget(self, settings: TrainSettings) -> int:

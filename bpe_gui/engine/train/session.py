@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..errors import FormatError
 from .session_fields import (MAX_STEP, check_settings, compare_side, is_type, obj, str_list,
-                             take, whole)
+                             take, training_spec, whole)
+from .spec import TrainingSpec
 from .trainer import TrainSettings
 from ..io.atomic import write_atomic
 
@@ -54,6 +55,10 @@ class Session:
     # parity-aware training's languages and parameters, as the window's ParitySetup
     # writes them (optional key "parity"; the window checks its fields)
     parity: dict | None = None
+    # the training spec the window showed (spec.TrainingSpec.to_dict: its mode, sources
+    # with their encoding, settings and target), written with the `bpe-gui train` command
+    # that makes it (optional key "training")
+    spec: dict | None = None
     # what was wrong in the file and left out, one line per field (not saved)
     problems: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
@@ -82,6 +87,9 @@ class Session:
             out["train_on"] = {"from": self.train_on_from}
         if self.parity is not None:
             out["parity"] = self.parity
+        if self.spec is not None:
+            out["training"] = {"spec": self.spec,
+                               "command": TrainingSpec.from_dict(self.spec).command()}
         return out
 
     @classmethod
@@ -120,13 +128,15 @@ class Session:
         train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
                              problems, "train_on")
         parity = take(d, "parity", is_type(dict, "an object"), None, problems)
+        spec = take(obj(d, "training", problems), "spec", training_spec, None, problems,
+                    "training")
         return cls(settings=settings, corpus_text=text, corpus_paths=list(paths),
                    sample=sample, step=step, furthest_step=furthest if furthest > step else 0,
                    encode_text=encode_text, imported_path=imported_path,
                    use_imported=bool(imported_path and in_use),
                    imported_pattern=pattern if imported_path else None,
                    show_whitespace=show_ws, compare_b=compare_b,
-                   train_on_from=train_on_from or None, parity=parity,
+                   train_on_from=train_on_from or None, parity=parity, spec=spec,
                    problems=tuple(problems))
 
     def save(self, path: str | Path) -> Path:

@@ -176,3 +176,13 @@ def compare_side(raw: Any, problems: list[str], where: str = "view.compare_b") -
         side["trained"] = take(raw, "trained", is_type(bool, "true or false"), False,
                                problems, where)
     return side
+
+
+def training_spec(v: Any) -> str | None:
+    """None if ``v`` is a training spec's data (TrainingSpec.to_dict), else why not."""
+    from .spec import TrainingSpec
+    try:
+        TrainingSpec.from_dict(v)
+    except BPEError as e:
+        return str(e).rstrip(".")
+    return None

@@ -19,7 +19,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Any, Callable
 
 from ..corpus.counting import table_from_text
 from ..errors import CancelFn, SettingsError
@@ -27,7 +27,7 @@ from ..text.pretokenize import Pretokenizer
 from .superbpe import ENCODE_PATTERN, SuperBPETrainer, skip_reason, stage2_pretokenizer
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
-from .trainer import MergeStep, PairRow, Stop, Trainer, TrainSettings
+from .trainer import MergeStep, Stop, Trainer, TrainSettings, step_asked
 
 
 def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
@@ -50,17 +50,30 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
                             "choose a transition step below it (about 90% of the way).")
 
 
+def _active(name: str) -> Any:
+    """A member of the active stage's trainer, read through the run."""
+    return property(lambda self: getattr(self._t, name), doc=f"The active stage's {name}.")
+
+
 class SuperBPERun:
     """Both SuperBPE stages as one run of steps (module docstring); a
     :class:`~.protocol.TrainerProtocol`, as every trainer."""
 
     n_inherited = 0   # nothing collapsed: stage 1 is trained here, step by step
+    spec: Any = None   # what it trains (build_run sets it)
 
-    def __init__(self, table: PretokenTable, table2: PretokenTable, settings: TrainSettings):
+    def __init__(self, table: PretokenTable,
+                 table2: PretokenTable | Callable[[], PretokenTable], settings: TrainSettings,
+                 *, undo: bool = True):
+        """``table2``: stage 2's table, or how to count it (when stage 2 is built).
+        ``undo=False``: a run that only goes forward (the command line's): stage 1's
+        core and table are let go once stage 2 is built."""
         s = settings.validated()
-        self.stage1 = Trainer(table, replace(s, num_merges=s.superbpe_from, superbpe_from=None))
+        self.stage1 = Trainer(table, replace(s, num_merges=s.superbpe_from, superbpe_from=None),
+                              undo=undo)
         check_transition(s, self.stage1.n_initial)
-        self.settings, self.table, self.table2 = s, table, table2
+        self.settings, self.table, self._table2 = s, table, table2
+        self._undo = undo
         self._T: int = s.superbpe_from or 0   # check_transition: never None here
         self.stage2: SuperBPETrainer | None = None
         self._two = False        # the current step is in stage 2 (or is T, stage 2 built)
@@ -69,7 +82,7 @@ class SuperBPERun:
         t1 = self.stage1
         self.n_initial, self.n_base, self.base = t1.n_initial, t1.n_base, t1.base
         self.special_ids = t1.special_ids
-        if t1.is_done():
+        if t1.is_done:
             self._enter2()
 
     @classmethod
@@ -79,6 +92,13 @@ class SuperBPERun:
                    table_from_text(text, stage2_pretokenizer(s.special_tokens)), s)
 
     parity = None   # one language's run (parity_run.py has several)
+
+    @property
+    def table2(self) -> PretokenTable:
+        """Stage 2's table (the same corpus, cut by stage 2's pattern)."""
+        if callable(self._table2):
+            self._table2 = self._table2()
+        return self._table2
 
     # ----- the two stages -------------------------------------------------------------
     @property
@@ -111,9 +131,17 @@ class SuperBPERun:
         1's first T merges never change)."""
         if self.stage2 is None:
             tok1 = self.stage1.tokenizer()
+            steps1 = tuple(self.stage1.steps)
+            if not self._undo:   # never back to stage 1: its words go before stage 2's
+                self.stage1.release_core()   # are counted (one stage's memory at a time)
+                self.stage1.release_table()
+                self.table = None   # type: ignore[assignment]  # (stage 2's, below)
             self.stage2 = SuperBPETrainer(tok1, self.table2,
                                           self._stage2_settings(self.settings, tok1.n_merges))
-            self._s2.stage1_steps = tuple(self.stage1.steps)
+            self._s2.stage1_steps = steps1
+            if self.table is None:
+                self.table = self.table2
+                self.stage1._tok = None   # its tokenizer too (remade if asked for)
         self._two = True
 
     def prepare(self, cancel: CancelFn | None = None) -> None:
@@ -124,7 +152,7 @@ class SuperBPERun:
             return
         k = self.n_steps
         self.stage1.run(until=self._T, detail=False, cancel=cancel)
-        if self.stage1.is_done() and not (cancel is not None and cancel()):
+        if self.stage1.is_done and not (cancel is not None and cancel()):
             self._enter2()
             self._sync()
         self.goto(k)
@@ -185,63 +213,27 @@ class SuperBPERun:
         return len(self.steps)
 
     @property
-    def vocab_bytes(self) -> list[bytes]:
-        return self._t.vocab_bytes
-
-    @property
-    def corpus_tokens(self) -> int:
-        return self._t.corpus_tokens
-
-    @property
-    def word_texts(self) -> list[str]:
-        return self._t.word_texts
-
-    @property
-    def vocab(self) -> dict[int, bytes]:
-        return self._t.vocab
-
-    @property
-    def merges(self) -> list[tuple[bytes, bytes]]:
-        return self._t.merges
-
-    @property
-    def live_size(self) -> int:
-        return self._t.live_size
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab_bytes)
-
-    @property
     def target_steps(self) -> int:
         s = self.settings
         if self.stage2 is not None:   # (never None: pruning is refused)
             return self.transition + (self._s2.target_steps or 0)
         return s.num_merges if s.num_merges is not None else (s.vocab_size or 0) - self.n_initial
 
-    def token(self, i: int) -> bytes:
-        return self.vocab_bytes[i]
+    # what the pair table, the words and the vocabulary are now: the active stage's
+    vocab_bytes = _active("vocab_bytes")
+    corpus_tokens = _active("corpus_tokens")
+    merges = _active("merges")
+    render_pair = _active("render_pair")
+    word_texts = _active("word_texts")
+    best_pair = _active("best_pair")
+    symbol_count = _active("symbol_count")
+    top_pairs = _active("top_pairs")
+    tied_now = _active("tied_now")
+    explain = _active("explain")
 
-    def render(self, i: int) -> str:
-        return self._t.render(i)
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return self._t.render_pair(pair)
-
-    def word(self, w: int) -> tuple[int, ...]:
-        return self._t.word(w)
-
-    def best_pair(self) -> tuple[int, int, int] | None:
-        return self._t.best_pair()
-
-    def symbol_count(self, i: int) -> int:
-        return self._t.symbol_count(i)
-
-    def top_pairs(self, k: int = 200) -> list[PairRow]:
-        return self._t.top_pairs(k)
-
-    def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
-        return self._t.tied_now(limit)
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab_bytes)
 
     def next_choice(self, limit: int = 50) -> MergeStep | None:
         if not self._two:
@@ -249,30 +241,28 @@ class SuperBPERun:
         rec = self._s2.next_choice(limit)
         return None if rec is None else self._shift(rec)
 
-    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]]) -> str:
-        return self._t.explain(rec, tied)
-
     def stop(self) -> Stop | None:
         if not self._two:
             return None   # stage 1 is not done (it goes on to stage 2 when it is)
         st = self._s2.stop()
         if st is None:
             return None
+        n, T, s = self.n_steps, self.transition, self.settings
+        if st.kind == "target" and s.num_merges is not None:   # both stages count
+            return replace(st, sentence=f"Target reached at step {n:,} ({s.num_merges:,} "
+                           f"merges: {T:,} in stage 1, {n - T:,} in stage 2).")
         return replace(st, sentence=st.sentence.replace(
-            f"at step {self._s2.n_steps}", f"at step {self.n_steps}", 1))
+            f"at step {self._s2.n_steps}", f"at step {n}", 1))
 
+    @property
     def is_done(self) -> bool:
         return self.stop() is not None
-
-    def stop_reason(self) -> str | None:
-        st = self.stop()
-        return st.sentence if st is not None else None
 
     # ----- stepping -------------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
         if not self._two:
             rec = self.stage1.step(detail)
-            if self.stage1.is_done():
+            if self.stage1.is_done:
                 self._enter2()
             if rec is not None:
                 self._sync()
@@ -312,9 +302,6 @@ class SuperBPERun:
             self.stage1.goto(k)
         self._sync()
 
-    def reset(self) -> None:
-        self.goto(0)
-
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> list[MergeStep]:
         """Step to ``until`` (default: the target) across the transition; progress in
@@ -333,7 +320,7 @@ class SuperBPERun:
         if not self._two and goal > self.n_steps:
             self.stage1.run(until=min(goal, self.transition), progress=at(0), cancel=cancel,
                             detail=detail)
-            if self.stage1.is_done() and not (cancel is not None and cancel()):
+            if self.stage1.is_done and not (cancel is not None and cancel()):
                 self._enter2()
             self._sync()
         if self._two and goal > self.n_steps and not (cancel is not None and cancel()):
@@ -379,7 +366,8 @@ class SuperBPERun:
 
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
         """As of step k (default: now): stage 1's up to T, stage 2's after."""
-        k = self.n_steps if at_step is None else at_step
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "tokenizer(at_step)")
         T = self.transition
         if self.stage2 is None or k <= T:
             return self.stage1.tokenizer(min(k, T), redo=redo)

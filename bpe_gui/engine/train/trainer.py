@@ -21,7 +21,7 @@ from array import array
 from itertools import accumulate
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence, cast
 
 try:
     from . import _core
@@ -84,8 +84,10 @@ class TrainSettings:
     superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
     lines: bool = False                # one text per line (counting; see above)
 
-    def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
+    def __post_init__(self) -> None:   # each field's type and value; what fits together:
+        # validated(). Refused when made, so a wrong value fails where it was written.
         object.__setattr__(self, "special_tokens", checks.train_settings(self))
+        self._check_values()
         # a published pattern's name (qwen2) is that pattern from here on, and a preset's
         # other spelling (gpt4, GPT2) or its written-out pattern (a session saved before
         # the spelling was turned into the name) that preset's name: saved, exported,
@@ -105,20 +107,7 @@ class TrainSettings:
         window all ask this method (a character-mode size is checked once the corpus's
         alphabet is known, i.e. when the caller passes ``n_base``).
         """
-        if self.mode not in MODES:
-            raise SettingsError(f"Unknown mode {self.mode!r}: use 'byte' or 'char'.")
-        if self.end_of_word not in ("suffix", "prefix"):
-            raise SettingsError(f"Unknown end-of-word position {self.end_of_word!r}: "
-                                "use 'suffix' or 'prefix'.")
-        if self.tie_rule not in TIE_RULES:
-            raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
-                                f"{', '.join(TIE_RULES)}.")
-        if self.min_frequency < 1:
-            raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
-                                "least 1.")
-        if self.num_merges is not None and self.num_merges < 0:
-            raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
-        if self.superbpe_from is not None and (self.superbpe_from < 0 or self.mode != "byte"):
+        if self.superbpe_from is not None and self.mode != "byte":
             raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
                                 "byte mode and a merge number of 0 or more.")
         if self.superbpe_from is not None and self.lines:
@@ -133,6 +122,30 @@ class TrainSettings:
         out = replace(self, special_tokens=specials)
         out._check_vocab_size(256 if self.mode == "byte" else n_base)
         return out
+
+    def _check_values(self) -> None:
+        """Each field's value on its own (validated() checks how they combine)."""
+        if self.mode not in MODES:
+            raise SettingsError(f"Unknown mode {self.mode!r}: use 'byte' or 'char'.")
+        if self.end_of_word not in ("suffix", "prefix"):
+            raise SettingsError(f"Unknown end-of-word position {self.end_of_word!r}: "
+                                "use 'suffix' or 'prefix'.")
+        if self.tie_rule not in TIE_RULES:
+            raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
+                                f"{', '.join(TIE_RULES)}.")
+        if self.min_frequency < 1:
+            raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
+                                "least 1.")
+        if self.num_merges is not None and self.num_merges < 0:
+            raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
+        if self.vocab_size is not None and self.vocab_size < 0:   # (0: validated says
+            # how far below the base alphabet it is)
+            raise SettingsError(f"Vocab size is {self.vocab_size}; it must be a positive "
+                                "number (the tokens to reach: base symbols, special tokens "
+                                "and merges).")
+        if self.superbpe_from is not None and self.superbpe_from < 0:
+            raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
+                                "byte mode and a merge number of 0 or more.")
 
     def _check_vocab_size(self, n_base: int | None) -> None:
         """The target vocabulary must hold the base alphabet and the special tokens
@@ -433,9 +446,28 @@ class Trainer:
             return cls.from_counts(source, settings, where=where, undo=undo)
         if isinstance(source, str):
             checks.not_a_path(source, "Trainer.from_source(source)", "Trainer.from_files(path)")
+        elif isinstance(source, (list, tuple)):
+            checks.texts_not_paths(source, "Trainer.from_source(source)")
         settings = (settings or TrainSettings()).validated()
         return cls(source_table(source, settings, progress, cancel, encoding=encoding, **kw),
                    settings, undo=undo)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], settings: TrainSettings | None = None,
+                   progress: ProgressFn | None = None, cancel: CancelFn | None = None, *,
+                   undo: bool = True, **kw) -> "Trainer":
+        """From texts: a list, a generator, an open file (its lines), each text its own
+        document, read a block at a time (memory grows with the unique words, not with
+        the texts). ``progress(done, 0)``: characters read (the total is not known).
+
+        Example: ``Trainer.from_texts(open("corpus.txt"), TrainSettings(lines=True))``
+        trains as ``Trainer.from_files("corpus.txt", TrainSettings(lines=True))``."""
+        from ..corpus.counting import count_corpus
+        checks.iterable_texts(texts, "Trainer.from_texts(texts)")
+        settings = (settings or TrainSettings()).validated()
+        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        return cls(count_corpus(texts=texts, pre=pre, progress=progress, cancel=cancel,
+                                lines=settings.lines, **kw), settings, undo=undo)
 
     @classmethod
     def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
@@ -473,6 +505,7 @@ class Trainer:
     # another tokenizer (inherited.py), SuperBPE's last stage-1 step and stage-2 table
     # (superbpe_run.py); a plain trainer has none.
     n_inherited = 0
+    spec: Any = None   # what it trains (build_run, the one factory, sets it)
     transition: int | None = None
     table2: PretokenTable | None = None
     parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
@@ -557,6 +590,7 @@ class Trainer:
             return [(r.left, r.right) for r in self._steps] + \
                 list(zip(map(vb.__getitem__, rows.a), map(vb.__getitem__, rows.b)))
 
+    @property
     def is_done(self) -> bool:
         return self.stop() is not None
 
@@ -635,7 +669,7 @@ class Trainer:
         Example (worked example, after 2 merges): ``next_choice().reason`` ->
         '6 pairs share the top count 3; w i wins because it is the greatest pair ...'
         """
-        if self.is_done():
+        if self.is_done:
             return None
         best = self.core.best()
         n_tied, tied = self.tied_now(limit)
@@ -649,7 +683,7 @@ class Trainer:
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
         """Merge the best pair. Returns its record, or None when training is done."""
-        if self.is_done():
+        if self.is_done:
             return None
         s = self.settings
         n_tied, tied = self.core.tied(TIE_LIMIT if detail else 1)
@@ -958,9 +992,8 @@ class Trainer:
         ``redo=True`` also serves steps up to :attr:`furthest_step` that were undone:
         training is deterministic, so they are the merges stepping forward would make.
         """
-        checks.whole(at_step, "Trainer.tokenizer(at_step)", -checks.MAX_ID, none_ok=True)
-        hi = self.furthest_step if redo else self.n_steps
-        k = self.n_steps if at_step is None else max(0, min(at_step, hi))
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "Trainer.tokenizer(at_step)")
         tok = self._tok
         if tok is None:
             tok = self._tok = self._first_tokenizer()
@@ -995,6 +1028,24 @@ class Trainer:
                 else self._counts(k)}
 
 
+def step_asked(at_step: object, now: int, hi: int, where: str) -> int:
+    """The step a caller asked for (None: ``now``), refused past ``hi`` (the steps made,
+    or undone and kept for redo) or below 0: a tokenizer of fewer merges than asked for
+    is not the one asked for.
+
+    Example: step_asked(5, 2, 2, "tokenizer(at_step)") raises SettingsError
+    'tokenizer(at_step) = 5: only steps 0 to 2 are made; run to step 5 first (goto(5) or run(until=5)).'
+    """
+    if at_step is None:
+        return now
+    k = checks.whole(at_step, where, -checks.MAX_ID)
+    if not 0 <= k <= hi:
+        raise SettingsError(f"{where} = {k}: only steps 0 to {hi:,} are made; "
+                            + (f"run to step {k:,} first (goto({k}) or run(until={k}))."
+                               if k > hi else "give a step of 0 or more."))
+    return k
+
+
 def _table_name(counts) -> str:
     if isinstance(counts, PretokenTable):
         return getattr(counts, "source", None) or "the count table"
@@ -1002,61 +1053,6 @@ def _table_name(counts) -> str:
         return str(counts)
     names = [str(p) for p in counts]
     return names[0] if len(names) == 1 else f"the count tables ({', '.join(names)})"
-
-
-def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
-              vocab_size: int = 1000, special_tokens: Sequence[str] | None = None, *,
-              counts: str | Path | Sequence[str | Path] | None = None,
-              progress: Callable[[str, int, int], None] | None = None,
-              cancel: CancelFn | None = None, return_trainer: bool = False,
-              encoding: str = "utf-8", workers: int | None = None,
-              **options) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """Train byte-level BPE on one or more files; returns ``(vocab, merges)``.
-
-    ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
-    ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
-    min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
-    reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
-    corpus files' (converted as they are read). ``workers``: the threads that count the
-    files (default: every core this process may use, one for a pattern the native
-    scanner does not run: ``corpus.counting.default_workers``; the merges are the same
-    for any number). ``return_trainer=True`` returns the
-    Trainer instead, which only goes forward (it keeps no undo log: see Trainer) and
-    keeps no pre-token table (:meth:`Trainer.release_table`).
-
-    Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
-    ``counts`` word-count table files (summed in the order given). A table's own pattern
-    and special tokens (and ``lines``) are used unless ``pattern``/``special_tokens``
-    (``lines``) are given, and then they must be the table's (see
-    :meth:`Trainer.from_counts`).
-    """
-    _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
-    checks.whole(workers, "train_bpe(workers)", 1, 4096, none_ok=True)
-    table = input_path if isinstance(input_path, PretokenTable) else None
-    settings = TrainSettings(vocab_size=vocab_size,
-                             special_tokens=tuple(special_tokens or ()), **options)
-    if counts is not None or table is not None:
-        if table is None:
-            assert counts is not None   # (the test above: one of the two is given)
-            table = read_tables(counts)
-        settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
-                                      specials=special_tokens is not None,
-                                      lines="lines" in options)
-        trainer = Trainer.from_source(table, settings, where=_table_name(counts or table),
-                                      undo=False)
-    else:   # a str here is a file's path, not the text
-        paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
-        ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
-        trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding,
-                                      undo=False, workers=workers)
-    trainer.release_table()   # its words are in the core now
-    pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
-    trainer.advance(progress=pmerge, cancel=cancel, detail=False)
-    if not return_trainer:
-        trainer.release_core()
-    if return_trainer:
-        return trainer  # type: ignore[return-value]
-    return trainer.vocab, trainer.merges
 
 
 def _check_table_settings(table, settings) -> None:
@@ -1068,22 +1064,6 @@ def _check_table_settings(table, settings) -> None:
 def _check_settings(_, settings) -> None:
     checks.instance(settings, TrainSettings, "settings", "a TrainSettings or None",
                     none_ok=True)
-
-
-def _check_train_bpe(input_path, vocab_size, special_tokens, counts, options) -> None:
-    """train_bpe's arguments (its options are TrainSettings fields, checked there)."""
-    if not isinstance(input_path, PretokenTable):
-        checks.paths(input_path, "train_bpe(input_path)")
-    checks.paths(counts, "train_bpe(counts)")
-    checks.whole(vocab_size, "vocab_size", -checks.MAX_ID, checks.MAX_ID, setting=True,
-                 none_ok=True)
-    checks.special_tokens(special_tokens, setting=True)
-    known = [f for f in TrainSettings.__dataclass_fields__
-             if f not in ("vocab_size", "special_tokens")]
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise checks.ArgumentTypeError(f"train_bpe() got the unknown option(s) "
-                                       f"{', '.join(unknown)}; its options are {', '.join(known)}.")
 
 
 def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | object",

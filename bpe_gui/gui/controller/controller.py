@@ -36,7 +36,6 @@ from .parity_setup import ParitySetup
 from .queries import Queries
 from .runs import TrainerRuns
 from .side_jobs import SideJobs
-from .superbpe_training import stop_sentence
 from .token_classes import TokenClasses
 from .tokenizer_files import TokenizerFiles
 from .train_on import TrainOn
@@ -120,8 +119,7 @@ class Controller(QObject):
         self.tokenizer_files = TokenizerFiles(self, self._fail)
         self.checking = Checking(self)         # Check my BPE (issue #31)
         self.train_on = TrainOn(               # training on from the imported tokenizer
-            self, self.training, fail=self._fail, mark_stale=self._mark_stale,
-            not_utf8=self.opening.not_utf8, live=self.live, set_phase=self.jobs.set_phase)
+            self, self.training, fail=self._fail, mark_stale=self._mark_stale)
 
     # ----- state ----------------------------------------------------------------------
     @property
@@ -131,7 +129,7 @@ class Controller(QObject):
     @property
     def stale(self) -> bool:
         """The trainer is not what the panels show: the corpus, the settings or the mode
-        changed since it was built (plan.py)."""
+        changed since it was built (training.py: the spec it read)."""
         return self._stale or (self.trainer is not None and not self.training.built_for_now())
 
     @stale.setter
@@ -218,21 +216,23 @@ class Controller(QObject):
     streamed = property(lambda self: self.corpus.streamed)
 
     def set_corpus(self, corpus: Corpus) -> None:
-        """A new corpus (text, streamed files or a word-count table): the trainer is
-        stale; small corpora retrain by themselves."""
+        """A new corpus (text, streamed files or a word-count table): training.py says
+        what becomes of the run (stale or not, retrained by itself or kept)."""
+        was = self.stale
         self.training.new_corpus()
         self.corpus = corpus
         self.corpusChanged.emit()
-        self._mark_stale()
+        self.training.corpus_changed(was)
 
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
-                        dirty: bool = True) -> None:
-        """New corpus text (typed, pasted or loaded). Small corpora retrain by themselves."""
+                        dirty: bool = True, encoding: str = "utf-8") -> None:
+        """New corpus text (typed, pasted or loaded; ``encoding``: its files'). Small
+        corpora retrain by themselves."""
         c = self.corpus
         if not dirty and isinstance(c, TextCorpus) and c.text == text \
-                and c.paths == tuple(paths):
+                and c.paths == tuple(paths) and c.encoding == encoding:
             return
-        self.set_corpus(TextCorpus(text, tuple(paths), sample, dirty))
+        self.set_corpus(TextCorpus(text, tuple(paths), sample, dirty, encoding))
 
     def set_corpus_files(self, fc: FileCorpus) -> None:
         """Files too big to hold become the corpus: training streams them; the text
@@ -264,9 +264,8 @@ class Controller(QObject):
             return False
         if settings == self.settings and self.trainer is not None:
             return True
-        t = self.trainer
-        if t is not None and not self.stale and not self.busy and t.can_retarget(settings):
-            return self.training.retarget(settings)
+        if self.training.retarget(settings):   # only the target changed: no re-reading
+            return True
         self.settings = settings
         self.settingsChanged.emit(settings)
         self._mark_stale()
@@ -330,7 +329,9 @@ class Controller(QObject):
 
     @staticmethod
     def _done_reason(t: TrainerProtocol) -> str:
-        return stop_sentence(t) or f"Training can go on from step {t.n_steps}."
+        stop = t.stop()
+        return stop.sentence if stop is not None else \
+            f"Training can go on from step {t.n_steps}."
 
     def goto(self, k: int) -> bool:
         """Jump to step k: undo back or run forward (on the worker thread if far)."""

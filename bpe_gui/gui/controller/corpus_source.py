@@ -34,12 +34,14 @@ TABLE_NAME = "The word-count table"
 
 @dataclass(frozen=True)
 class TextCorpus:
-    """Text held in the window (typed, pasted, a sample, or small files read whole)."""
+    """Text held in the window (typed, pasted, a sample, or small files read whole, in
+    ``encoding``)."""
 
     text: str = ""
     paths: tuple[str, ...] = ()
     sample: str | None = None
     dirty: bool = False           # edits not saved to a file
+    encoding: str = "utf-8"
     table = None
     streamed = False
 
@@ -99,6 +101,36 @@ class FileCorpus:
                 f"{len(self.head):,} characters, read-only. Training reads the whole "
                 "corpus from disk in blocks and never holds it in memory; counts, charts and "
                 "the merge panel cover all of it. To edit, open a smaller file or Clear.")
+
+
+def spec_sources(corpus: "Corpus") -> dict:
+    """Where a training spec reads ``corpus`` (TrainingSpec's fields): its files as they
+    are on disk (files opened unedited, small or streamed), its tables, or the text in
+    the window (typed, pasted, edited, a sample).
+
+    Example: TextCorpus("ab", paths=("/d/a.txt",)) -> {'corpus': ('/d/a.txt',),
+    'encoding': 'utf-8'}; TextCorpus("ab", dirty=True) -> {'text': 'ab'}
+    """
+    if isinstance(corpus, TableCorpus):
+        return {"counts": corpus.paths or (TABLE_NAME,)}
+    if corpus.paths and not corpus.dirty:
+        return {"corpus": corpus.paths, "encoding": corpus.encoding}
+    return {"text": corpus.text}
+
+
+def sample_file(corpus: "Corpus") -> str | None:
+    """The file of the built-in sample the corpus is, unedited (its text is the file's),
+    else None: what a command names for it."""
+    if not corpus.sample or corpus.dirty:
+        return None
+    from ..resources import resources
+    res = resources()
+    try:
+        path = Path(res.__file__).parent / "samples" / res.sample(corpus.sample).file
+        same = path.read_text(encoding="utf-8") == corpus.text
+    except (KeyError, OSError, TypeError, UnicodeError):
+        return None
+    return str(path) if same else None
 
 
 def corpus_name(corpus: TextCorpus | TableCorpus | FileCorpus) -> str:

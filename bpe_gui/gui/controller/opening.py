@@ -71,7 +71,7 @@ class OpeningHost(Protocol):
     def set_settings(self, settings: TrainSettings) -> bool: ...
     def set_corpus_files(self, fc: FileCorpus) -> None: ...
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
-                        dirty: bool = True) -> None: ...
+                        dirty: bool = True, encoding: str = "utf-8") -> None: ...
     def mark_corpus_saved(self, path: str | None = None) -> None: ...
 
 
@@ -127,9 +127,11 @@ class Opening:
                 return probe_files(paths, encoding, cancelled)
             except NotUTF8Error as e:
                 return NotUtf8.of(e, paths)
-        return self._job("Reading files", job, lambda r: self._opened(r, paths), abandon=True)
+        return self._job("Reading files", job, lambda r: self._opened(r, paths, encoding),
+                         abandon=True)
 
-    def _opened(self, result: str | FileCorpus | NotUtf8, paths: list[str]) -> None:
+    def _opened(self, result: str | FileCorpus | NotUtf8, paths: list[str],
+                encoding: str = "utf-8") -> None:
         c = self.c
         if isinstance(result, NotUtf8):
             self.not_utf8(result)
@@ -147,7 +149,7 @@ class Opening:
                     "text, or pick a sample.")
         else:
             chosen = self._settings_for_new_corpus()
-            c.set_corpus_text(result, paths=paths, dirty=False)
+            c.set_corpus_text(result, paths=paths, dirty=False, encoding=encoding)
             if self._adopt_settings(chosen, f"Opened {len(paths)} file(s): {len(result):,} "
                                     "characters.") and len(result) > SYNC_CHARS:
                 c.training.retrain()
@@ -237,7 +239,7 @@ class Opening:
                        furthest_step=furthest if furthest > c.step_index else 0,
                        train_on_from=c.train_on.session_source(),
                        parity=c.parity.to_dict() if c.parity.enabled or c.parity.languages
-                       else None)
+                       else None, spec=self._spec())
         r = self._restoring()
         if r is None:
             return self.before_edits.session(live) if without_edits and c.corpus.dirty \
@@ -252,6 +254,14 @@ class Opening:
                        imported_path=live.imported_path, use_imported=live.use_imported,
                        imported_pattern=live.imported_pattern, compare_b=compare_b,
                        problems=())
+
+    def _spec(self) -> dict | None:
+        """The training spec the panels show, as a session keeps it (None: the settings
+        cannot train)."""
+        try:
+            return self.c.training.effective().to_dict()
+        except BPEError:
+            return None
 
     def _restoring(self) -> Restoring | None:
         """The session being restored, if saves must still write it (restoring.py)."""
@@ -347,11 +357,14 @@ class Opening:
                 self.set_corpus_table(table, tables, adopt=False)
                 self._apply_session(s, path, "", tables, dirty=False, table=True)
             ok = self._job("Reading the session's corpus", read_job(tables), opened_table)
-        else:
+        else:   # read as the spec read them (a session of before specs: UTF-8)
+            spec = s.spec or {}
+            encoding = spec.get("encoding", "utf-8") if spec.get("corpus") == paths \
+                else "utf-8"
             ok = self._job("Reading the session's corpus",
-                           lambda p, cancelled: probe_files(paths, cancelled=cancelled),
+                           lambda p, cancelled: probe_files(paths, encoding, cancelled),
                            lambda source: self._apply_session(s, path, source, paths,
-                                                              dirty=False))
+                                                              dirty=False, encoding=encoding))
         if not ok:   # (another job runs) nothing of this session was applied
             self.restoring = before
         return ok
@@ -363,7 +376,8 @@ class Opening:
         self.c.message.emit(" ".join(self.restore_notes))
 
     def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
-                       paths: list[str], dirty: bool, table: bool = False) -> None:
+                       paths: list[str], dirty: bool, table: bool = False,
+                       encoding: str = "utf-8") -> None:
         """``source`` None: the session had no usable corpus; the current one stays."""
         c = self.c
         c.settings = s.settings
@@ -380,7 +394,8 @@ class Opening:
         elif isinstance(source, FileCorpus):
             c.set_corpus_files(source)
         else:
-            c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
+            c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty,
+                              encoding=encoding)
         c.session_path = path
         if dirty:   # edits saved with the session: no corpus of before them is known
             self.before_edits.forget()

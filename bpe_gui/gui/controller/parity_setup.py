@@ -2,16 +2,16 @@
 file, a dev file or a ratio each), the variant and its parameters. Qt-free: the settings
 panel edits one, the controller trains with it, a session saves it as a dict.
 
-:meth:`ParitySetup.problem` says what is wrong in a sentence with the fix (the engine's
-own checks, ``ParitySettings.validated`` and ``ParityData``, say the rest when it
-trains); :meth:`ParitySetup.run` builds the engine's run.
+the window's own checks (two languages at least, files that are there) with the fix
+(the engine's spec says the rest when it trains); :meth:`ParitySetup.options` is the
+engine's ParityOptions of the training spec (controller/training.py).
 
 Example::
 
     setup = ParitySetup(languages=(Language("en", "en.txt", dev="en.dev"),
                                    Language("de", "de.txt", dev="de.dev")))
     setup.problem()                     # None: it can train
-    run = setup.run(num_merges=200)     # a ParityRun (engine/train/parity_run.py)
+    setup.options()                     # the spec's ParityOptions (engine/train/spec.py)
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...engine.train import PARITY_VARIANTS, ParityRun, ParitySettings
+from ...engine.train import PARITY_VARIANTS, ParityOptions
+from ...engine.train import Language as EngineLanguage
 
 DEV, RATIO = "dev", "ratio"
 VARIANTS = PARITY_VARIANTS
@@ -132,21 +133,15 @@ class ParitySetup:
             return "Alpha must be a positive number."
         return None
 
-    def parity_settings(self, num_merges: int, min_frequency: int = 0) -> ParitySettings:
-        ratios = (tuple(float(lang.ratio) for lang in self.languages)
-                  if self.balance == RATIO else None)
-        return ParitySettings(num_merges=num_merges, variant=self.variant,
-                              global_merges=self.global_merges, window_size=self.window_size,
-                              alpha=self.alpha, ratios=ratios, min_frequency=min_frequency)
-
-    def run(self, num_merges: int, min_frequency: int = 0) -> ParityRun:
-        """The engine's run for this setup (reads the files: call it off the GUI
-        thread for big ones). Raises the engine's errors, which say what to fix."""
-        train = [(lang.name.strip(), lang.train) for lang in self.languages]
-        dev = ([(lang.name.strip(), lang.dev) for lang in self.languages]
-               if self.balance == DEV else None)
-        return ParityRun.from_files(train, dev, self.parity_settings(num_merges, min_frequency),
-                                    lines=self.lines)
+    def options(self) -> ParityOptions:
+        """The engine's parity options of this setup (a dev file or a ratio for each
+        language, as it balances)."""
+        dev = self.balance == DEV
+        return ParityOptions(tuple(EngineLanguage(lang.name.strip(), lang.train,
+                                                  lang.dev if dev else None,
+                                                  None if dev else float(lang.ratio))
+                                   for lang in self.languages),
+                             self.variant, self.global_merges, self.window_size, self.alpha)
 
     # ----- sessions -----------------------------------------------------------------------
     def to_dict(self) -> dict:

@@ -44,7 +44,7 @@ class TrainerRuns:
         t = self._ready()
         if t is None:
             return False
-        if t.is_done():
+        if t.is_done:
             self._message(self._done_reason(t))
             return False
         return self.run("Training to target", run_job(t, None, self._live))
@@ -64,7 +64,7 @@ class TrainerRuns:
             return
         if self.cancel_asked:
             self._message(f"{label}: cancelled at step {t.n_steps:,}.")
-        elif t.is_done():
+        elif t.is_done:
             self._message(self._done_reason(t))
 
     def trainer_job_ended(self, end: JobEnd) -> None:

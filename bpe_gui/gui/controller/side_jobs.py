@@ -36,8 +36,8 @@ from ...engine.corpus import read_documents, read_head
 from ...engine.formats import load_tokenizer
 from ...engine.analysis import language_cost
 from ...engine.analysis import vocab_overlap
-from ...engine.train import Trainer, TrainSettings
-from .corpus_source import TABLE_NAME, Corpus
+from ...engine.train import PLAIN, SUPERBPE, TrainingSpec, TrainSettings, build_run
+from .corpus_source import TABLE_NAME, Corpus, spec_sources
 from .jobs import Job, JobEnd, Outcome
 
 Done = Callable[[object], None]
@@ -135,8 +135,10 @@ class SideJobs:
             t0 = time.perf_counter()
             if corpus.streamed:
                 phase(f"Side {side}: reading and pre-tokenizing {corpus.names}", "bytes")
-            trainer = Trainer.from_source(corpus.source, settings, progress, cancelled,
-                                          where=TABLE_NAME)
+            mode = PLAIN if settings.superbpe_from is None else SUPERBPE
+            trainer = build_run(TrainingSpec(mode, settings=settings, **spec_sources(corpus)),
+                                lambda _phase, done, total: progress(done, total), cancelled,
+                                where=TABLE_NAME, table=corpus.table)
             phase(f"Training side {side}", "merges")
             trainer.run(progress=progress, cancel=cancelled, detail=False)
             tok = trainer.tokenizer()   # its merge table built here, not on the GUI thread

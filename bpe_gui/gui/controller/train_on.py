@@ -6,37 +6,33 @@ pre-tokenizer, each word is segmented by its merges, and N new merges are learne
 top. The result is an ``InheritedTrainer``: the window shows it like any trainer (step
 k = k new merges; step 0 is the source as it was).
 
-While the mode is on (``active``), rebuilding the trainer (a new tie rule, a new corpus,
-a session) trains on again from the same source instead of from scratch; the settings
-the source decides (mode, pattern, special tokens) stay its own. ``leave()`` ends it.
-Building always runs as a job (segmenting with 50,000 merges is not for the GUI
-thread); a source the engine refuses (its own encoder differs from its merge list)
-fails the job with the engine's message, and the trainer in use stays.
+While the mode is on (``active``), the training spec is ``train-on`` with this source as
+its ``base`` (controller/training.py): rebuilding the trainer (a new tie rule, a new
+corpus, a session) trains on again from the same source instead of from scratch; what
+the source decides (mode, pattern, special tokens) is the spec's, and the panel's own
+settings stay the user's. ``leave()`` ends it. The run is built by a job like any other
+(segmenting with 50,000 merges is not for the GUI thread); a source the engine refuses
+(its own encoder differs from its merge list) fails the job with the engine's message,
+the trainer in use stays and the mode goes back to before.
 
 :class:`TrainOn` is a part of the controller, given what it uses: the controller's state
 and verbs named by :class:`TrainOnHost`, the controller's :class:`~.training.Training`
-(it installs the trainer and keeps its live box and timer), and the rest passed in.
+(it builds and installs the run), and the rest passed in.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
-from PySide6.QtCore import QTimer, SignalInstance
+from PySide6.QtCore import SignalInstance
 
-from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.tokenizers import BaseTokenizer
-from ...engine.train import InheritedTrainer, inherited_settings
-from ...engine.train import TrainerProtocol, TrainSettings, source_table
-from .origin import FIXED_FIELDS, Origin
+from ...engine.train import TRAIN_ON, TrainerProtocol, TrainSettings
+from .origin import Origin
 from .parity_setup import ParitySetup
-from .corpus_source import TABLE_NAME, Corpus, NotUtf8
-from .jobs import Job, JobEnd
-from .runs import TrainerRuns
-from .live import LiveView
+from .corpus_source import Corpus
 from .tokenizer_files import TokenizerFiles
-from .training_jobs import detail_current
 
 FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tiktoken",
                 "native": "bpe-gui file", "csv": "merges CSV"}
@@ -59,12 +55,9 @@ class TrainingPart(Protocol):
     """What :class:`TrainOn` uses of the controller's Training (training.py)."""
 
     land_at: int | None               # a session's step to come back to, after the job
-    pending_step: int | None
-    live_box: Any                     # the running job's trainer, for Cancel
-    timer: QTimer                     # the retrain-after-an-edit timer
 
-    def install(self, trainer: TrainerProtocol) -> None: ...
-    def begin(self) -> None: ...
+    def retrain(self, quiet: bool = False, to_step: int | None = None,
+                to_target: bool = False, land_at: int | None = None) -> bool: ...
 
 
 class TrainOnHost(Protocol):
@@ -75,7 +68,6 @@ class TrainOnHost(Protocol):
     trainer: TrainerProtocol | None
     imported: BaseTokenizer | None
     imported_path: str | None
-    use_imported: bool
     tokenizer_files: TokenizerFiles   # imports a session's source
     parity: ParitySetup               # parity-aware training (it excludes training on)
     message: SignalInstance
@@ -86,54 +78,48 @@ class TrainOnHost(Protocol):
     @property
     def corpus_text(self) -> str: ...
     def is_table(self) -> bool: ...
-    def set_playing(self, on: bool) -> None: ...
-    def start(self, job: Job) -> bool: ...
-    runs: TrainerRuns   # the trainer run on by jobs, and their ends
+    def set_settings(self, settings: TrainSettings) -> bool: ...
 
 
 class TrainOn:
     """Train on from the imported tokenizer (see the module docstring).
 
-    Given, besides the controller's state (``host``): its ``training`` part, how to
-    report an error (``fail``), to mark the trainer out of date (``mark_stale``), to
-    offer another encoding (``not_utf8``), the live view of a running trainer and the
-    job runner's ``set_phase``."""
+    Given, besides the controller's state (``host``): its ``training`` part (which
+    builds the run of the spec, ``base`` this source), how to report an error
+    (``fail``) and to mark the trainer out of date (``mark_stale``)."""
 
     def __init__(self, host: TrainOnHost, training: TrainingPart, *,
-                 fail: Callable[[str, object], None], mark_stale: Callable[[], None],
-                 not_utf8: Callable[[NotUtf8], None], live: LiveView,
-                 set_phase: Callable[[str, str], None]):
+                 fail: Callable[[str, object], None], mark_stale: Callable[[], None]):
         self.c = host
         self.training = training
-        self._fail, self._mark_stale, self._not_utf8 = fail, mark_stale, not_utf8
-        self._live, self._set_phase = live, set_phase
+        self._fail, self._mark_stale = fail, mark_stale
         self.source: BaseTokenizer | None = None   # the mode's source (None: training from scratch)
         self.label = ""
-        self._box: dict = {}                   # the running job's trainer and origin
-        self._made: tuple = (None, None)       # (trainer, Origin) of the last one installed
-        self._before: tuple = (None, "", None)  # the mode before a job that may fail
         self.source_path: str | None = None    # the source's file (sessions keep it)
-        # the corpus the trainer in use read its words from (set when a job's trainer is
-        # installed: a job that failed, e.g. on an empty corpus, read nothing)
-        self._table_of: Corpus | None = None
-        # the settings in use before training on started (the corpus's own): leave()
-        # gives them back (None: unknown, e.g. a session that was training on)
-        self.scratch_settings: TrainSettings | None = None
+        self._labels: dict[str, str] = {}      # each source trained on: its label
+        self._before: tuple = (None, "", None)  # the mode before a job that may fail
+        # the settings before training on started and those it set (the number of new
+        # merges, the tie rule): leave() gives the first back unless the user changed
+        # the settings since
+        self._scratch: tuple[TrainSettings, TrainSettings] | None = None
 
     # ----- state ----------------------------------------------------------------------
     @property
     def active(self) -> bool:
         return self.source is not None
 
+    @property
+    def base_name(self) -> str:
+        """The source as the training spec names it: its file (or known encoding)."""
+        return self.source_path or self.label
+
     def origin(self) -> Origin | None:
         """Where the trainer's tokens come from, if it trained on from a tokenizer."""
         t = self.c.trainer
-        if t is None:
+        spec = getattr(t, "spec", None)
+        if t is None or spec is None or spec.mode != TRAIN_ON or not spec.base:
             return None
-        for trainer, origin in (self._made, (self._box.get("trainer"), self._box.get("origin"))):
-            if t is trainer and origin is not None:
-                return origin
-        return None
+        return Origin(self._labels.get(spec.base, spec.base), t.n_inherited, t.n_initial)
 
     def session_source(self) -> str | None:
         """The tokenizer file a session records as trained on from (None: from scratch)."""
@@ -157,18 +143,6 @@ class TrainOn:
                     "it off in the training settings to train on from the imported tokenizer.")
         return None
 
-    def settings_for(self, source: BaseTokenizer, base: TrainSettings) -> TrainSettings:
-        """``base`` with what the source decides (mode, pattern, special tokens) and no
-        pruning or SuperBPE (inherited ids stay as they are)."""
-        return inherited_settings(source, replace(base, prune=False, superbpe_from=None))
-
-    def fits(self, settings: TrainSettings) -> bool:
-        """True if ``settings`` keep what the mode's source decides."""
-        if self.source is None:
-            return False
-        want = self.settings_for(self.source, settings)
-        return all(getattr(want, f) == getattr(settings, f) for f in FIXED_FIELDS)
-
     # ----- actions --------------------------------------------------------------------
     def start(self, num_merges: int | None = None, tie_rule: str | None = None) -> bool:
         """Train on from the imported tokenizer: ``num_merges`` new merges (default: the
@@ -181,34 +155,28 @@ class TrainOn:
         if src is None:   # (why_not said so)
             return False
         n = num_merges if num_merges is not None else c.settings.num_merges or DEFAULT_MERGES
-        base = replace(c.settings, num_merges=n, tie_rule=tie_rule or c.settings.tie_rule)
-        try:
-            settings = self.settings_for(src, base)
-        except BPEError as e:
-            self._fail("Cannot train on from this tokenizer", e)
+        scratch = c.settings if self._scratch is None else self._scratch[0]
+        settings = replace(c.settings, num_merges=n, tie_rule=tie_rule or c.settings.tie_rule)
+        self._before = (self.source, self.label, self.source_path)
+        self.source, self.label = src, source_label(src, c.imported_path)
+        self.source_path = c.imported_path
+        self._labels[self.base_name] = self.label
+        if settings != c.settings and not c.set_settings(settings):
+            self.source, self.label, self.source_path = self._before
             return False
+        self._scratch = (scratch, c.settings)
         self.training.land_at = None
-        scratch = c.settings if not self.active else self.scratch_settings
-        started = self._start(src, source_label(src, c.imported_path), settings, to_target=True)
+        started = self.training.retrain(to_target=True)
         if started:   # what was trained is what the views show next
-            self.scratch_settings = scratch
             c.tokenizer_files.give_way_to_trained(
                 "Train on switched this from the imported tokenizer")
         return started
 
-    def retrain(self, quiet: bool = False, to_step: int | None = None,
-                to_target: bool = False, land_at: int | None = None) -> bool:
-        """The controller's retrain while the mode is on: train on again from the same
-        source with the settings in use. A retrain that would run by itself after an
-        edit (``quiet``) waits for Train or Step instead. Returns True only when the
-        caller may go on (to a step or the target); stepping waits for the job."""
-        src = self.source
-        if quiet or src is None:   # (only called while the mode is on: a source)
-            return False
-        self.training.land_at = land_at
-        started = self._start(src, self.label, self.settings_for(src, self.c.settings),
-                              to_step=to_step, to_target=to_target)
-        return started and bool(to_step or to_target)
+    def job_ended(self, trainer: TrainerProtocol | None) -> None:
+        """A training-on job ended: refused (the source's encoder does not follow its
+        merges), failed or dropped before it merged, the mode goes back to before."""
+        if self.origin() is None:
+            self.source, self.label, self.source_path = self._before
 
     def leave(self) -> None:
         """Back to training from scratch: the next Train (or an edit of a small corpus)
@@ -217,16 +185,16 @@ class TrainOn:
         if self.source is None:
             return
         was = self.label
-        back = self.scratch_settings if self.fits(c.settings) else None
-        self.source, self.label, self.scratch_settings = None, "", None
-        if back is not None and back != c.settings:
-            # the corpus's own settings: the source's (its special tokens, pattern, the
-            # number of new merges) stayed behind, silently, for the next training and
-            # the saved session (issue 30)
-            c.settings = back
+        scratch, self._scratch = self._scratch, None
+        self.source, self.label = None, ""
+        if scratch is not None and scratch[1] == c.settings and scratch[0] != c.settings:
+            # the settings training on set (the number of new merges, the tie rule) give
+            # way to the corpus's own, unless the user chose others since
+            c.settings = scratch[0]
             c.message.emit(f"No longer training on from {was}: the settings you had before "
-                           f"are back ({_in_words(back)}). Train (F5) trains from scratch.")
-        else:   # (settings chosen since, e.g. a sample's: they stay)
+                           f"are back ({_in_words(scratch[0])}). Train (F5) trains from "
+                           "scratch.")
+        else:
             c.message.emit(f"No longer training on from {was}: Train (F5) trains from "
                            "scratch.")
         self._mark_stale()
@@ -244,91 +212,19 @@ class TrainOn:
                 why = "is not there any more" if gone else "could not be loaded (see the " \
                     "message before)"
                 self._fail("Session: training on not restored",
-                        f"The session trained on from {path}, which {why}. Its corpus and "
-                        "settings are restored and train from scratch; import the tokenizer "
-                        "again and use Training › Train on from the imported tokenizer.")
+                           f"The session trained on from {path}, which {why}. Its corpus and "
+                           "settings are restored and train from scratch; import the "
+                           "tokenizer again and use Training › Train on from the imported "
+                           "tokenizer.")
                 return False
         src = c.imported
         if src is None:   # (imported just above, or it returned)
             return False
         self.source, self.label = src, source_label(src, path)
         self.source_path = path
+        self._labels[self.base_name] = self.label
+        self._scratch = None
         return True
-
-    # ----- the job --------------------------------------------------------------------
-    def _start(self, src: BaseTokenizer, label: str, settings: TrainSettings,
-               to_step: int | None = None, to_target: bool = False) -> bool:
-        c = self.c
-        c.set_playing(False)
-        self.training.timer.stop()
-        corpus = c.corpus
-        # the trainer's own words (one this part made), when only the tie rule or the
-        # target changed
-        old = self.c.trainer
-        table = old.table if (old is not None and self.origin() is not None
-                              and self._table_of is corpus
-                              and old.settings.pattern == settings.pattern
-                              and old.settings.special_tokens == settings.special_tokens) \
-            else None
-        box: dict = {}
-        origin_path = c.imported_path if src is c.imported else self.source_path
-        self._before = (self.source, self.label, self.source_path)
-        self.source, self.label, self.source_path = src, label, origin_path
-        self.training.begin()             # the plan it is built for: training on, now
-        self._box = box
-        self.training.live_box = box      # Cancel keeps the merges made once it merges
-        phase, live = self._set_phase, self._live
-
-        def job(progress, cancelled):
-            try:
-                t = table if table is not None else source_table(
-                    corpus.source, settings, progress, cancelled, where=TABLE_NAME)
-            except NotUTF8Error as e:
-                return NotUtf8.of(e, corpus.paths)
-            phase(f"Segmenting the corpus with the merges of {label}", "")
-            trainer = InheritedTrainer(src, t, settings)   # refuses a source it cannot follow
-            box["origin"] = Origin(label, trainer.n_inherited, trainer.n_initial)
-            box["trainer"] = trainer
-            if cancelled():
-                raise Cancelled()
-            if to_step or to_target:
-                phase(f"Learning new merges on top of {label}", "merges")
-                with live.holding():
-                    trainer.run(until=to_step or None, progress=live.wrap(progress),
-                                cancel=cancelled, detail=False)
-                    trainer.tokenizer()
-            return trainer
-
-        box["corpus"] = corpus
-        what = f"Training on from {label}"
-        return c.start(Job(what, job, lambda r: self._built(r, what), self._ended,
-                           unit="bytes", abandon=True, owns_trainer=True,
-                           title=f"Cannot train on from {label}"))
-
-    def _built(self, result, label: str) -> None:
-        c = self.c
-        if isinstance(result, NotUtf8):
-            self.training.live_box = None
-            self._not_utf8(result)
-            return
-        self.training.install(result)
-        self._table_of = self._box.get("corpus")
-        self.training.pending_step = None
-        c.runs.ran(label)
-
-    def _ended(self, end: JobEnd) -> None:
-        c = self.c
-        t = self._box.get("trainer")
-        if c.trainer is t and t is not None:   # done, or cancelled with its merges kept
-            self._made = (t, self._box.get("origin"))
-            if c.settings != t.settings:
-                c.settings = t.settings
-                c.settingsChanged.emit(t.settings)
-            detail_current(t)
-        else:   # refused, failed or dropped before it merged: the trainer in use stays
-            self.source, self.label, self.source_path = self._before
-        self.training.live_box = None
-        c.runs.trainer_job_ended(end)
 
 
 def _in_words(s: TrainSettings) -> str:

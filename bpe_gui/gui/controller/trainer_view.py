@@ -137,8 +137,9 @@ class TrainerView:
     def corpus_tokens(self) -> int:
         return self._t.corpus_tokens
 
+    @property
     def is_done(self) -> bool:
-        return self._t.is_done()
+        return self._t.is_done
 
     def best_count(self) -> int:
         """The count of the pair the next step would merge (0: none is left)."""
@@ -177,7 +178,7 @@ class TrainerView:
         n_tied = t.tied_now(1)[0] if rows else 0
         skipped = {(r.a, r.b): why for r in rows if (why := t.skip_reason(r.a, r.b))}
         return PairSnapshot(rows, tuple(t.vocab_bytes), t.n_steps, top, n_tied, limit,
-                            t.is_done(), skipped)
+                            t.is_done, skipped)
 
     # ----- parity-aware training (parity_training.py) -------------------------------------
     @property
@@ -186,7 +187,7 @@ class TrainerView:
         run's records: read them now, copy what you keep); None unless parity-aware."""
         return self._t.parity
 
-    # ----- SuperBPE (superbpe_training.py) -----------------------------------------------
+    # ----- SuperBPE (engine/train/superbpe_run.py) -----------------------------------------------
     @property
     def transition(self) -> int | None:
         """SuperBPE: the last step of stage 1 (stage 2's superwords come after it);

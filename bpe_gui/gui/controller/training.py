@@ -1,7 +1,12 @@
-"""Building trainers for the controller: from the corpus and the settings, at once for
-a small corpus, else by a job (training_jobs.retrain_job); keeping the pre-token table
-when only the mode or the target changed; installing the new trainer; a new target for
-the trainer in use (no re-tokenizing).
+"""Training for the controller: what the panels show as one training spec (:meth:`spec`,
+the engine's :class:`~bpe_gui.engine.train.TrainingSpec`), the run the engine's one
+factory builds from it (``build_run``: at once for a small corpus, else by a job),
+installing it, and a new target for the run in use (no re-tokenizing).
+
+The flow of Train (F5): ``train()`` -> ``retrain(to_target=True)`` -> ``effective()``
+(the spec, validated, with what a tokenizer trained on decides) -> ``build_run`` (on the
+worker thread, or here for a small corpus) -> the run's ``run()`` to the target ->
+``install``.
 
 :class:`Training` is a part of the controller, given what it uses of it: the state it
 reads and replaces and the signals it sends (:class:`TrainingHost`), and the callables
@@ -10,24 +15,27 @@ and objects named in its constructor.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from PySide6.QtCore import QObject, QTimer, SignalInstance
 
 from ...engine.corpus import check_settings
-from ...engine.errors import BPEError
-from ...engine.train import TrainerProtocol, TrainSettings
+from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.display import human_size
-from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
+from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAGE2,
+                             SUPERBPE, TRAIN_ON, TrainerProtocol, TrainingSpec, TrainSettings,
+                             build_run, lend, resolve)
+from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, sample_file,
+                            spec_sources)
 from .gc_policy import release_freed_memory
-from .jobs import Job
+from .jobs import Job, JobEnd
 from .runs import TrainerRuns
 from .live import LiveView
 from .parity_setup import ParitySetup
-from .plan import PARITY, PLAIN, TRAIN_ON, TrainingPlan
-from .superbpe_training import new_trainer, stage2_table
-from .train_on import TrainOn
-from .training_jobs import detail_current, retrain_job
+from .training_jobs import detail_current
+
+if TYPE_CHECKING:
+    from .train_on import TrainOn
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
 SYNC_CHARS = 200_000
@@ -73,7 +81,7 @@ class TrainingHost(Protocol):
 
 
 class Training:
-    """(Re)building the controller's trainer (see the module docstring).
+    """The controller's training (see the module docstring).
 
     Given, besides the controller's state (``host``): how to report an error
     (``fail``), to announce a step (``stepped``), to drop the controller's view of the
@@ -92,47 +100,118 @@ class Training:
         self._live, self._set_phase = live, set_phase
         self.pending_step: int | None = None
         self.land_at: int | None = None   # after the next install, undo back to this step
-        # The corpus changes generation on every new text, files or table. The trainer
-        # remembers the plan it was built from (plan.py): a retrain whose plan has the
-        # same table key reuses its pre-token table instead of reading it all again, and
-        # nothing else of it is taken for the corpus's (a mode's reading outlived the
-        # mode when only the corpus generation was compared)
-        self._corpus_gen = 0
-        self._building: TrainingPlan | None = None
-        self.built: TrainingPlan | None = None
+        # The corpus changes generation on every new text, files or table; the trainer
+        # in use remembers what it read (``built``: the reads of its spec and the
+        # generation), so a mode's reading never passes for the corpus's, and a retrain
+        # reading the same words borrows its tables (build_run's reuse)
+        self._gen = 0
+        self._building: tuple | None = None
+        self.built: tuple | None = None
         # The running retrain job puts its new trainer here once it starts merging.
         self.live_box: dict | None = None
         self.timer = QTimer(parent, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
         self.timer.timeout.connect(self._auto_retrain)
 
     def new_corpus(self) -> None:
-        self._corpus_gen += 1
+        self._gen += 1
 
-    def plan(self) -> TrainingPlan:
-        """What the next training reads and how, from what the panels show now."""
+    def corpus_changed(self, was_stale: bool) -> None:
+        """The corpus changed: a run that reads it is stale (parity's reads its
+        languages), and a small corpus retrains by itself; an edit that would throw
+        trained steps away leaves them, said stale, until Train, or until the text is
+        back as the run read it (Undo in the editor). (A new corpus over trained steps
+        is asked about first: window/files.py.)"""
         c = self.c
-        if c.parity.active:
-            return TrainingPlan(PARITY, self._corpus_gen, c.settings, parity=c.parity)
-        if c.train_on.active:
-            return TrainingPlan(TRAIN_ON, self._corpus_gen, c.settings,
-                                base=c.train_on.source_path or c.train_on.label)
-        return TrainingPlan(PLAIN, self._corpus_gen, c.settings)
+        now = c.stale
+        if now != was_stale or now:
+            c.trainerStale.emit(now)
+        if not now:
+            self.timer.stop()
+        elif self.at_stake() and c.corpus.dirty:   # an edit (a new corpus was asked)
+            self.timer.stop()
+            if not was_stale:
+                n = self.at_stake()
+                c.message.emit(f"The corpus changed: the training ({n:,} merge"
+                               f"{'s' if n != 1 else ''}) is kept until you train again "
+                               "(F5); undo the edit to have it up to date again.")
+        elif self.small():
+            self.timer.start()
 
-    def begin(self) -> None:
-        """A trainer is being built for the plan of now (installed by ``install``)."""
-        self._building = self.plan()
+    # ----- the spec --------------------------------------------------------------------
+    def spec(self, settings: TrainSettings | None = None) -> TrainingSpec:
+        """What the next training is, from what the panels show (``settings``: these
+        instead of the panel's), before the engine's rules (``effective``)."""
+        c = self.c
+        s = settings or c.settings
+        if c.parity.active:
+            return TrainingSpec(PARITY, settings=replace(
+                s, vocab_size=None, num_merges=parity_merges(s), lines=c.parity.lines),
+                parity=c.parity.options())
+        sources = spec_sources(c.corpus)
+        if c.train_on.active:
+            return TrainingSpec(TRAIN_ON, settings=s, base=c.train_on.base_name, **sources)
+        return TrainingSpec(PLAIN if s.superbpe_from is None else SUPERBPE, settings=s,
+                            **sources)
+
+    def effective(self, settings: TrainSettings | None = None) -> TrainingSpec:
+        """The spec a run trains: validated (a setting the mode does not use at its
+        default), with what the tokenizer trained on decides; BPEError says what is
+        wrong."""
+        c = self.c
+        why = c.parity.problem()
+        if why is not None:
+            raise BPEError(why)
+        return resolve(self.spec(settings), c.train_on.source)
+
+    def command(self) -> tuple[str, str]:
+        """The exact ``bpe-gui train`` command that makes the training the panels show
+        (the settings applied), and a sentence on what it reads that the window holds
+        ("" when it reads only files). BPEError: the settings cannot train."""
+        spec = self.effective()
+        note = ""
+        sample = sample_file(self.c.corpus)
+        if spec.text is not None and sample is not None:   # a sample, as its file has it
+            spec = replace(spec, text=None, corpus=(sample,))
+        elif spec.text is not None:
+            note = ("The corpus is the text in the window, which the command reads from "
+                    "standard input (-): save it to a file and give its path instead, or "
+                    "pipe it in.")
+        return spec.command(), note
+
+    def reads(self, spec: TrainingSpec | None = None) -> tuple:
+        """Which texts a run of ``spec`` reads: equal for two specs exactly when their
+        runs' words come from the same texts (the corpus of this generation, the
+        languages' files, the corpus through a tokenizer; default: the panels' spec)."""
+        spec = spec or self.spec()
+        if spec.mode == PARITY and spec.parity is not None:
+            return (PARITY, tuple((lang.name, lang.train) for lang in spec.parity.languages),
+                    spec.settings.lines)
+        # a text is compared by its content (an edit undone is the text read again);
+        # files and tables by their opening (the same files opened again may have changed)
+        corpus = ("text", spec.text) if spec.text is not None else self._gen
+        if spec.mode == TRAIN_ON:
+            return (TRAIN_ON, corpus, spec.base)
+        return (PLAIN, corpus)
+
+    def at_stake(self) -> int:
+        """The trained steps a new corpus would throw away: the run's furthest step when
+        it reads the corpus (0 in parity mode: its languages are what it reads)."""
+        c = self.c
+        t = c.trainer
+        if t is None or c.parity.active or not self.built or self.built[0] == PARITY:
+            return 0
+        return max(t.n_steps, t.furthest_step)
 
     def reads_corpus_stale(self) -> bool:
         """True unless the trainer's counts are the corpus's: it is up to date and read
         the corpus in the editor (parity mode reads the languages' files instead)."""
-        return self.c.stale or not self.plan().reads_corpus
+        return self.c.stale or self.c.parity.active
 
     def built_for_now(self) -> bool:
         """True when the trainer in use read what the next training would read (the
         same corpus, languages or source): its counts are those of what is shown."""
-        built = self.built
-        return self.c.trainer is not None and built is not None \
-            and built.reads() == self.plan().reads()
+        return self.c.trainer is not None and self.built is not None \
+            and self.built == self.reads()
 
     def small(self) -> bool:
         """A corpus small enough to retrain at once, as the user types."""
@@ -156,6 +235,7 @@ class Training:
         if running is not None:
             self.install(running)
 
+    # ----- training -------------------------------------------------------------------
     def train(self) -> bool:
         """The one Train action: bring the trainer up to date with the corpus and the
         applied settings (re-tokenizing only if they changed more than the target), then
@@ -171,143 +251,133 @@ class Training:
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,
                 to_target: bool = False, land_at: int | None = None) -> bool:
-        """Build a new trainer from the corpus and settings (step 0, or ``to_step``, or
-        the target; ``land_at``: then back to this step, a session's undone steps stay
-        in the timeline, to redo)."""
+        """Build a new run of what the panels show (step 0, or ``to_step``, or the
+        target; ``land_at``: then back to this step, a session's undone steps stay in the
+        timeline, to redo). Returns True only when the caller may go on (to a step or
+        the target); a job's stepping waits for the job."""
         c = self.c
-        if c.train_on.active and self._keeps_training_on():   # train_on.py rebuilds it
-            return c.train_on.retrain(quiet, to_step, to_target, land_at)
         self.land_at = land_at
-        self.begin()
         self.timer.stop()
         c.set_playing(False)
-        corpus, settings = c.corpus, c.settings
         self.pending_step = to_step
-        if c.parity.active:
-            return self._start_parity(to_step, to_target, quiet)
-        if corpus.table is not None:
-            if len(corpus.table) > SYNC_TABLE_WORDS or (to_step or 0) > SYNC_STEPS:
-                try:   # settings that do not fit the table: refused before any job
-                    check_settings(corpus.table.meta, settings, TABLE_NAME)
-                except BPEError as e:
-                    self._train_failed(e, quiet)
-                    return False
-                return self._start_training(corpus, settings, to_step, to_target)
-        elif not corpus.text or corpus.text.isspace():   # not strip(): no 20 MB copy
-            c.trainer = None
+        try:
+            spec = self.effective()
+            if spec.counts and isinstance(c.corpus, TableCorpus):   # before any job
+                check_settings(c.corpus.table.meta, spec.settings, TABLE_NAME)
+        except BPEError as e:
+            self._train_failed(e, quiet)
+            return False
+        if spec.text is not None and (not spec.text or spec.text.isspace()):
+            c.trainer = None   # (not strip(): no copy of a 20 MB text)
             c.trainerChanged.emit()
             c.stepChanged.emit(0)
             c.tokenizerChanged.emit()
             if not quiet:
                 self._fail("Empty corpus", "The corpus is empty. Type or paste some text, "
-                        "open a file, or pick a sample from File > Samples.")
+                           "open a file, or pick a sample from File > Samples.")
             return False
-        elif not (self.small() and (to_step or 0) <= SYNC_STEPS):
-            return self._start_training(corpus, settings, to_step, to_target)
+        if spec.mode == TRAIN_ON and quiet:   # (segmenting waits for Train or Step)
+            return False
+        self._building = self.reads(spec)
+        if spec.mode in (PARITY, TRAIN_ON) or (to_step or 0) > SYNC_STEPS or not (
+                len(c.corpus.table) <= SYNC_TABLE_WORDS if isinstance(c.corpus, TableCorpus)
+                else self.small()):
+            return self._start(spec, to_step, to_target)
         try:
-            trainer = new_trainer(corpus.source, settings, stage2_table(corpus, settings))
+            run = build_run(spec, **self._inputs(spec))
             if to_step:
-                trainer.goto(to_step, detail=False)
+                run.goto(to_step, detail=False)
         except BPEError as e:
             self._train_failed(e, quiet)
             return False
-        self.install(trainer)
+        self.install(run)
         return c.runs.to_target() if to_target else True
 
-    def retarget(self, settings: TrainSettings) -> bool:
-        """Only when to stop changed (``can_retarget``): the trainer goes on or back, no
-        re-tokenizing. False (and reported) if the trainer refuses the target."""
+    def _inputs(self, spec: TrainingSpec) -> dict:
+        """What build_run is given besides the spec: the tokenizer trained on, the table
+        the window holds, and the tables of the run in use when it read the same words."""
         c = self.c
-        t = c.trainer
-        if t is None:
-            return False
-        before = t.n_steps
-        try:
-            t.retarget(settings)
-        except BPEError as e:
-            self._fail("Training settings", e)
-            return False
-        # a parity run keeps its own reading (bytes, GPT-2's pattern); the panel's other
-        # settings stay the user's, for plain training when parity is off again
-        c.settings = settings if c.parity.active else t.settings
-        c.settingsChanged.emit(c.settings)
-        c.targetChanged.emit()
-        if t.n_steps != before:
-            self._stepped()
-            c.message.emit(f"New target: back to step {t.n_steps:,}.")
-        else:
-            c.message.emit(f"New target applied; Train (F5) goes on from step {t.n_steps:,}.")
-        return True
+        same = self.built is not None and self.built == self.reads(spec)
+        return dict(base=c.train_on.source, where=TABLE_NAME,
+                    table=c.corpus.table if isinstance(c.corpus, TableCorpus) else None,
+                    reuse=lend(c.trainer) if same else None)
 
-    def _keeps_training_on(self) -> bool:
-        """Settings that change what the source decides (a sample's, a session's) end
-        training on: the corpus is trained from scratch with them."""
+    def _start(self, spec: TrainingSpec, to_step: int | None, to_target: bool) -> bool:
+        """A job that builds the run (reading, counting, segmenting: build_run) and runs
+        it on. Memory stays that of one trainer, as the command line's: the run in use
+        lends its tables when they still fit, and a big one is let go of before the new
+        one is built (a job owns the trainer meanwhile, so no panel shows it anyway)."""
         c = self.c
-        if c.train_on.fits(c.settings):
-            return True
-        c.train_on.leave()
-        return False
-
-    def _start_training(self, source, settings: TrainSettings, to_step: int | None,
-                        to_target: bool) -> bool:
-        """A job that builds a trainer from text or files (pre-tokenizing them) or from a
-        word-count table, then runs it on (training_jobs.retrain_job).
-
-        Memory stays that of one trainer, as the command line's: the pre-token table of
-        the trainer in use is reused when only the mode or the target changed (no second
-        read of the files), and a big stale trainer is let go before the new one is built
-        (a job owns the trainer meanwhile, so no panel shows it anyway)."""
-        c = self.c
-        table = self._reusable_table(settings)
-        table2 = stage2_table(source, settings, c.trainer, reuse=table is not None)
-        if table is not None:
-            source = table
-        if isinstance(source, FileCorpus):
-            label = f"Reading and pre-tokenizing {source.names} ({human_size(source.disk_bytes)})"
-        elif isinstance(source, TextCorpus):
-            label = "Pre-tokenizing corpus"
-        else:
-            label = "Preparing the word counts"
+        inputs = self._inputs(spec)
+        labels = self._labels(spec)
+        label, unit = labels[READING]
         self._let_go_of_big_trainer()
         box: dict = {}
         self.live_box = box
-        run = retrain_job(source, settings, self._live, box, self._set_phase,
-                          to_step=to_step, to_target=to_target, table2=table2)
-        return c.start(Job(label, run, lambda r: self._built(r, label),
-                           c.runs.trainer_job_ended,
-                           unit="bytes",
-                           abandon=True, owns_trainer=True,
-                           title="Cannot train on this corpus"))
+        phase, live = self._set_phase, self._live
 
-    def _start_parity(self, to_step: int | None, to_target: bool, quiet: bool) -> bool:
-        """A job that reads the languages' files into a parity run (and plain BPE's
-        curve on the same data, for the chart), then runs it on like any training."""
-        c = self.c
-        setup, settings = c.parity, c.settings
-        why = setup.problem()
-        if why is not None:
-            self._train_failed(BPEError(why), quiet)
-            return False
-        merges = parity_merges(settings)
-        names = ", ".join(lang.name for lang in setup.languages)
-        label = f"Reading {len(setup.languages)} languages ({names})"
+        def job(progress, cancelled):
+            said = [READING]
 
-        def build(progress, cancelled, phase):
-            progress(0, 2)   # the status bar says it from the start
-            run = setup.run(merges, settings.min_frequency)
-            phase("Plain BPE on the same data, for the chart", "")
-            progress(1, 2)
-            run.compute_plain(cancelled)
+            def report(name: str, done: int, total: int) -> None:
+                if name != said[0]:
+                    said[0] = name
+                    phase(*labels.get(name, (label, "")))
+                progress(done, total)
+            report(READING, 0, 1)   # (the status bar says it from the start)
+            try:
+                run = build_run(spec, report, cancelled, **inputs)
+            except NotUTF8Error as e:   # found past the preview: offer another encoding
+                if spec.mode == PARITY:   # (a language's file: the error names it)
+                    raise
+                return NotUtf8.of(e, list(spec.corpus))
+            info = run.parity
+            if info is not None:   # plain BPE's curve on the same data, for the chart
+                phase("Plain BPE on the same data, for the chart", "")
+                progress(1, 2)
+                run.compute_plain(cancelled)
+            if to_step or to_target:
+                box["trainer"] = run   # the window may show it from now on
+                if cancelled():   # after publishing it: cancel() reads box after the flag
+                    raise Cancelled()   # ends as cancelled, keeping the published trainer
+                phase(f"Learning new merges on top of {c.train_on.label}"
+                      if spec.mode == TRAIN_ON else "Training to target" if to_target
+                      else f"Running to step {to_step:,}", "merges")
+                with live.holding():
+                    run.run(until=to_step or None, progress=live.wrap(progress),
+                            cancel=cancelled, detail=False)
+                    run.tokenizer()   # built here, not on the GUI thread
             return run
-        self._let_go_of_big_trainer()
-        box: dict = {}
-        self.live_box = box
-        job = retrain_job(c.corpus, settings, self._live, box, self._set_phase,
-                          to_step=to_step, to_target=to_target, build=build)
+        title = {PARITY: "Cannot train parity-aware",
+                 TRAIN_ON: f"Cannot train on from {c.train_on.label}"}.get(
+                     spec.mode, "Cannot train on this corpus")
         return c.start(Job(label, job, lambda r: self._built(r, label),
-                           c.runs.trainer_job_ended,
-                           abandon=True, owns_trainer=True,
-                           title="Cannot train parity-aware"))
+                           lambda end: self._ended(end, spec), unit=unit, abandon=True,
+                           owns_trainer=True, title=title))
+
+    def _labels(self, spec: TrainingSpec) -> dict[str, tuple[str, str]]:
+        """What the status bar says in each phase of building ``spec``'s run, and what
+        its progress counts."""
+        c = self.c
+        corpus = c.corpus
+        if spec.mode == PARITY and spec.parity is not None:
+            langs = spec.parity.languages
+            read = (f"Reading {len(langs)} languages "
+                    f"({', '.join(lang.name for lang in langs)})", "")
+        elif isinstance(corpus, FileCorpus):
+            read = (f"Reading and pre-tokenizing {corpus.names} "
+                    f"({human_size(corpus.disk_bytes)})", "bytes")
+        elif isinstance(corpus, TableCorpus):
+            read = ("Preparing the word counts", "")
+        else:
+            read = ("Pre-tokenizing corpus", "bytes")
+        if spec.mode == TRAIN_ON:
+            read = (f"Training on from {c.train_on.label}", "bytes")
+        return {READING: read,
+                STAGE2: ("Pre-tokenizing for stage 2 (no split at spaces)", "bytes"),
+                PREPARING: ("Preparing stage 2", ""),
+                SEGMENTING: (f"Segmenting the corpus with the merges of {c.train_on.label}",
+                             "")}
 
     def _built(self, result: TrainerProtocol | NotUtf8, label: str) -> None:
         if isinstance(result, NotUtf8):
@@ -321,17 +391,46 @@ class Training:
         if info is not None and info.warning:   # (after ran: its line would hide this one)
             self.c.message.emit("Warning: " + info.warning)
 
-    def _reusable_table(self, settings: TrainSettings):
-        """The trainer's pre-token table if it still fits: the plan it was built from
-        reads the same texts and cuts them the same way (the mode, the target and the
-        tie rule work on any table)."""
-        t, built = self.c.trainer, self.built
-        if t is None or built is None:
-            return None
-        if built.table_key() != replace(self.plan(), settings=settings).table_key():
-            return None
-        return t.table
+    def _ended(self, end: JobEnd, spec: TrainingSpec) -> None:
+        c = self.c
+        if spec.mode == TRAIN_ON:   # a source refused (or a job dropped) ends the mode
+            c.train_on.job_ended(c.trainer)
+        self.live_box = None
+        c.runs.trainer_job_ended(end)
 
+    # ----- a new target -----------------------------------------------------------------
+    def retarget(self, settings: TrainSettings) -> bool:
+        """Only when to stop changed: the run goes on or back, no re-tokenizing. False
+        when it cannot (another spec: a retrain), or reported when the run refuses."""
+        c = self.c
+        t = c.trainer
+        old = getattr(t, "spec", None)
+        if t is None or old is None or c.stale or c.busy:
+            return False
+        try:
+            new = self.effective(settings)
+        except BPEError:
+            return False
+        if new.table_key() != old.table_key() or not t.can_retarget(new.settings):
+            return False
+        before = t.n_steps
+        try:
+            t.retarget(new.settings)
+        except BPEError as e:
+            self._fail("Training settings", e)
+            return False
+        t.spec = new   # type: ignore[attr-defined]  # (every run carries its spec)
+        c.settings = settings   # the panel's own (a mode's fixed fields are the spec's)
+        c.settingsChanged.emit(c.settings)
+        c.targetChanged.emit()
+        if t.n_steps != before:
+            self._stepped()
+            c.message.emit(f"New target: back to step {t.n_steps:,}.")
+        else:
+            c.message.emit(f"New target applied; Train (F5) goes on from step {t.n_steps:,}.")
+        return True
+
+    # ----- installing ---------------------------------------------------------------------
     def _let_go_of_big_trainer(self) -> None:
         """Drop a trainer of more than SYNC_TABLE_WORDS unique words before a new one is
         built: on 1 GiB of code the old one held 350 MB while the new one was read (the
@@ -377,7 +476,7 @@ class Training:
     def install(self, trainer: TrainerProtocol) -> None:
         c = self.c
         self.live_box = None
-        self.built, self._building = self._building or self.plan(), None
+        self.built, self._building = self._building or self.reads(), None
         back, self.land_at = self.land_at, None
         detail_current(trainer)
         c.trainer = trainer

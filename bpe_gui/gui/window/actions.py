@@ -106,6 +106,10 @@ ACTIONS = (
     ActionSpec("train_on_leave", "Train from scratch again", "train_on_flow.leave", (),
                "Stop training on from the imported tokenizer: Train learns from bytes again",
                TRAINING_ON),
+    ActionSpec("copy_command", "Copy training as co&mmand", "layout.settings_panel.copy_command",
+               ("Ctrl+Alt+C",),
+               "Put the exact `bpe-gui train` command that makes this training on the "
+               "clipboard (the settings applied)"),
     ActionSpec("check", "Check &my BPE…", "check_dialog", ("Ctrl+Shift+B",),
                "Hold your own trainer's merges (and encoder's ids) against the reference: "
                "where they part, and why"),
@@ -137,7 +141,8 @@ MENUS = (
                "save_session", "save_session_as", "reopen", "-", "import", "open_model",
                "export", "-", "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
-                   "-", "train_on", "train_on_leave", "-", "check", "-", "use_imported")),
+                   "-", "train_on", "train_on_leave", "-", "copy_command", "check", "-",
+                   "use_imported")),
     ("&View", ("focus", "-", "@docks", "-", "@theme", "reset_layout")),
     ("&Analysis", ("language_cost", "training_mixture")),
     ("&Help", ("keys", "about")),

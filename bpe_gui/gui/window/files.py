@@ -100,27 +100,31 @@ class Files:
         return True
 
     def confirm_clear(self) -> bool:
-        """Corpus > Clear: ask first when it throws away a trained state (a trainer
-        with steps) or edits not saved to a file. True = go ahead."""
+        """Corpus > Clear and New: ask first when it throws away trained steps or edits
+        not saved to a file (confirm_replace). True = go ahead."""
+        return self.confirm_replace("Clear the corpus and start an empty one")
+
+    def confirm_replace(self, what: str) -> bool:
+        """Before ``what`` ("Open a.txt", "Load the sample …", Clear) replaces the corpus:
+        the same question on every route. Trained steps of a run that reads the corpus
+        (not parity's, which reads its languages) are said with the edits not saved;
+        edits alone get Save / Discard / Cancel. True = go ahead."""
         self.editor.flush()
         c = self.controller
-        v = c.view()   # (None while a job runs the trainer: its step is still known)
-        steps = max(c.step_index, v.furthest_step if v is not None else 0)
-        gone = []
-        if steps:
-            gone.append(f"• the training: {steps:,} merge{'s' if steps != 1 else ''} "
-                        f"(step {c.step_index:,} on show)")
+        steps = c.training.at_stake()
+        if not steps:
+            return self.maybe_save_corpus()
+        gone = [f"• the training: {steps:,} merge{'s' if steps != 1 else ''} "
+                f"(step {c.step_index:,} on show)"]
         if c.corpus_dirty:
             gone.append("• edits to the corpus that are not saved to a file")
-        if not gone:
-            return True
-        box = QMessageBox(QMessageBox.Icon.Warning, "Clear the corpus?",
-                          "Clear the corpus and start an empty one? This throws away:\n"
-                          + "\n".join(gone), parent=self.window)
+        box = QMessageBox(QMessageBox.Icon.Warning, f"{what}?",
+                          f"{what}? This throws away:\n" + "\n".join(gone),
+                          parent=self.window)
         box.setInformativeText(
             "It cannot be undone. To keep the training, save a session first (File > "
             "Save session); to keep the text, save the corpus (Save as…).")
-        clear = box.addButton("Clear", QMessageBox.ButtonRole.DestructiveRole)
+        go = box.addButton(what.split()[0], QMessageBox.ButtonRole.DestructiveRole)
         save = box.addButton("Save corpus as…", QMessageBox.ButtonRole.AcceptRole) \
             if c.corpus_dirty else None
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
@@ -130,7 +134,7 @@ class Files:
         chosen = box.clickedButton()
         if save is not None and chosen is save:
             return self.editor.save_as_dialog()
-        return chosen is clear
+        return chosen is go
 
     def maybe_save_corpus(self) -> bool:
         """Unsaved corpus edits: ask Save / Discard / Cancel. True = go ahead."""

@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
                                  lambda title, message: self.status.show_error(title, message),
                                  d.compare_view)
         d.editor.sampleLoaded.connect(self.sessions.sample_loaded)
-        d.editor.ask_to_save = self.files.maybe_save_corpus
+        d.editor.ask_to_save = self.files.confirm_replace   # (open, recent, a sample)
         d.editor.confirm_clear = self.files.confirm_clear
         self.train_on_flow = TrainOnFlow(self, self.controller, d.editor,
                                          lambda title, why: self.status.show_error(title, why))

@@ -17,7 +17,8 @@ from bpe_gui.engine.corpus.table_file import HEADER, MAGIC, is_count_table, read
 from bpe_gui.engine.corpus.table import CountMeta
 from bpe_gui.engine.errors import FormatError, NotUTF8Error, SettingsError
 from bpe_gui.engine.text.pretokenize import Pretokenizer
-from bpe_gui.engine.train.trainer import TIE_RULES, Trainer, TrainSettings, train_bpe
+from bpe_gui.engine.train import train_bpe
+from bpe_gui.engine.train.trainer import TIE_RULES, Trainer, TrainSettings
 
 pytest.importorskip("bpe_gui.engine.corpus._count")
 

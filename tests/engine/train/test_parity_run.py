@@ -40,7 +40,7 @@ def _run(merges: int = 40, **kw) -> ParityRun:
 def test_it_is_a_trainer_protocol_run():
     run: TrainerProtocol = _run()
     assert run.parity is not None and run.parity.names == LANGS
-    assert run.n_inherited == 0 and run.transition is None and run.table2 is None
+    assert run.n_inherited == 0 and run.transition is None
 
 
 def test_looking_ahead_changes_nothing_and_is_the_next_step():
@@ -64,7 +64,7 @@ def test_a_finished_run_still_shows_the_pairs_a_longer_run_would_take():
     merges = list(run.merges)
     top = run.top_pairs(5)
     assert top and run.n_steps == 40 and run.merges == merges
-    assert run.stop().kind == "target" and run.step() is None and run.is_done()
+    assert run.stop().kind == "target" and run.step() is None and run.is_done
     longer = _run(41)
     longer.run()
     assert longer.merges[:40] == merges
@@ -92,7 +92,8 @@ def test_undo_redo_and_the_tokenizer_at_a_step():
     run.goto(12)
     assert run.merges == merges[:12] and run.furthest_step == 40
     assert run.tokenizer(redo=True, at_step=40).encode(SAMPLE, allowed_special="all") == at_end
-    assert run.tokenizer(at_step=40).encode(SAMPLE, allowed_special="all") == run.tokenizer().encode(SAMPLE, allowed_special="all")  # capped
+    with pytest.raises(SettingsError, match="only steps 0 to 12"):   # past now, without redo
+        run.tokenizer(at_step=40)
     run.goto(40)
     assert run.merges == merges and run.tokenizer().encode(SAMPLE, allowed_special="all") == at_end
     assert run.stop().kind == "target" and run.step() is None
@@ -102,7 +103,7 @@ def test_retarget_takes_only_a_number_of_merges():
     run = _run()
     run.run()
     assert run.retarget(TrainSettings(vocab_size=None, num_merges=25, tie_rule="greatest")) == 25
-    assert run.target_steps == 25 and run.n_steps == 25 and run.is_done()
+    assert run.target_steps == 25 and run.n_steps == 25 and run.is_done
     assert not run.can_retarget(TrainSettings(vocab_size=400, tie_rule="greatest"))
     with pytest.raises(SettingsError):   # parity's own parameter: a new run
         run.retarget(TrainSettings(num_merges=30, min_frequency=5))
@@ -110,7 +111,7 @@ def test_retarget_takes_only_a_number_of_merges():
     # reason to read every file again
     assert run.retarget(TrainSettings(num_merges=30, tie_rule="lowest-ids", mode="char",
                                       pattern="whitespace")) == 25
-    assert run.target_steps == 30 and not run.is_done()
+    assert run.target_steps == 30 and not run.is_done
 
 
 @pytest.mark.regression
@@ -163,7 +164,6 @@ def test_no_plain_curve_unless_asked():
 def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
     """Cancel while plain BPE catches up with a raised target: the run has not moved,
     the curve keeps the steps made, and the next run finishes both."""
-    from bpe_gui.engine.errors import Cancelled
     run = _run(merges=10)
     run.compute_plain()
     run.run()
@@ -173,9 +173,27 @@ def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
     def cancel() -> bool:
         asked.append(1)
         return len(asked) > 12
-    with pytest.raises(Cancelled):
-        run.run(cancel=cancel)
+    assert run.run(cancel=cancel) == []   # stopped, as every run stops: nothing raised
     assert run.n_steps == 10 and 11 < len(run.parity.plain) < 41
     run.run()
     assert run.n_steps == 40
     assert list(run.parity.plain) == _run(merges=40)._p.plain_curve()
+
+
+@pytest.mark.regression
+def test_the_look_ahead_neither_steps_nor_undoes(monkeypatch):
+    """ParityRun.next_choice stepped, undid and raised the target to look one step
+    ahead; the choice is now a pure function of the trainer's state."""
+    run = _run(merges=30)
+    run.run(until=7)
+    seen = []
+    for name in ("step", "undo"):
+        real = getattr(run.trainer, name)
+        monkeypatch.setattr(run.trainer, name, lambda real=real, name=name: (
+            seen.append(name), real())[1])
+    ahead = run.next_choice()
+    assert seen == [] and run.n_steps == 7 and not run.is_done
+    monkeypatch.undo()
+    made = run.step()
+    assert (ahead.pair, ahead.count, ahead.new_id, ahead.reason) == \
+        (made.pair, made.count, made.new_id, made.reason)

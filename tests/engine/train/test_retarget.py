@@ -18,7 +18,7 @@ TEXT = ("the lowest and the newest of the widest words: low, lower, newest, wide
 
 def state(t: Trainer) -> tuple:
     return (t.n_steps, t.merges, t.vocab, [t.word(i) for i in range(len(t.word_texts))],
-            [(r.a, r.b, r.count) for r in t.top_pairs(50)], t.live_size, t.is_done())
+            [(r.a, r.b, r.count) for r in t.top_pairs(50)], t.live_size, t.is_done)
 
 
 def fresh(text: str, s: TrainSettings) -> Trainer:

@@ -8,9 +8,9 @@ WORKED = "low low lower newest newest widest widest widest"
 
 def test_goes_on_until_the_number_of_merges():
     t = Trainer.from_text(WORKED, TrainSettings(num_merges=2))
-    assert t.stop_reason() is None and not t.is_done()
+    assert t.stop_reason() is None and not t.is_done
     t.run()
-    assert t.n_steps == 2 and t.is_done()
+    assert t.n_steps == 2 and t.is_done
     assert t.stop_reason() == "Target reached at step 2 (2 merges)."
 
 

@@ -36,7 +36,7 @@ def test_one_run_equals_train_superbpe(rule):
     assert _merges(recs) == _merges(ref.stage1_steps) + _merges(ref.steps)
     assert [r.index for r in run.steps] == list(range(1, 151))
     assert run.transition == 90 and run.stage_of(90) == 1 and run.stage_of(91) == 2
-    assert run.is_done() and "at step 150" in run.stop_reason()
+    assert run.is_done and "at step 150" in run.stop().sentence
     assert run.tokenizer().encode(HELD_OUT, allowed_special="all") == ref.tokenizer().encode(HELD_OUT, allowed_special="all")
     assert run.tokenizer().pattern == ENCODE_PATTERN
     # at and below T: stage 1's tokenizer, with stage 1's pattern

@@ -16,9 +16,11 @@ from typing import Callable
 
 import pytest
 
+from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.tokenizers import Tokenizer
-from bpe_gui.engine.train import (InheritedTrainer, SuperBPERun, Trainer, TrainerProtocol,
-                                  TrainSettings, train_bpe, train_on, train_superbpe)
+from bpe_gui.engine.train import (SUPERBPE, TRAIN_ON, Trainer, TrainerProtocol, TrainingSpec,
+                                  TrainSettings, build_run, train_bpe, train_on,
+                                  train_superbpe)
 
 from continue_oracle import sample_text
 
@@ -69,8 +71,8 @@ def exercise(t: TrainerProtocol, ref: Reference) -> None:
     done = t.run(detail=False)
     assert len(done) == N - N // 2 and t.n_steps == N and t.target_steps == N
     stop = t.stop()
-    assert t.is_done() and stop is not None and stop.kind == "target"
-    assert t.merges == ref.merges and t.vocab == ref.vocab
+    assert t.is_done and stop is not None and stop.kind == "target"
+    assert t.merges == ref.merges and t.tokenizer().vocab == ref.vocab
     assert [s.index for s in t.steps] == list(range(1, N + 1))
     assert t.vocab_size == len(t.vocab_bytes) == len(ref.vocab)
     # the tokenizer at any step: the inherited merges and the first k of this run
@@ -83,7 +85,7 @@ def exercise(t: TrainerProtocol, ref: Reference) -> None:
     assert t.merges == ref.merges[:inherited + N - 20]
     assert not t.can_retarget(replace(t.settings, tie_rule="lowest-ids"))
     more = replace(t.settings, num_merges=N)
-    assert t.retarget(more) == N - 20 and not t.is_done()
+    assert t.retarget(more) == N - 20 and not t.is_done
     t.run(detail=False)
     assert t.merges == ref.merges and t.n_steps == N
     # back to 0; undone steps are served again (redo), and stepping forward remakes them
@@ -91,10 +93,11 @@ def exercise(t: TrainerProtocol, ref: Reference) -> None:
     t.goto(0)
     assert t.n_steps == 0 and t.furthest_step == N
     assert merges_of(t.tokenizer(at_step=N, redo=True)) == ref.merges
-    assert merges_of(t.tokenizer(at_step=N)) == ref.merges[:inherited]   # not without redo
+    with pytest.raises(SettingsError, match="only steps 0 to 0"):   # not without redo
+        t.tokenizer(at_step=N)
     t.goto(N)
     assert t.merges == ref.merges and t.tokenizer().encode(HELD_OUT, allowed_special="all") == ref.encode(HELD_OUT, allowed_special="all")
-    t.reset()
+    t.goto(0)
     assert t.n_steps == 0 and merges_of(t.tokenizer()) == ref.merges[:inherited]
 
 
@@ -112,21 +115,22 @@ def plain(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Reference
     corpus.write_text(TEXT, encoding="utf-8")
     vocab, merges = train_bpe(corpus, num_merges=N, special_tokens=[EOT])
     ref = Reference(vocab, merges, Tokenizer(vocab, merges, [EOT]).encode)
-    return Trainer.from_text(TEXT, s), ref
+    return build_run(TrainingSpec(text=TEXT, settings=s)), ref
 
 
 def inherited(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Reference]:
     s = TrainSettings(num_merges=N)
     done = train_on(source, text=TEXT, settings=s)
     ref = Reference(done.vocab, done.merges, done.tokenizer().encode)
-    return InheritedTrainer.from_text(source, TEXT, s), ref
+    return build_run(TrainingSpec(TRAIN_ON, text=TEXT, settings=s, base="source"),
+                     base=source), ref
 
 
 def superbpe(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Reference]:
     s = TrainSettings(num_merges=N, superbpe_from=T, special_tokens=(EOT,))
     done = train_superbpe(text=TEXT, settings=s)
     ref = Reference(done.vocab, done.merges, done.tokenizer().encode)
-    return SuperBPERun.from_text(TEXT, s), ref
+    return build_run(TrainingSpec(SUPERBPE, text=TEXT, settings=s)), ref
 
 
 KINDS = {"plain": plain, "inherited": inherited, "superbpe": superbpe}
@@ -144,7 +148,7 @@ def test_what_tells_the_trainers_apart_is_data(kind, tmp_path, source):
     t.goto(N)
     assert t.n_inherited == {"inherited": source.n_merges}.get(kind, 0)
     assert t.transition == {"superbpe": T}.get(kind)
-    assert (t.table2 is not None) == (kind == "superbpe")
+    assert (t.spec.mode == "superbpe") == (kind == "superbpe")
     # stage 2 skips pairs that hold ": " (SuperBPE only; never in stage 1 or elsewhere)
     colon = [i for i, b in enumerate(t.vocab_bytes) if b.endswith(b":")]
     space = [i for i, b in enumerate(t.vocab_bytes) if b == b" "]

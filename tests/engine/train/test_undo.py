@@ -17,7 +17,7 @@ FRAGMENTS = ["a", "aa", "aaaa", "b", "ab", " ", "\n", "你", "好", "é", "😀"
 def snapshot(t: Trainer) -> tuple:
     return (t.n_steps, [(r.a, r.b, r.count) for r in t.top_pairs(10**6)], t.vocab,
             [t.word(i) for i in range(len(t.word_texts))], t.live_size, t.vocab_size,
-            t.merges, t.is_done())
+            t.merges, t.is_done)
 
 
 def reference_snapshots(text: str, s: TrainSettings, n: int) -> list[tuple]:

@@ -185,7 +185,7 @@ class CorpusEditor(QWidget):
         self.recent = recent
         # asks Save / Discard / Cancel for unsaved edits (True: go ahead); the main
         # window gives its own (window/files.py); alone, the editor replaces them
-        self.ask_to_save: Callable[[], bool] | None = None
+        self.ask_to_save: Callable[[str], bool] | None = None
         # asks before Clear throws away a trained state or unsaved edits (True: go
         # ahead); the main window gives its own (window/files.py)
         self.confirm_clear: Callable[[], bool] | None = None
@@ -325,7 +325,7 @@ class CorpusEditor(QWidget):
         except (KeyError, OSError) as e:
             self.controller.errorOccurred.emit("Sample", str(e))
             return False
-        if not self.confirm_discard():
+        if not self.confirm_discard(f"Load the sample {sample.title.split(' (')[0]}"):
             return False
         settings = sample_settings(sample.settings)
         c = self.controller
@@ -351,11 +351,12 @@ class CorpusEditor(QWidget):
         self.sampleLoaded.emit(sample)
         return True
 
-    def confirm_discard(self) -> bool:
-        """Before replacing an edited corpus: ask (``ask_to_save``), if someone does."""
+    def confirm_discard(self, what: str = "Replace the corpus") -> bool:
+        """Before ``what`` replaces the corpus (its trained steps, its edits): ask
+        (``ask_to_save``), if someone does."""
         self.flush()
         ask = self.ask_to_save
-        return ask() if ask is not None else True
+        return ask(what) if ask is not None else True
 
     def open_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open corpus files", last_folder(),
@@ -366,7 +367,8 @@ class CorpusEditor(QWidget):
 
     def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool:
         """Read files on the worker thread (progress in the status bar)."""
-        if not paths or not self.confirm_discard():
+        names = ", ".join(Path(p).name for p in paths[:2]) + (" …" if len(paths) > 2 else "")
+        if not paths or not self.confirm_discard(f"Open {names}"):
             return False
         self._edit_timer.stop()
         return self.controller.opening.open_files(list(paths), encoding=encoding)

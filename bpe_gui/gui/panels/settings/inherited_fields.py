@@ -1,19 +1,14 @@
-"""The settings panel while training on from a tokenizer (controller/train_on.py): the
-fields the tokenizer decides (base symbols, pre-tokenizer, special tokens, pruning)
-are shown as they are, disabled, under a notice naming the tokenizer; the panel's
-settings keep them as in use, so they never count as a change. The number of merges
-counts the new merges; the tie rule and the minimum frequency stay free (changing them
-trains on again from the same tokenizer).
+"""The settings panel while training on from a tokenizer (controller/train_on.py): a
+notice naming the tokenizer above the fields it decides (base symbols, pre-tokenizer,
+special tokens, pruning), which mode_fields.py greys, showing the tokenizer's. The number
+of merges counts the new merges; the tie rule and the minimum frequency stay free
+(changing them trains on again from the same tokenizer).
 """
 from __future__ import annotations
-
-from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from ....engine.train import TrainSettings
-from ...controller.origin import FIXED_FIELDS
 from ...theme import colors
 
 
@@ -32,20 +27,10 @@ class InheritedFields:
     def on(self) -> bool:
         return self.controller.train_on.active
 
-    def fixed(self, s: TrainSettings) -> TrainSettings:
-        """``s`` with what the tokenizer decides, while training on from it."""
-        if not self.on:
-            return s
-        used = self.controller.settings
-        return replace(s, **{f: getattr(used, f) for f in FIXED_FIELDS})
-
     def update(self) -> None:
         p, on = self.panel, self.on
-        for w in (p.byte_radio, p.char_radio, p.eow_combo, p.eow_label, p.preset_combo,
-                  p.pattern_edit, p.specials_edit, p.prune_check):
-            w.setEnabled(not on)
+        p.check()   # the fields the source decides: greyed, showing its (mode_fields.py)
         if not on:
-            p.check()   # the end-of-word field follows the mode again
             self.notice.hide()
             return
         col = colors(p)

@@ -9,7 +9,7 @@ panel follows ``settingsChanged`` (samples, sessions) back into its fields.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QRadioButton, QScrollArea, QVBoxLayout, QWidget)
@@ -28,6 +28,7 @@ from ...widgets.elided_combo import ElidedComboBox
 from ...widgets.group_titles import fit_titles
 from ...widgets.wrapped_choice import WrappedChoice
 from .inherited_fields import InheritedFields
+from .mode_fields import ModeFields
 from .parity_box import ParityBox
 from .superbpe_box import SuperBPEBox, transition_problem
 
@@ -71,7 +72,8 @@ class SettingsPanel(QWidget):
         self.errors: dict[str, str] = {}
         self._pending: tuple | None = None
         self._build()
-        self.inherited = InheritedFields(self, controller)   # fixed while training on
+        self.inherited = InheritedFields(self, controller)   # the notice while training on
+        self.modes = ModeFields(self, controller)   # greyed: what the mode does not use
         self._check_timer = QTimer(self, singleShot=True, interval=120)
         self._check_timer.timeout.connect(self.check)
         controller.settingsChanged.connect(self.set_settings)
@@ -188,7 +190,7 @@ class SettingsPanel(QWidget):
 
         self.parity = ParityBox(MAX_SPIN)
         self.parity.changed.connect(self._schedule_check)
-        self.parity.check.toggled.connect(self._parity_fields)
+        self.parity.check.toggled.connect(lambda _on: self.check())   # greyed at once
         lay.addWidget(self.parity)
 
         self.pre_box = pre_box = QGroupBox("Pre-tokenizer")
@@ -247,6 +249,12 @@ class SettingsPanel(QWidget):
         self.revert_button.setToolTip("Back to the settings in use")
         self.apply_button.clicked.connect(self.apply)
         self.revert_button.clicked.connect(lambda: self.set_settings(self.controller.settings))
+        # "Copy as command", a link in the state line (a button made the panel wider
+        # than a narrow dock, or taller than a tall one)
+        self.state_label.linkActivated.connect(lambda _href: self.copy_command())
+        self.state_label.setToolTip("Copy as command: the exact `bpe-gui train` command that "
+                                    "makes this training (the settings applied), to the "
+                                    "clipboard")
         buttons.addStretch(1)
         for b in (self.revert_button, self.apply_button):
             # (the style's least width for a button, 80, made the row wider than the dock)
@@ -275,21 +283,6 @@ class SettingsPanel(QWidget):
             (self.parity, "Parity-aware training: several languages", "Parity"),
             (sp_box, "Special tokens (one per line)", "Special tokens")))
         follow_palette(self, self._restyle)
-
-    def _parity_fields(self, on: bool) -> None:
-        """Parity-aware training has its own rules (byte level, GPT-2's pattern, Hugging
-        Face's tie rule, its own reading of lines): the fields it does not read are
-        greyed while it is on, their values kept for plain training."""
-        why = ("Not used by parity-aware training (byte level, GPT-2's pattern, Hugging "
-               "Face's tie rule; lines: its own box). Untick it to use this.")
-        for w in (self.mode_box, self.tie_box, self.pre_box, self.specials_box,
-                  self.prune_check, self.superbpe):
-            own = w.property("ownToolTip")
-            if own is None:
-                own = w.toolTip()
-                w.setProperty("ownToolTip", own)
-            w.setEnabled(not on)
-            w.setToolTip(why if on else own)
 
     def _error_label(self) -> QLabel:
         lab = QLabel(wordWrap=True)
@@ -337,9 +330,6 @@ class SettingsPanel(QWidget):
             self.setEnabled(True)
         self._syncing = True
         try:
-            self.tie_combo.setCurrentIndex(max(0, self.tie_combo.findData(s.tie_rule)))
-            (self.char_radio if s.mode == "char" else self.byte_radio).setChecked(True)
-            self.eow_combo.setCurrentIndex(max(0, self.eow_combo.findData(s.end_of_word)))
             if s.num_merges is not None:
                 self.merges_radio.setChecked(True)
                 self.merges_spin.setValue(s.num_merges)
@@ -348,19 +338,50 @@ class SettingsPanel(QWidget):
             if s.vocab_size is not None:
                 self.vocab_spin.setValue(s.vocab_size)
             self.minfreq_spin.setValue(s.min_frequency)
-            self.prune_check.setChecked(s.prune)
-            self.lines_check.setChecked(s.lines)
-            pattern, preset = resolve_pattern(s.pattern)
-            self.preset_combo.setCurrentIndex(self.preset_combo.findData(preset or CUSTOM))
-            self.pattern_edit.setText(pattern)
-            self.pattern_edit.setCursorPosition(0)
-            self.specials_edit.setPlainText("\n".join(s.special_tokens))
-            self.superbpe.set_value(s.superbpe_from)
             self.parity.set_value(self.controller.parity)
         finally:
             self._syncing = False
+        self.modes.kept = {k: getattr(s, k) for k in self.modes.kept}   # (greyed: kept)
+        self.show_fields({k: getattr(s, k) for k in self.modes.widgets
+                          if k not in self.modes.greyed})
         if check:
             self.check()
+
+    def show_fields(self, values: dict) -> None:
+        """Show these values of the settings the modes may fix (tie rule, mode, end of
+        word, pattern, special tokens, pruning, SuperBPE, lines), as they are, without
+        counting them as typed."""
+        setters = {
+            "tie_rule": lambda v: self.tie_combo.setCurrentIndex(
+                max(0, self.tie_combo.findData(v))),
+            "mode": lambda v: (self.char_radio if v == "char" else self.byte_radio
+                               ).setChecked(True),
+            "end_of_word": lambda v: self.eow_combo.setCurrentIndex(
+                max(0, self.eow_combo.findData(v))),
+            "prune": self.prune_check.setChecked, "lines": self.lines_check.setChecked,
+            "special_tokens": lambda v: self.specials_edit.setPlainText("\n".join(v)),
+            "superbpe_from": self.superbpe.set_value, "pattern": self._show_pattern}
+        was, self._syncing = self._syncing, True
+        try:
+            for key, value in values.items():
+                setters[key](value)
+        finally:
+            self._syncing = was
+
+    def field_values(self) -> dict:
+        """What the fields the modes may fix show now (show_fields' keys)."""
+        return {"tie_rule": self.tie_combo.currentData(),
+                "mode": "char" if self.char_radio.isChecked() else "byte",
+                "end_of_word": self.eow_combo.currentData(), "pattern": self.pattern(),
+                "special_tokens": tuple(self.special_tokens()),
+                "prune": self.prune_check.isChecked(), "lines": self.lines_check.isChecked(),
+                "superbpe_from": self.superbpe.value()}
+
+    def _show_pattern(self, text: str) -> None:
+        pattern, preset = resolve_pattern(text)
+        self.preset_combo.setCurrentIndex(self.preset_combo.findData(preset or CUSTOM))
+        self.pattern_edit.setText(pattern)
+        self.pattern_edit.setCursorPosition(0)
 
     def _parity_changed(self, setup) -> None:
         """The controller's parity setup changed (a session): show it."""
@@ -470,7 +491,7 @@ class SettingsPanel(QWidget):
                               lines=self.lines_check.isChecked())
         except BPEError as e:
             return None, {"superbpe" if "superbpe_from" in str(e) else "target": str(e)}
-        s = self.inherited.fixed(s)   # training on: what the tokenizer decides is its own
+        s = self.modes.fixed(s)   # what the mode decides (greyed) stays the user's own
         self.superbpe.follow(s, mode == "byte")
         if mode != "byte" and s.superbpe_from is not None:   # said in the SuperBPE box
             return None, {"superbpe": transition_problem(s) or ""}   # (a str: not byte)
@@ -528,6 +549,7 @@ class SettingsPanel(QWidget):
         self._pattern_field(custom)
         self.tie_help.setText(TIE_RULE_HELP.get(self.tie_combo.currentData(), ""))
         settings, errors = self.collect()
+        self.modes.update()   # (after collect: SuperBPE's box follows the mode radio there)
         self.errors = errors
         for key, lab in (("target", self.target_error), ("pattern", self.pattern_error),
                          ("specials", self.specials_error), ("superbpe", self.superbpe.error),
@@ -548,7 +570,8 @@ class SettingsPanel(QWidget):
             self.state_label.setText(f"<span style='color:{col['accent']}'>Not applied yet."
                                      "</span>")
         else:
-            self.state_label.setText(f"<span style='color:{col['muted']}'>In use.</span>")
+            self.state_label.setText(f"<span style='color:{col['muted']}'>In use.</span> "
+                                     "<a href='copy'>Copy as command</a>")
         return not errors
 
     def _emit_pending(self, settings: TrainSettings | None, changed: bool) -> None:
@@ -567,6 +590,22 @@ class SettingsPanel(QWidget):
         settings, _ = self.collect()
         return settings is None or settings != self.controller.settings or \
             not self.parity.same(self.parity.value(), self.controller.parity)
+
+    def copy_command(self) -> str | None:
+        """The training in use as its ``bpe-gui train`` command, on the clipboard (and
+        said in the status bar, with what it reads from standard input); None when the
+        settings cannot train (said why)."""
+        c = self.controller
+        try:
+            command, note = c.training.command()
+        except BPEError as e:
+            c.message.emit(f"No command to copy: {e}")
+            return None
+        QGuiApplication.clipboard().setText(command)
+        pending = " (the settings applied: Apply yours first to include them)" \
+            if self.is_pending() else ""
+        c.message.emit(f"Copied{pending}: {command}" + (f" — {note}" if note else ""))
+        return command
 
     def apply(self) -> bool:
         """Hand the settings to the controller; on error keep every field as typed."""

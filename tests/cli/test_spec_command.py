@@ -1,0 +1,177 @@
+"""A training spec prints as the exact ``bpe-gui train`` command that makes it, and the
+command line's own parser and checks read that command back into the same spec
+(engine/train/spec.py ``argv``/``command``, cli/train_on.py ``spec_of``), for every mode
+and option (hypothesis draws the specs); and the command, run, trains what the spec's run
+trains."""
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from bpe_gui.cli import main
+from bpe_gui.cli.train_on import spec_of
+from bpe_gui.engine.corpus import count_corpus
+from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
+from bpe_gui.engine.text import Pretokenizer
+from bpe_gui.engine.train import (PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityOptions,
+                                  Trainer, TrainingSpec, TrainSettings, build_run, resolve)
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
+TEXT = (FIXTURES / "en.train.txt").read_text("utf-8")
+SPECIALS = ("<|endoftext|>", "<pad>", "<s>")
+PATTERNS = ("gpt2", "cl100k", "o200k", "whitespace", "cjk", r"\w+|\s+|[^\w\s]+", "llama3")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict:
+    d = tmp_path_factory.mktemp("spec")
+    out = {}
+    for name in ("a b.txt", "c.txt"):
+        (d / name).write_text(TEXT[:4000], encoding="utf-8")
+    out["corpus"] = [str(d / "a b.txt"), str(d / "c.txt")]
+    out["table"] = str(d / "t.counts.tsv")
+    count_corpus(out["corpus"][1], Pretokenizer("cl100k", ["<s>"]), out=out["table"])
+    t = Trainer.from_text(TEXT[:3000], TrainSettings(num_merges=30, special_tokens=("<s>",)))
+    t.run()
+    export_tokenizer(t.tokenizer(), d / "tok", "hf")
+    out["base"] = str(d / "tok" / "tokenizer.json")
+    return out
+
+
+def settings_of(draw, *, mode: str = "byte", target_floor: int = 300) -> dict:
+    merges = draw(st.booleans())
+    return dict(num_merges=draw(st.integers(20, 90)) if merges else None,
+                vocab_size=None if merges else draw(st.integers(target_floor, 400)),
+                tie_rule=draw(st.sampled_from(["greatest", "first-seen", "lowest-ids",
+                                               "lowest-ids-hf"])),
+                min_frequency=draw(st.integers(1, 4)), mode=mode)
+
+
+@st.composite
+def specs(draw, files: dict) -> TrainingSpec:
+    mode = draw(st.sampled_from([PLAIN, PLAIN, SUPERBPE, TRAIN_ON, PARITY]))
+    corpus = tuple(draw(st.sampled_from([files["corpus"][:1], files["corpus"]])))
+    encoding = draw(st.sampled_from(["utf-8", "latin-1"]))
+    if mode == PLAIN:
+        char = draw(st.booleans())
+        s = TrainSettings(**settings_of(draw, mode="char" if char else "byte"),
+                          end_of_word=draw(st.sampled_from(["suffix", "prefix"])),
+                          pattern=draw(st.sampled_from(PATTERNS)),
+                          special_tokens=tuple(draw(st.lists(st.sampled_from(SPECIALS),
+                                                             unique=True, max_size=2))),
+                          prune=draw(st.booleans()), lines=draw(st.booleans()))
+        if draw(st.integers(0, 4)) == 0:   # a word-count table: its pattern and specials
+            s = TrainSettings(**{**vars(s), "pattern": "cl100k", "special_tokens": ("<s>",),
+                                 "lines": False})
+            return TrainingSpec(counts=(files["table"],), settings=s)
+        return TrainingSpec(corpus=corpus, settings=s, encoding=encoding,
+                            threads=draw(st.sampled_from([None, 1, 2])))
+    if mode == SUPERBPE:
+        base = draw(st.booleans())
+        kw = settings_of(draw)
+        t = draw(st.integers(0, 18))
+        if base:
+            return TrainingSpec(SUPERBPE, corpus=corpus, base=files["base"], encoding=encoding,
+                                settings=TrainSettings(**kw, superbpe_from=draw(
+                                    st.sampled_from([None, t]))))
+        return TrainingSpec(SUPERBPE, corpus=corpus, encoding=encoding, settings=TrainSettings(
+            **kw, superbpe_from=t, pattern=draw(st.sampled_from(PATTERNS[:3])),
+            special_tokens=tuple(draw(st.lists(st.sampled_from(SPECIALS), unique=True,
+                                               max_size=1)))))
+    if mode == TRAIN_ON:
+        return TrainingSpec(TRAIN_ON, corpus=corpus, base=files["base"], encoding=encoding,
+                            settings=TrainSettings(**settings_of(draw, target_floor=400),
+                                                   lines=draw(st.booleans())))
+    names = draw(st.lists(st.sampled_from(["en", "de", "ru", "zh"]), min_size=1, max_size=4,
+                          unique=True))
+    dev = draw(st.booleans())
+    ratios = st.floats(0.05, 20, allow_nan=False).map(lambda r: round(r, draw(
+        st.integers(0, 6))) or 0.5)
+    langs = tuple(Language(n, str(FIXTURES / f"{n}.train.txt"),
+                           str(FIXTURES / f"{n}.dev.txt") if dev else None,
+                           None if dev else draw(ratios)) for n in names)
+    window = draw(st.booleans())
+    return TrainingSpec(PARITY, encoding=encoding, parity=ParityOptions(
+        langs, "window" if window else "base", draw(st.integers(0, 30)),
+        draw(st.integers(1, 200)), draw(st.floats(0.1, 8).map(lambda a: round(a, 3)))),
+        settings=TrainSettings(num_merges=draw(st.integers(0, 500)), vocab_size=None,
+                               min_frequency=draw(st.integers(1, 9)),
+                               lines=draw(st.booleans())))
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_spec_reads_back_from_its_command(files, data):
+    drawn = data.draw(specs(files))
+    base = load_tokenizer(files["base"]) if drawn.base else None
+    spec = resolve(drawn, base)
+    argv = spec.argv()
+    assert shlex.split(spec.command()) == ["bpe-gui", *argv]
+    back, source = spec_of(argv)
+    assert back == spec, spec.command()
+    assert (source is None) == (base is None)
+
+
+def test_the_command_trains_what_the_spec_trains(files, tmp_path, capsys):
+    """Run through the command line, a spec's command writes the merges its run makes."""
+    cases = [TrainingSpec(corpus=tuple(files["corpus"]), settings=TrainSettings(
+                 num_merges=40, tie_rule="first-seen", pattern="o200k", lines=True)),
+             TrainingSpec(SUPERBPE, corpus=tuple(files["corpus"][:1]),
+                          settings=TrainSettings(num_merges=40, superbpe_from=25)),
+             TrainingSpec(TRAIN_ON, corpus=tuple(files["corpus"][:1]), base=files["base"],
+                          settings=TrainSettings(num_merges=25)),
+             TrainingSpec(PARITY, settings=TrainSettings(num_merges=40, vocab_size=None),
+                          parity=ParityOptions((Language("en", str(FIXTURES / "en.train.txt"),
+                                                         ratio=1.0),
+                                                Language("zh", str(FIXTURES / "zh.train.txt"),
+                                                         ratio=0.8))))]
+    for k, spec in enumerate(cases):
+        base = load_tokenizer(files["base"]) if spec.base else None
+        run = build_run(spec, base=base)
+        run.run()
+        out = tmp_path / f"o{k}"
+        assert main([*spec.argv(str(out))[:-2], "--out", str(out), "--format", "hf",
+                     "-q"]) == 0
+        capsys.readouterr()
+        merges = json.loads((out / "tokenizer.json").read_text("utf-8"))["model"]["merges"]
+        assert [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges] == \
+            [tuple(_spelled(a) for a in m) for m in run.tokenizer().merges], spec.command()
+
+
+def _spelled(token: bytes) -> str:
+    from bpe_gui.engine.display import bytes_to_unicode
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in token)
+
+
+def test_text_in_memory_is_read_from_standard_input():
+    spec = TrainingSpec(text="low lower", settings=TrainSettings(num_merges=5))
+    assert spec.argv()[:2] == ["train", "-"]
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("extra", [[], ["--lines", "--tie-rule", "lowest-ids-hf"],
+                                   ["--from", "BASE"], ["--encoding", "latin-1"],
+                                   ["--superbpe-from", "30"]])
+def test_train_dash_reads_standard_input(files, tmp_path, extra):
+    """`bpe-gui train -` said "-: file not found"; it reads the standard input, as the
+    file would be read."""
+    import subprocess
+    import sys
+    extra = [files["base"] if a == "BASE" else a for a in extra]
+    data = TEXT.encode("latin-1", "replace") if "latin-1" in extra else TEXT.encode()
+    (tmp_path / "c.txt").write_bytes(data)
+    outs = []
+    for corpus, stdin in (("-", data), (str(tmp_path / "c.txt"), None)):
+        out = tmp_path / f"o{len(outs)}"
+        p = subprocess.run([sys.executable, "-m", "bpe_gui", "train", corpus, "--num-merges",
+                            "60", *extra, "--out", str(out), "--format", "hf", "-q"],
+                           input=stdin, capture_output=True, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr.decode()
+        outs.append((out / "tokenizer.json").read_bytes())
+    assert outs[0] == outs[1]

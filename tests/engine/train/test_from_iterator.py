@@ -1,0 +1,87 @@
+"""Training from an iterator of texts (issue 78, item 4): ``train_from_iterator`` and
+``Trainer.from_texts`` stream (a block at a time), each text its own document, and give
+train_bpe's merges on the same texts written to a file; a list of texts is never read as
+file paths without a word."""
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from bpe_gui.engine import train_from_iterator
+from bpe_gui.engine.errors import ArgumentError, BPEError
+from bpe_gui.engine.train import Trainer, TrainSettings, train_bpe
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
+SPECIALS = ["<|endoftext|>"]
+
+
+def test_an_open_file_trains_as_the_file_read_line_by_line():
+    path = FIXTURES / "en.train.txt"
+    with open(path, encoding="utf-8", newline="\n") as f:
+        tok = train_from_iterator(f, vocab_size=600, special_tokens=SPECIALS, lines=True)
+    vocab, merges = train_bpe(path, 600, SPECIALS, lines=True)
+    assert tok.merges == merges and tok.vocab == vocab
+
+
+def test_a_generator_of_documents_trains_as_a_jsonl_file_of_them(tmp_path):
+    docs = [line.strip() + "<|endoftext|>" for line in
+            (FIXTURES / "de.train.txt").read_text("utf-8").split("\n\n") if line.strip()]
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), "utf-8")
+    tok = train_from_iterator((d for d in docs), vocab_size=500, special_tokens=SPECIALS,
+                              tie_rule="first-seen")
+    vocab, merges = train_bpe(jsonl, 500, SPECIALS, tie_rule="first-seen")
+    assert tok.merges == merges and tok.vocab == vocab
+    assert tok.encode("Der Hund<|endoftext|>", allowed_special="all")[-1] == \
+        tok.special_ids["<|endoftext|>"]
+
+
+def test_from_texts_steps_like_from_files():
+    path = FIXTURES / "ru.train.txt"
+    s = TrainSettings(num_merges=40, lines=True)
+    with open(path, encoding="utf-8", newline="\n") as f:
+        t = Trainer.from_texts(f, s)
+    ref = Trainer.from_files([path], s)
+    for _ in range(10):
+        assert t.step() == ref.step()
+    t.undo()
+    ref.undo()
+    t.run()
+    ref.run()
+    assert t.merges == ref.merges
+
+
+def test_the_iterator_is_streamed_not_held():
+    """8 MB of text from a generator: Python's peak stays a few blocks' worth."""
+    line = "the quick brown fox jumps over the lazy dog near the river bank\n"
+    n = (8 << 20) // len(line)
+    tracemalloc.start()
+    try:
+        tok = train_from_iterator((f"{line[:-1]} {i % 97}\n" for i in range(n)),
+                                  vocab_size=300)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert tok.n_merges == 300 - 256
+    assert peak < 4 << 20, f"peak {peak / 2**20:.1f} MiB for 8 MiB of texts"
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("call", [
+    lambda texts: Trainer.from_source(texts, TrainSettings(num_merges=5)),
+    lambda texts: train_bpe(texts, 300),
+])
+def test_a_list_of_texts_is_not_read_as_paths(call):
+    """Trainer.from_source(list_of_texts) read each text as a file's path."""
+    with pytest.raises(ArgumentError, match=r"item 0 .*reads as text.*from_texts"):
+        call(["the cat sat on the mat", "a dog"])
+
+
+def test_bad_texts_are_named():
+    with pytest.raises(BPEError, match="text 1 of the iterator is bytes"):
+        train_from_iterator(iter(["ok", b"raw"]), vocab_size=300)
+    with pytest.raises(BPEError, match="One text: put it in a list"):
+        Trainer.from_texts("just one text")
