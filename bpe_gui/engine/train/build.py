@@ -63,8 +63,13 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
         return None if progress is None else (lambda d, t: progress(name, d, t))
 
     def words() -> PretokenTable:
-        return _reused(reuse, spec, "table") or table or \
-            _table(spec, s, phase(READING), cancel)
+        old = _reused(reuse, spec, "table")
+        if old is not None:
+            return old
+        got = table or _table(spec, s, phase(READING), cancel)
+        if spec.counts or table is not None:   # a table counted apart: its way of cutting
+            check_settings(got.meta, s, where or _table_name(spec))
+        return got
     run: TrainerProtocol
     if spec.mode == SUPERBPE:
         from .superbpe import stage2_pretokenizer
@@ -98,10 +103,7 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
         assert src is not None   # (validated: training on names its tokenizer)
         run = InheritedTrainer(src, words(), s)
     else:
-        got = words()
-        if spec.counts or table is not None:
-            check_settings(got.meta, s, where or _table_name(spec))
-        run = Trainer(got, s, undo=undo)
+        run = Trainer(words(), s, undo=undo)
         if not undo:   # its words are in the core now (train_bpe's and the command line's)
             run.release_table()
     if cancel is not None and cancel():
