@@ -64,7 +64,7 @@ class Host:
     __slots__ = ("corpus", "settings", "trainer", "stale", "use_imported", "busy",
                  "imported", "imported_path", "saved",
                  "message", "trainerChanged", "trainerStale", "stepChanged",
-                 "tokenizerChanged", "livePeek", "importFinished", "train_on", "busyChanged",
+                 "tokenizerChanged", "livePeek", "importFinished", "train_on", "jobEnded",
                  "parity", "imported_pattern", "corpusChanged", "runs")
 
     def __init__(self, text: str, settings: TrainSettings):
@@ -76,7 +76,7 @@ class Host:
         self.parity = ParitySetup()   # off: the corpus trains as one
         self.saved: list = []
         for name in ("message", "trainerChanged", "trainerStale", "stepChanged",
-                     "tokenizerChanged", "livePeek", "importFinished", "busyChanged",
+                     "tokenizerChanged", "livePeek", "importFinished", "jobEnded",
                      "corpusChanged"):
             setattr(self, name, Sent())
 

@@ -638,12 +638,17 @@ class WindowMachine(RuleBasedStateMachine):
 SHARDS = 8   # the sequences are split so that the suite's workers share them
 
 
-def _run(qtbot, tmp_path, monkeypatch, shard: int, examples: int, steps: int = 30):
+def _lower_thresholds(monkeypatch) -> None:
+    """A few KB take the routes a big corpus takes."""
     monkeypatch.setattr(training_mod, "SYNC_CHARS", 2_000)
     monkeypatch.setattr(training_mod, "SYNC_STEPS", 12)
     monkeypatch.setattr(controller_mod, "SYNC_STEPS", 12)
     monkeypatch.setattr(corpus_source, "EDIT_BYTES", 6_000)
     monkeypatch.setattr(corpus_source, "PROBE_BYTES", 2_000)
+
+
+def _run(qtbot, tmp_path, monkeypatch, shard: int, examples: int, steps: int = 30):
+    _lower_thresholds(monkeypatch)
     machine = seed(shard)(type(f"WindowMachine{shard}", (WindowMachine,), {}))
     machine.qtbot = qtbot
     machine.folder = tmp_path
@@ -692,3 +697,26 @@ def test_one_shard_named_by_the_environment(qtbot, tmp_path, monkeypatch):
     if shard is None:
         pytest.skip("a shard of the slow run, run by it in a process of its own")
     _run(qtbot, tmp_path, monkeypatch, int(shard), int(os.environ["BPE_GUI_MACHINE_EXAMPLES"]))
+
+
+def test_a_session_step_past_the_corpus_end_then_a_step_back(qtbot, tmp_path, monkeypatch):
+    """A sequence the machine found: Discard at quit brings back the corpus of before the
+    edits at the step trained then (30), which that corpus cannot reach (it ends at 15);
+    the user goes back to step 0 at once, and the next save must write step 0, not the
+    restored session's 30."""
+    _lower_thresholds(monkeypatch)
+    machine = type("WindowMachineFound", (WindowMachine,), {})
+    machine.qtbot, machine.folder = qtbot, tmp_path
+    machine._controllers, machine._views, machine._all_views = [], [], []
+    state = machine()
+    try:
+        state.launch()
+        state.type_corpus(name="mixed")
+        state.target(n=30)
+        state.train()
+        state.quit_discarding_edits()
+        assert state.c.trainer.n_steps < 30   # the corpus ran out of pairs
+        state.jump(k=0)
+        state.relaunch()
+    finally:
+        state.teardown()

@@ -59,6 +59,7 @@ class Controller(QObject):
     cancelling = Signal(str)            # Cancel was asked for this job (feedback at once)
     tokenizerChanged = Signal()         # what the encode view should use changed
     busyChanged = Signal(bool)
+    jobEnded = Signal()                 # a job's end, after its callbacks ran (busy or not)
     progress = Signal(str, object, object)    # label, done, total
     playingChanged = Signal(bool)
     message = Signal(str)               # a status-bar line
@@ -91,6 +92,7 @@ class Controller(QObject):
         self.settings_for_new_corpus: Callable[[], TrainSettings | None] | None = None
         self.slot = JobSlot(self._fail, self.message.emit, self)
         self.slot.busyChanged.connect(self.busyChanged)
+        self.slot.ended.connect(self.jobEnded)
         self.jobs = self.slot.runner
         self.jobs.progress.connect(self.progress)
         self.jobs.cancelRequested.connect(self.cancelling)

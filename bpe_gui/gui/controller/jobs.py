@@ -78,6 +78,7 @@ class JobSlot(QObject):
     """
 
     busyChanged = Signal(bool)
+    ended = Signal()   # a job's end, after its callbacks (on_done, on_end) have run
 
     def __init__(self, report: Callable[[str, str], None], say: Callable[[str], None],
                  parent: QObject | None = None):
@@ -134,6 +135,7 @@ class JobSlot(QObject):
         if job is not None:
             job.on_done(result)
             job.on_end(JobEnd(Outcome.DONE))
+        self.ended.emit()
 
     def _failed(self, label: str, message: str, user_error: bool) -> None:
         job = self._take()
@@ -146,16 +148,16 @@ class JobSlot(QObject):
             why = f"Unexpected error: {message.strip().splitlines()[-1]}"
         if job is not None:
             job.on_end(JobEnd(Outcome.FAILED, why))
+        self.ended.emit()
 
-    def end_cancelled(self, before_busy: Callable[[], None] = _nothing,
-                      emit_busy: bool = True) -> None:
+    def end_cancelled(self, before_busy: Callable[[], None] = _nothing) -> None:
         """The running job ended cancelled (or dropped); ``before_busy`` runs first
         (e.g. keep the merges of a trainer it was running)."""
         job, quiet = self._take(), self._dropping
         before_busy()
-        if emit_busy:
-            self.busyChanged.emit(False)
+        self.busyChanged.emit(False)
         if job is not None:
             job.on_end(JobEnd(Outcome.DROPPED if quiet else Outcome.CANCELLED))
             if not quiet:   # a yielding job is dropped for the user's action: no news
                 self._say(f"{job.label}: cancelled.")
+        self.ended.emit()

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Literal, Protocol, Sequence
 
-from PySide6.QtCore import QMetaMethod, QTimer, SignalInstance
+from PySide6.QtCore import QMetaMethod, SignalInstance
 
 from ...engine.corpus import settings_for_table
 from ...engine.display import counted, human_size
@@ -58,7 +58,7 @@ class OpeningHost(Protocol):
     settingsChanged: SignalInstance
     corpusChanged: SignalInstance
     trainerStale: SignalInstance
-    busyChanged: SignalInstance
+    jobEnded: SignalInstance
     stepChanged: SignalInstance
 
     @property
@@ -93,7 +93,8 @@ class Opening:
         # what the last session restored could not bring back (a tokenizer file gone):
         # the window says it beside its own message
         self.restore_notes: list[str] = []
-        host.busyChanged.connect(self._busy_changed)
+        # at once, after the job's callbacks: the user's next step must not come first
+        host.jobEnded.connect(self._restore_job_ended)
         host.stepChanged.connect(self._on_step)
 
     def _job(self, label: str, run, on_done, abandon: bool = False) -> bool:
@@ -280,12 +281,6 @@ class Opening:
         self.before_edits.note()
         if r is not None and r.left is None and not c.busy and r.landed(c.trainer):
             self.restoring = None
-
-    def _busy_changed(self, busy: bool) -> None:
-        if not busy and self.restoring is not None:
-            # after every callback of the job's end (the trainer installed, or the
-            # merges of a cancelled run kept), or the next job of the restore started
-            QTimer.singleShot(0, self._restore_job_ended)
 
     def _restore_job_ended(self) -> None:
         c = self.c
