@@ -5,7 +5,7 @@ and the command line do, and run it forward only (no undo log: less memory)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, cast
 
 from .. import checks
 from ..corpus.table import PretokenTable
@@ -45,6 +45,10 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     (``lines``) are given, and then they must be the table's (see
     :meth:`Trainer.from_counts`).
     """
+    if isinstance(input_path, Iterator):   # read once: the checks below and the run
+        input_path = list(input_path)
+    if isinstance(counts, Iterator):
+        counts = list(counts)
     _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
     checks.whole(workers, "train_bpe(workers)", 1, 4096, none_ok=True)
     table = input_path if isinstance(input_path, PretokenTable) else None

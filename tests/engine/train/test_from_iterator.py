@@ -85,3 +85,12 @@ def test_bad_texts_are_named():
         train_from_iterator(iter(["ok", b"raw"]), vocab_size=300)
     with pytest.raises(BPEError, match="One text: put it in a list"):
         Trainer.from_texts("just one text")
+
+
+def test_train_bpe_reads_a_generator_once_paths_or_texts():
+    """A generator given to train_bpe is read once: of paths it trains as their list; of
+    texts it is refused with the call for texts (it used to say the corpus was empty)."""
+    path = FIXTURES / "en.train.txt"
+    assert train_bpe((p for p in [path]), 400) == train_bpe([path], 400)
+    with pytest.raises(ArgumentError, match="train_from_iterator"):
+        train_bpe((line for line in path.read_text("utf-8").splitlines()[:50]), 400)
