@@ -23,6 +23,7 @@ from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
 
 from llama_cpp_files import cases  # noqa: E402
 from llama_cpp_sdist import sdist_files  # noqa: E402
+from mixture_reference import merges_from_ranks  # noqa: E402
 from tiktoken_files import npm_ranks  # noqa: E402
 
 EOT = "<|endoftext|>"
@@ -65,22 +66,6 @@ def refused(call: Callable[[str], list[int]]) -> Callable[[str], list[int] | Non
     return run
 
 
-def recovered_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """GPT-2's merges from its ranks: each token of two or more bytes is the one pair the
-    lower ranks merge its bytes into (the way tiktoken's ranks were made from merges)."""
-    out = []
-    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-        if len(token) < 2:
-            continue
-        parts = [bytes([b]) for b in token]
-        while len(parts) > 2:
-            best = min(range(len(parts) - 1),
-                       key=lambda k: ranks.get(parts[k] + parts[k + 1], 1 << 30))
-            parts[best:best + 2] = [parts[best] + parts[best + 1]]
-        out.append((parts[0], parts[1]))
-    return out
-
-
 def published(name: str, d: Path) -> Door:
     if name in ("cl100k", "o200k"):
         got = npm_ranks(f"{name}_base", d)
@@ -102,7 +87,7 @@ def published(name: str, d: Path) -> Door:
         vocab[len(vocab)] = EOT.encode()
         enc = tiktoken.Encoding("gpt2", pat_str=meta["pat_str"], mergeable_ranks=ranks,
                                 special_tokens={EOT: len(ranks)})
-        tok = Tokenizer(vocab, recovered_merges(ranks), special_tokens=[EOT])
+        tok = Tokenizer(vocab, merges_from_ranks(ranks, len(ranks)), special_tokens=[EOT])
         return Door(name, tok, TEXTS + [TYPED, EOT + EOT + "x"],
                     lambda s: enc.encode(s, allowed_special={EOT}), enc.encode_ordinary)
     if name in ("llama3-model", "llama3-json"):
