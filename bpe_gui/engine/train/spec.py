@@ -24,7 +24,6 @@ Example::
 from __future__ import annotations
 
 import math
-import shlex
 from dataclasses import dataclass, field, replace
 
 from ..errors import SettingsError
@@ -381,6 +380,7 @@ class TrainingSpec:
 
     def command(self, out: str = "tokenizer") -> str:
         """The exact shell command that trains this spec (``bpe-gui train ...``)."""
+        import shlex   # (only a command shown needs it)
         return shlex.join(["bpe-gui", *self.argv(out)])
 
 
