@@ -32,7 +32,7 @@ import codecs
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..errors import CorpusError, NotUTF8Error, PatternError
 from .files import BOM, binary_error, inner_suffix, is_text_codec, jsonl_text, looks_binary, \
@@ -145,7 +145,7 @@ class BlockReader:
     """
 
     def __init__(self, sources: Sequence[str | Path] | None, pre: Pretokenizer,
-                 texts: Sequence[str] | None = None, encoding: str = "utf-8",
+                 texts: Iterable[str] | None = None, encoding: str = "utf-8",
                  lines: bool = False):
         self.bounds = Boundaries(pre, lines)
         self.paths = [Path(p) for p in (sources or [])]

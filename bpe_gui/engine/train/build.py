@@ -52,10 +52,10 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
     if spec.mode == PARITY:
         return _parity(spec, progress, cancel, undo)
     if spec.mode == SUPERBPE and spec.corpus == (STDIN,):   # read twice: held once
-        run = build_run(replace(spec, corpus=(), text=_stdin_text(spec.encoding)),
-                        progress, cancel, undo=undo, base=base, prepare=prepare)
-        run.spec = spec
-        return run
+        read = build_run(replace(spec, corpus=(), text=_stdin_text(spec.encoding)),
+                         progress, cancel, undo=undo, base=base, prepare=prepare)
+        read.spec = spec
+        return read
     src = base if spec.base else None
     s = spec.settings
 
@@ -199,14 +199,10 @@ def lend(run: TrainerProtocol | None) -> Lent | None:
 
 def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
     """``run``'s table (or SuperBPE's stage-2 table) when it read the same words."""
-    if isinstance(run, Lent):
-        old = run.spec
-    else:
-        lent = lend(run)
-        old, run = (None, None) if lent is None else (lent.spec, lent)
-    if run is None or old is None or old.table_key() != spec.table_key():
+    lent = run if isinstance(run, Lent) else lend(run)
+    if lent is None or lent.spec.table_key() != spec.table_key():
         return None
-    return getattr(run, what, None)
+    return getattr(lent, what, None)
 
 
 def _table_name(spec: TrainingSpec) -> str:

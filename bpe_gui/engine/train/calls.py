@@ -65,6 +65,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
             if counts is not None else [_table_name(table)]
         spec = TrainingSpec(counts=tuple(names), settings=settings)
     else:   # a str here is a file's path, not the text
+        assert not isinstance(input_path, PretokenTable)   # (table is None here)
         paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
         checks.texts_not_paths(list(paths or ()), "train_bpe(input_path)")
         if not paths:

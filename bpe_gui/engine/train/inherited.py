@@ -73,7 +73,7 @@ class InheritedTrainer(Trainer):
     ``pattern`` overrides the source's pre-tokenizer (SuperBPE's stage 2 does).
     """
 
-    def __init__(self, source: Tokenizer, table: PretokenTable,
+    def __init__(self, source: BaseTokenizer, table: PretokenTable,
                  settings: TrainSettings | None = None, *, pattern: str | None = None,
                  check: bool = True):
         settings = inherited_settings(source, settings, pattern)
@@ -86,7 +86,7 @@ class InheritedTrainer(Trainer):
 
     # ----- construction -------------------------------------------------------------
     @classmethod  # the source tokenizer comes first: not a drop-in for Trainer.from_text
-    def from_text(cls, source: Tokenizer, text: str,  # type: ignore[override]
+    def from_text(cls, source: BaseTokenizer, text: str,  # type: ignore[override]
                   settings: TrainSettings | None = None,
                   *, pattern: str | None = None, **kw) -> "InheritedTrainer":
         s = inherited_settings(source, settings, pattern)
@@ -94,7 +94,7 @@ class InheritedTrainer(Trainer):
                    s, pattern=pattern)
 
     @classmethod  # (as from_text)
-    def from_files(cls, source: Tokenizer,  # type: ignore[override]
+    def from_files(cls, source: BaseTokenizer,  # type: ignore[override]
                    paths: str | Path | Sequence[str | Path],
                    settings: TrainSettings | None = None, *, pattern: str | None = None,
                    **kw) -> "InheritedTrainer":
@@ -146,7 +146,7 @@ class InheritedTrainer(Trainer):
         return meta
 
 
-def _source_counts(source: Tokenizer, n: int) -> list:
+def _source_counts(source: BaseTokenizer, n: int) -> list:
     counts = list((source.meta or {}).get("merge_counts") or [])[:n]
     return counts + [None] * (n - len(counts))
 
@@ -202,7 +202,8 @@ def _each_word(table: PretokenTable, n: int | None = None):
         yield blob[st[i]:st[i + 1]].decode("utf-8")
 
 
-def check_merge_list(source: Tokenizer, merged: Tokenizer, table: PretokenTable) -> None:
+def check_merge_list(source: BaseTokenizer, merged: Tokenizer,
+                     table: PretokenTable) -> None:
     """Refuse a source whose own encoder differs from its merge list on a sample of the
     new corpus (its first words, joined back into text): training on would learn from
     a segmentation the source never gives."""

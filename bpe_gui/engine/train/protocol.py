@@ -49,10 +49,9 @@ class TrainerProtocol(Protocol):
     """A training run of merge steps (see the module docstring)."""
 
     # ----- facts fixed for this run -------------------------------------------------------
-    @property
-    def spec(self) -> TrainingSpec | None:
-        """What it trains (build_run, the one factory, sets it; None for a run made
-        by hand)."""
+    # what it trains (build_run, the one factory, sets it; None for a run made by hand)
+    spec: TrainingSpec | None
+
     @property
     def settings(self) -> TrainSettings:
         """The settings it trains with (``retarget`` may change the stopping target)."""

@@ -253,8 +253,9 @@ class TrainingSpec:
         """The engine's ParitySettings for this spec."""
         from .parity import ParitySettings
         p = p or self.parity or ParityOptions()
-        ratios = tuple(float(lang.ratio) for lang in p.languages) \
-            if p.languages and all(lang.ratio is not None for lang in p.languages) else None
+        given = [lang.ratio for lang in p.languages]
+        ratios = tuple(float(r) for r in given if r is not None) \
+            if given and None not in given else None
         return ParitySettings(num_merges=self.settings.num_merges or 0, variant=p.variant,
                               global_merges=p.global_merges, window_size=p.window_size,
                               alpha=p.alpha, ratios=ratios,

@@ -43,6 +43,7 @@ from ..corpus.table import PretokenTable
 from ..text.pretokenize import Pretokenizer
 from ..text.presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_SPLIT_REGEX, SUPERBPE_TRAIN_PATTERN
 from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
+from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.trained import Tokenizer
 from .inherited import InheritedTrainer
 from .trainer import TrainSettings, Trainer, new_core
@@ -83,7 +84,7 @@ class SuperBPETrainer(InheritedTrainer):
 
     stage1_steps: tuple = ()
 
-    def __init__(self, stage1: Tokenizer, table: PretokenTable,
+    def __init__(self, stage1: BaseTokenizer, table: PretokenTable,
                  settings: TrainSettings | None = None):
         self._log: list[tuple[int, frozenset]] = []   # (step, pairs cut there)
         super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)

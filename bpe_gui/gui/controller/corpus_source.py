@@ -126,7 +126,7 @@ def sample_file(corpus: "Corpus") -> str | None:
     from ..resources import resources
     res = resources()
     try:
-        path = Path(res.__file__).parent / "samples" / res.sample(corpus.sample).file
+        path = Path(str(res.__file__)).parent / "samples" / res.sample(corpus.sample).file
         same = path.read_text(encoding="utf-8") == corpus.text
     except (KeyError, OSError, TypeError, UnicodeError):
         return None

@@ -419,7 +419,7 @@ class Training:
         except BPEError as e:
             self._fail("Training settings", e)
             return False
-        t.spec = new   # type: ignore[attr-defined]  # (every run carries its spec)
+        t.spec = new   # (every run carries its spec)
         c.settings = settings   # the panel's own (a mode's fixed fields are the spec's)
         c.settingsChanged.emit(c.settings)
         c.targetChanged.emit()

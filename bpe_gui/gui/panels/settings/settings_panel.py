@@ -8,6 +8,8 @@ panel follows ``settingsChanged`` (samples, sessions) back into its fields.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
@@ -351,7 +353,7 @@ class SettingsPanel(QWidget):
         """Show these values of the settings the modes may fix (tie rule, mode, end of
         word, pattern, special tokens, pruning, SuperBPE, lines), as they are, without
         counting them as typed."""
-        setters = {
+        setters: dict[str, Callable[[Any], object]] = {
             "tie_rule": lambda v: self.tie_combo.setCurrentIndex(
                 max(0, self.tie_combo.findData(v))),
             "mode": lambda v: (self.char_radio if v == "char" else self.byte_radio
