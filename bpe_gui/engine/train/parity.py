@@ -275,13 +275,8 @@ class ParityData:
 
 def _lines_of(texts: object) -> int:
     """Lines of a text or a list of texts (each text's own)."""
-    if isinstance(texts, str):
-        return text_lines(texts)
     assert isinstance(texts, Iterable)
-    n = 0
-    for t in texts:
-        n += text_lines(t)
-    return n
+    return sum(map(text_lines, [texts] if isinstance(texts, str) else texts))
 
 
 def _words(table: PretokenTable) -> dict[bytes, int]:
@@ -598,11 +593,6 @@ class ParityTrainer:
         return len(inner) + len(final)
 
     # ----- what a window reads -------------------------------------------------------------
-    @property
-    def spellings(self) -> list[str]:
-        """Each token's GPT-2 spelling, by id: what HF's tie order compares."""
-        return self._keys
-
     def pair_source(self, language: int | None):
         """The column a step chooses from: language ``language``'s training words, or
         all languages' together (None, the global phase). Its ``best``, ``top`` and
@@ -683,10 +673,6 @@ class ParityTrainer:
     def curve(self) -> list[tuple[int, ...]]:
         """Each language's tokens at steps 0..n_steps (see ``tokens``)."""
         return [self._tokens_at(0)] + [st.tokens for st in self.steps]
-
-    def measure(self) -> tuple[float, ...]:
-        """Each language's measure now (see ``ParityStep.measure``)."""
-        return self._measure(self.tokens, self.train_tokens)
 
     def _measure(self, tokens: tuple[int, ...], train: tuple[int, ...]) -> tuple[float, ...]:
         if self.kind == "ratio":
