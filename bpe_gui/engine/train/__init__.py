@@ -32,8 +32,9 @@ from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .session import Session, looks_like_session
-    from .superbpe import TRAIN_PATTERN, stage2, stage2_pretokenizer, train_superbpe
-    from .superbpe_run import SuperBPERun, check_transition
+    from .superbpe import (TRAIN_PATTERN, check_transition, stage2, stage2_pretokenizer,
+                           train_superbpe)
+    from .superbpe_run import SuperBPERun
     from .parity_run import ParityInfo, ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
@@ -49,8 +50,8 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session looks_like_session",
-    ".superbpe": "TRAIN_PATTERN stage2 stage2_pretokenizer train_superbpe",
-    ".superbpe_run": "SuperBPERun check_transition",
+    ".superbpe": "TRAIN_PATTERN check_transition stage2 stage2_pretokenizer train_superbpe",
+    ".superbpe_run": "SuperBPERun",
     ".parity_run": "ParityInfo ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "

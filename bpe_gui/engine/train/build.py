@@ -16,7 +16,7 @@ from ..corpus.table import PretokenTable
 from ..corpus.table_sums import check_settings, read_tables
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from .spec import PARITY, STDIN, SUPERBPE, TRAIN_ON, TrainingSpec
-from .trainer import Trainer, TrainSettings, source_table
+from .trainer import Trainer, TrainSettings, _table_name, source_table
 
 if TYPE_CHECKING:
     from ..tokenizers.base import BaseTokenizer
@@ -68,7 +68,8 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
             return old
         got = table or _table(spec, s, phase(READING), cancel)
         if spec.counts or table is not None:   # a table counted apart: its way of cutting
-            check_settings(got.meta, s, where or _table_name(spec))
+            check_settings(got.meta, s, where or (_table_name(list(spec.counts))
+                                                       if spec.counts else TABLE))
         return got
     run: TrainerProtocol
     if spec.mode == SUPERBPE:
@@ -203,13 +204,6 @@ def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
     if lent is None or lent.spec.table_key() != spec.table_key():
         return None
     return getattr(lent, what, None)
-
-
-def _table_name(spec: TrainingSpec) -> str:
-    names = list(spec.counts)
-    if not names:
-        return TABLE
-    return names[0] if len(names) == 1 else f"the count tables ({', '.join(names)})"
 
 
 def _parity(spec: TrainingSpec, progress, cancel, undo: bool):

@@ -135,10 +135,6 @@ class InheritedTrainer(Trainer):
         merges)``); the new ones alone are ``[(s.left, s.right) for s in steps]``."""
         return list(self.source.merges) + [(s.left, s.right) for s in self.steps]
 
-    def is_inherited(self, token_id: int) -> bool:
-        """True for an id of the source's vocabulary (kept as it was)."""
-        return token_id < self.n_initial
-
     def metadata(self, k: int | None = None, counts: list[int] | None = None) -> dict:
         meta = super().metadata(k, counts)
         meta["merge_counts"] = self._inherited_counts + meta["merge_counts"]

@@ -275,13 +275,8 @@ class ParityData:
 
 def _lines_of(texts: object) -> int:
     """Lines of a text or a list of texts (each text's own)."""
-    if isinstance(texts, str):
-        return text_lines(texts)
     assert isinstance(texts, Iterable)
-    n = 0
-    for t in texts:
-        n += text_lines(t)
-    return n
+    return sum(map(text_lines, [texts] if isinstance(texts, str) else texts))
 
 
 def _words(table: PretokenTable) -> dict[bytes, int]:
@@ -533,23 +528,9 @@ class ParityTrainer:
 
     Ids: 0-255 are the bytes; each merge whose token is new gets the next id (a merge
     that makes a token an earlier merge made keeps that token's id, as HF does).
-
-    What a window reads:
-
-    - ``names``, ``n_languages``, ``kind`` ("dev", "ratio" or "train": what chooses);
-    - ``steps`` (:class:`ParityStep` records), ``n_steps``, ``target_steps``,
-      ``is_done``; ``step()``, ``undo()``, ``goto(k)``, ``run(until, progress,
-      cancel)``, ``reset()``;
-    - ``tokens`` (each language's tokens now, dev text or training text),
-      ``train_tokens``, ``measure()`` (what the next choice compares), ``curve()``
-      (``tokens`` at steps 0..n) and ``plain_curve(n)`` (the same for plain BPE on the
-      same data), ``explain(step)`` (a sentence: whose turn and why);
-    - ``merges``, ``vocab``, ``vocab_bytes``, ``vocab_size``, ``render(id)``
-      (GPT-2 spelling), ``render_pair``, ``hf_merges()``, ``tokenizer(at_step=k)``,
-      ``metadata(k)``;
-    - ``stalled``: steps where HF's window rule has no answer (its loop never ends:
-      every language left is set aside or over its share); the last language tried
-      is taken there.
+    ``kind`` is what chooses ("dev", "ratio" or "train"); ``stalled``: steps where HF's
+    window rule has no answer (its loop never ends: every language left is set aside or
+    over its share), where the last language tried is taken.
 
     One trainer is used from one thread at a time.
     """
@@ -612,11 +593,6 @@ class ParityTrainer:
         return len(inner) + len(final)
 
     # ----- what a window reads -------------------------------------------------------------
-    @property
-    def spellings(self) -> list[str]:
-        """Each token's GPT-2 spelling, by id: what HF's tie order compares."""
-        return self._keys
-
     def pair_source(self, language: int | None):
         """The column a step chooses from: language ``language``'s training words, or
         all languages' together (None, the global phase). Its ``best``, ``top`` and
@@ -698,10 +674,6 @@ class ParityTrainer:
         """Each language's tokens at steps 0..n_steps (see ``tokens``)."""
         return [self._tokens_at(0)] + [st.tokens for st in self.steps]
 
-    def measure(self) -> tuple[float, ...]:
-        """Each language's measure now (see ``ParityStep.measure``)."""
-        return self._measure(self.tokens, self.train_tokens)
-
     def _measure(self, tokens: tuple[int, ...], train: tuple[int, ...]) -> tuple[float, ...]:
         if self.kind == "ratio":
             ratios = self.settings.ratios
@@ -780,10 +752,11 @@ class ParityTrainer:
         is done (the target, no pair left in any language, or in the global phase)."""
         return self._choice()[0]
 
-    def _choice(self) -> tuple[Choice | None, bool]:
-        """:meth:`choose`, and whether HF's window loop would stall while choosing (also
-        when no language is left: then HF's loop never ends either)."""
-        if self.n_steps >= self.target or self._over:
+    def _choice(self, past_target: bool = False) -> tuple[Choice | None, bool]:
+        """:meth:`choose` (``past_target``: at the target too), and whether HF's window
+        loop would stall while choosing (also when no language is left: then HF's loop
+        never ends either)."""
+        if (self.n_steps >= self.target and not past_target) or self._over:
             return None, False
         exhausted = self._exhausted   # (copied before a language is added to it)
         window = deque(self._window) if self.settings.variant == "window" else self._window
@@ -837,7 +810,7 @@ class ParityTrainer:
             self.vocab_bytes.append(token)
             self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        rec = ParityStep(   # (as _record makes it: inline, one call less a step)
+        rec = ParityStep(
             index=self.n_steps + 1, pair=c.pair, left=self.vocab_bytes[a],
             right=self.vocab_bytes[b], new_id=new_id, token=token, count=c.count,
             language=c.language, kind="global" if c.language is None else self.kind,
@@ -850,27 +823,21 @@ class ParityTrainer:
             self._undo[-1] = turn
         return rec
 
-    def _record(self, c: Choice, new_id: int, tokens: tuple[int, ...] | None = None) \
-            -> ParityStep:
-        """The record of the step ``c`` chose (made with ``new_id``; ``tokens``: each
-        language's tokens after it, default now)."""
+    def next_record(self) -> ParityStep | None:
+        """The record the next step would make, without its tokens after it (they are
+        known once it merges): :meth:`choose` as a record, for a look ahead; at the
+        target too (what a longer run would merge next)."""
+        c = self._choice(past_target=True)[0]
+        if c is None:
+            return None
         a, b = c.pair
         left, right = self.vocab_bytes[a], self.vocab_bytes[b]
         return ParityStep(
-            index=self.n_steps + 1, pair=c.pair, left=left, right=right, new_id=new_id,
-            token=left + right, count=c.count, language=c.language,
+            index=self.n_steps + 1, pair=c.pair, left=left, right=right,
+            new_id=self._ids.get(left + right, len(self.vocab_bytes)), token=left + right,
+            count=c.count, language=c.language,
             kind="global" if c.language is None else self.kind, measure=c.measure,
-            tokens=self._now[0] if tokens is None else tokens, passed=c.passed,
-            exhausted=c.exhausted)
-
-    def next_record(self) -> ParityStep | None:
-        """The record the next step would make, without its tokens after it (they are
-        known once it merges): :meth:`choose` as a record, for a look ahead."""
-        c = self.choose()
-        if c is None:
-            return None
-        token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
-        return self._record(c, self._ids.get(token, len(self.vocab_bytes)), ())
+            tokens=(), passed=c.passed, exhausted=c.exhausted)
 
     def undo(self) -> ParityStep | None:
         """Back one merge: the record undone, or None at step 0."""
@@ -1006,9 +973,6 @@ def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
                          dev={"en": "en.dev", "de": "de.dev"}, lines=True)
         export_tokenizer(t.tokenizer(), "out", "hf")
     """
-    if dev is not None and ratios is not None:
-        raise SettingsError("Give a dev set or ratios, not both: the dev set measures "
-                            "each language's compression, ratios set targets instead.")
     data = ParityData.from_files(languages, dev, lines=lines)
     settings = ParitySettings(num_merges=num_merges, variant=variant,
                               global_merges=global_merges, window_size=window_size, alpha=alpha,

@@ -166,29 +166,12 @@ class ParityRun:
     def table(self) -> PretokenTable:
         return self._all_words()
 
-    @property
-    def n_initial(self) -> int:
-        return 256
-
-    @property
-    def n_base(self) -> int:
-        return 256
-
-    @property
-    def base(self) -> Sequence[bytes]:
-        return self._p.vocab_bytes[:256]
-
-    @property
-    def special_ids(self) -> Sequence[int]:
-        return ()
-
-    @property
-    def n_inherited(self) -> int:
-        return 0
-
-    @property
-    def transition(self) -> int | None:
-        return None
+    # byte level, one stage, no special tokens, nothing inherited
+    n_initial = n_base = 256
+    base: Sequence[bytes] = tuple(bytes([i]) for i in range(256))
+    special_ids: Sequence[int] = ()
+    n_inherited = 0
+    transition: int | None = None
 
     # ----- the step it is at ----------------------------------------------------------------
     @property
@@ -293,13 +276,7 @@ class ParityRun:
         n = self.n_steps
         if self._next is not None and self._next[0] == n:
             return self._next[1]
-        p = self._p
-        target = p.target
-        p.target = max(target, n + 1)
-        try:
-            st = p.next_record()
-        finally:
-            p.target = target
+        st = self._p.next_record()
         rec = None if st is None else self._record(st, detail=False, reason=True)
         self._next = (n, rec, st)
         return rec
@@ -310,7 +287,7 @@ class ParityRun:
         return self._next[2]
 
     def skip_reason(self, a: int, b: int) -> str | None:
-        return None
+        return None   # (SuperBPE's: parity training skips no pair)
 
     def symbol_count(self, i: int) -> int:
         return self._p.symbol_count(i)

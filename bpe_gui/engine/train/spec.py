@@ -195,30 +195,20 @@ class TrainingSpec:
                 raise SettingsError("SuperBPE needs byte mode (stage 2's tokens hold spaces "
                                     "as bytes).")
             if not self.base:
-                from .superbpe_run import check_transition
+                from .superbpe import check_transition
                 check_transition(s, 256 + len(s.special_tokens))
         elif s.superbpe_from is not None:
             raise SettingsError("A SuperBPE transition is SuperBPE's (mode superbpe).")
         return spec
 
     def _parity_checked(self) -> "TrainingSpec":
-        from .parity import PARITY_VARIANTS
+        from .parity import _check_names
         p = self.parity or ParityOptions()
-        s = self.settings
-        if s.num_merges is None:
+        if self.settings.num_merges is None:
             raise SettingsError("Parity training needs a number of merges (a vocabulary "
                                 "size is not its target).")
-        if not p.languages:
-            raise SettingsError("Parity training needs at least one language with its "
-                                "training text.")
-        seen: set[str] = set()
+        _check_names([lang.name for lang in p.languages], [], False)
         for lang in p.languages:
-            if not lang.name.strip():
-                raise SettingsError("A language has an empty name: name every language.")
-            if lang.name in seen:
-                raise SettingsError(f"Language {lang.name!r} is given twice: give each "
-                                    "language once.")
-            seen.add(lang.name)
             if not lang.train:
                 raise SettingsError(f"Language {lang.name!r} has no training file: give "
                                     "its path.")
@@ -240,9 +230,6 @@ class TrainingSpec:
                                   or not math.isfinite(r) or r <= 0):
                 raise SettingsError(f"Ratio for {lang.name!r} is {r!r}: give a positive "
                                     "number.")
-        if p.variant not in PARITY_VARIANTS:
-            raise SettingsError(f"Unknown parity variant {p.variant!r}: use 'base' or "
-                                "'window'.")
         self.parity_settings(p).validated(len(p.languages))
         if p.variant == "base":   # the window's share is the window variant's
             p = replace(p, window_size=100, alpha=2.0)

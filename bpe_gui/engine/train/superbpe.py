@@ -41,7 +41,7 @@ from ..corpus.table_sums import check_settings
 from ..errors import CancelFn, SettingsError
 from ..corpus.table import PretokenTable
 from ..text.pretokenize import Pretokenizer
-from ..text.presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_SPLIT_REGEX, SUPERBPE_TRAIN_PATTERN
+from ..text.presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_TRAIN_PATTERN
 from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
 from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.trained import Tokenizer
@@ -49,7 +49,6 @@ from .inherited import InheritedTrainer
 from .trainer import TrainSettings, Trainer, new_core
 
 MAX_WORDS = 4
-SPLIT_REGEX = SUPERBPE_SPLIT_REGEX       # the reference's
 #: the split regex with the text between its matches as pieces too, over the whole text
 ENCODE_PATTERN = SUPERBPE_ENCODE_PATTERN
 #: the same, never across a newline (a line, newline included, is a training sequence);
@@ -277,6 +276,27 @@ def stage2(tokenizer: Tokenizer,
     return t
 
 
+def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
+    """Refuse a transition the target cannot reach (a SettingsError saying the fix).
+
+    Example: num_merges=100, superbpe_from=150 -> 'Stage 2 from step 150 is after the
+    target of 100 merges: ...'"""
+    T = s.superbpe_from
+    if T is None:
+        raise SettingsError("Set superbpe_from (the step where stage 2 starts), e.g. "
+                            "TrainSettings(vocab_size=32000, superbpe_from=28000).")
+    if s.prune:
+        raise SettingsError("SuperBPE counts every token of the vocabulary: turn pruning "
+                            "off to train it.")
+    target = s.num_merges if s.num_merges is not None else \
+        None if n_initial is None or s.vocab_size is None else s.vocab_size - n_initial
+    if target is not None and T > target:
+        what = f"{s.num_merges:,} merges" if s.num_merges is not None else \
+            f"vocabulary {s.vocab_size:,} ({target:,} merges)"
+        raise SettingsError(f"Stage 2 from step {T:,} is after the target of {what}: "
+                            "choose a transition step below it (about 90% of the way).")
+
+
 def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
                    settings: TrainSettings | None = None, *, text: str | None = None,
                    stage1_table: PretokenTable | None = None,
@@ -289,13 +309,8 @@ def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
     pattern, and with :func:`stage2_pretokenizer`). Returns the stage-2 trainer:
     ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T."""
     s = (settings or TrainSettings()).validated()
-    if s.superbpe_from is None:
-        raise SettingsError("Set superbpe_from (the merge where stage 2 starts), e.g. "
-                            "TrainSettings(vocab_size=32000, superbpe_from=28000).")
-    T = s.superbpe_from
-    if s.num_merges is not None and T > s.num_merges:
-        raise SettingsError(f"Stage 2 from merge {T} is after the target of {s.num_merges} "
-                            "merges: choose a transition below it.")
+    check_transition(s)
+    T = cast(int, s.superbpe_from)   # (check_transition refuses None)
     s1 = replace(s, num_merges=T, superbpe_from=None)
     if stage1_table is not None:
         t1 = Trainer.from_counts(stage1_table, s1)

@@ -24,30 +24,11 @@ from typing import Any, Callable
 from ..corpus.counting import table_from_text
 from ..errors import CancelFn, SettingsError
 from ..text.pretokenize import Pretokenizer
-from .superbpe import ENCODE_PATTERN, SuperBPETrainer, skip_reason, stage2_pretokenizer
+from .superbpe import (ENCODE_PATTERN, SuperBPETrainer, check_transition, skip_reason,
+                       stage2_pretokenizer)
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
 from .trainer import MergeStep, Stop, Trainer, TrainSettings, step_asked
-
-
-def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
-    """Refuse a transition the target cannot reach (a SettingsError saying the fix).
-
-    Example: num_merges=100, superbpe_from=150 -> 'Stage 2 from step 150 is after the
-    target of 100 merges: ...'"""
-    T = s.superbpe_from
-    if T is None:
-        raise SettingsError("Set superbpe_from (the step where stage 2 starts).")
-    if s.prune:
-        raise SettingsError("SuperBPE counts every token of the vocabulary: turn pruning "
-                            "off to train it.")
-    target = s.num_merges if s.num_merges is not None else \
-        None if n_initial is None or s.vocab_size is None else s.vocab_size - n_initial
-    if target is not None and T > target:
-        what = f"{s.num_merges:,} merges" if s.num_merges is not None else \
-            f"vocabulary {s.vocab_size:,} ({target:,} merges)"
-        raise SettingsError(f"Stage 2 from step {T:,} is after the target of {what}: "
-                            "choose a transition step below it (about 90% of the way).")
 
 
 def _active(name: str) -> Any:

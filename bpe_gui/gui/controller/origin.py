@@ -14,18 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-# the settings a source decides (how the corpus is cut): fixed while training on
-FIXED_FIELDS = ("mode", "end_of_word", "pattern", "special_tokens", "prune", "superbpe_from")
-
 
 @dataclass(frozen=True)
 class Origin:
     label: str          # the source, e.g. "gpt2 (GPT-2 files)" or "cl100k_base"
     n_inherited: int    # merges taken as they are
     n_initial: int      # ids taken as they are (0 .. n_initial-1)
-
-    def is_new(self, token_id: int) -> bool:
-        return token_id >= self.n_initial
 
     def new_flags(self, ids: Sequence[int]) -> list[bool]:
         """One flag per id: True if it was learned here (not the source's)."""

@@ -123,15 +123,7 @@ class ParitySetup:
                       and lang.ratio > 0):
                 return (f"The ratio of “{name}” is {lang.ratio!r}: type a positive number "
                         "(only the ratios' relative sizes matter).")
-        if self.variant not in VARIANTS:
-            return f"Unknown variant “{self.variant}”: choose base or window."
-        if self.global_merges < 0:
-            return "Global merges must be 0 or more."
-        if self.window_size < 1:
-            return "The window size must be 1 or more."
-        if not (math.isfinite(self.alpha) and self.alpha > 0):
-            return "Alpha must be a positive number."
-        return None
+        return None   # (the variant and its numbers: the engine's ParitySettings checks)
 
     def options(self) -> ParityOptions:
         """The engine's parity options of this setup (a dev file or a ratio for each

@@ -143,11 +143,6 @@ class TokenClasses(QObject):
         """Classes already known for this tokenizer object (an imported one), else None."""
         return self._imported.get(tok)
 
-    @property
-    def working(self) -> bool:
-        """A job is classifying tokens now."""
-        return self._asked is not None
-
     def cancelled(self, which: str) -> bool:
         """The user cancelled classifying what the browser shows (trained/imported)."""
         c = self._c

@@ -98,7 +98,6 @@ class Training:
         self._fail, self._stepped, self._forget_view = fail, stepped, forget_view
         self._not_utf8, self._make_room = not_utf8, make_room
         self._live, self._set_phase = live, set_phase
-        self.pending_step: int | None = None
         self.land_at: int | None = None   # after the next install, undo back to this step
         # The corpus changes generation on every new text, files or table; the trainer
         # in use remembers what it read (``built``: the reads of its spec and the
@@ -259,7 +258,6 @@ class Training:
         self.land_at = land_at
         self.timer.stop()
         c.set_playing(False)
-        self.pending_step = to_step
         try:
             spec = self.effective()
             if spec.counts and isinstance(c.corpus, TableCorpus):   # before any job
@@ -385,7 +383,6 @@ class Training:
             self._not_utf8(result)
             return
         self.install(result)
-        self.pending_step = None
         self.c.runs.ran(label)
         info = result.parity
         if info is not None and info.warning:   # (after ran: its line would hide this one)
