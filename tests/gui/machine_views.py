@@ -97,6 +97,14 @@ class Views:
             self.template, self.opened = before.template, list(before.opened)
             self.json_on = before.json_on
 
+    def go_quiet(self) -> None:
+        """The window of before a relaunch has quit: nothing of it runs on (its chat's
+        render still waiting on its timer would save that chat over the new one's)."""
+        if self._chat is not None:
+            self._chat.timer.stop()
+            self._chat.timer.blockSignals(True)
+            self._chat.editor.blockSignals(True)
+
     def all(self) -> list:
         return [w for w in (self._chat, self._compare, self.host, self._editor, self.encode)
                 if w is not None]

@@ -94,7 +94,7 @@ def test_per_language_cost_names_the_imported_tokenizer(qtbot, controller, tmp_p
     from bpe_gui.engine.formats import export_tokenizer
     from bpe_gui.gui.dialogs.language_cost import LanguageCostDialog, Source
     for name in ("first", "second"):
-        export_tokenizer(controller.trainer.tokenizer(at_step=3), tmp_path / name, "tiktoken",
+        export_tokenizer(controller.trainer.tokenizer(), tmp_path / name, "tiktoken",
                          name=name)
     files = controller.tokenizer_files
     assert files.import_tokenizer(str(tmp_path / "first" / "first.tiktoken"))

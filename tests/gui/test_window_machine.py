@@ -152,6 +152,8 @@ class WindowMachine(RuleBasedStateMachine):
     def _new_controller(self, before: Views | None = None) -> Controller:
         """A controller and the window's views of it (``before``: those of the window
         before a relaunch, whose chat the new one restores)."""
+        if before is not None:
+            before.go_quiet()
         c = Controller()
         self._controllers.append(c)
         self.charts = ChartsView(c)   # follows the controller's signals, as in the window
@@ -450,7 +452,8 @@ class WindowMachine(RuleBasedStateMachine):
             langs = tuple((lang.name, lang.train, lang.dev) for lang in plan.parity.languages)
             return parity_merges(langs, t.target_steps or k, k)
         text = self._corpus_text()
-        return None if text is None else plain_merges(text, c.settings, k)
+        # the settings the run trains with: a greyed one (pruning under SuperBPE) unused
+        return None if text is None else plain_merges(text, plan.validated().settings, k)
 
     @invariant()
     def merges_are_the_engines_for_what_is_shown(self):

@@ -208,7 +208,7 @@ class ParityData:
         or none. Each text is cut with GPT-2's pattern, as HF's ByteLevel does."""
         items = _pairs(train, "training texts")
         dev_items = _pairs(dev, "dev texts")
-        names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
+        names = check_language_names([n for n, _ in items], [n for n, _ in dev_items],
                              dev is not None)
         pre = Pretokenizer(PATTERN)
 
@@ -244,7 +244,7 @@ class ParityData:
         reads files (else the whole file is one text)."""
         items = _pairs(train, "training files")
         dev_items = _pairs(dev, "dev files")
-        names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
+        names = check_language_names([n for n, _ in items], [n for n, _ in dev_items],
                              dev is not None)
         named = [(n, p, "training") for n, p in items] + [(n, p, "dev") for n, p in dev_items]
         for n, p, what in named:
@@ -285,7 +285,7 @@ def _words(table: PretokenTable) -> dict[bytes, int]:
     return {blob[starts[i]:starts[i + 1]]: c for i, c in enumerate(table.counts)}
 
 
-def _check_names(names: list[str], dev_names: list[str], with_dev: bool) -> list[str]:
+def check_language_names(names: list[str], dev_names: list[str], with_dev: bool) -> list[str]:
     if not names:
         raise SettingsError("Parity training needs at least one language with its training "
                             "text.")

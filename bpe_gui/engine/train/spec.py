@@ -104,11 +104,11 @@ def named_languages(train, dev=None, ratios=None) -> tuple[Language, ...]:
     Example: named_languages([("en", "en.txt")], ratios=[("en", 1.0)]) ->
     (Language(name='en', train='en.txt', dev=None, ratio=1.0),)
     """
-    from .parity import _check_names, _pairs, ratios_for
+    from .parity import _pairs, check_language_names, ratios_for
     items = _pairs(train, "training files")
     names = [n for n, _ in items]
     dev_items = _pairs(dev, "dev files")
-    _check_names(names, [n for n, _ in dev_items], dev is not None)
+    check_language_names(names, [n for n, _ in dev_items], dev is not None)
     dev_of = {n: str(p) for n, p in dev_items}
     ratio_of = dict(zip(names, ratios_for(names, ratios))) if ratios is not None else {}
     return tuple(Language(n, str(p), dev_of.get(n), ratio_of.get(n)) for n, p in items)
@@ -168,7 +168,7 @@ class TrainingSpec:
         spec = replace(self, settings=s, threads=None if "threads" in drop else self.threads,
                        encoding=_codec(self.encoding))
         if self.mode == PARITY:
-            return spec._parity_checked()
+            return _parity_checked(spec)
         if self.parity is not None:
             spec = replace(spec, parity=None)
         sources = bool(self.corpus) + bool(self.counts) + (self.text is not None)
@@ -200,41 +200,6 @@ class TrainingSpec:
         elif s.superbpe_from is not None:
             raise SettingsError("A SuperBPE transition is SuperBPE's (mode superbpe).")
         return spec
-
-    def _parity_checked(self) -> "TrainingSpec":
-        from .parity import _check_names
-        p = self.parity or ParityOptions()
-        if self.settings.num_merges is None:
-            raise SettingsError("Parity training needs a number of merges (a vocabulary "
-                                "size is not its target).")
-        _check_names([lang.name for lang in p.languages], [], False)
-        for lang in p.languages:
-            if not lang.train:
-                raise SettingsError(f"Language {lang.name!r} has no training file: give "
-                                    "its path.")
-        devs = [lang.name for lang in p.languages if lang.dev]
-        ratios = [lang.name for lang in p.languages if lang.ratio is not None]
-        if devs and ratios:
-            raise SettingsError("Give a dev text for every language or a ratio for every "
-                                "language, not both: the dev set measures each language's "
-                                "compression, ratios set targets instead.")
-        missing = [lang.name for lang in p.languages
-                   if (devs and not lang.dev) or (ratios and lang.ratio is None)]
-        if missing:
-            what = "dev text" if devs else "ratio"
-            raise SettingsError(f"No {what} for {', '.join(map(repr, missing))}: give a "
-                                f"{what} for every language.")
-        for lang in p.languages:
-            r = lang.ratio
-            if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float))
-                                  or not math.isfinite(r) or r <= 0):
-                raise SettingsError(f"Ratio for {lang.name!r} is {r!r}: give a positive "
-                                    "number.")
-        self.parity_settings(p).validated(len(p.languages))
-        if p.variant == "base":   # the window's share is the window variant's
-            p = replace(p, window_size=100, alpha=2.0)
-        return replace(self, parity=p, corpus=(), counts=(), text=None, base=None,
-                       encoding=self.encoding)
 
     def parity_settings(self, p: ParityOptions | None = None):
         """The engine's ParitySettings for this spec."""
@@ -370,6 +335,43 @@ class TrainingSpec:
         """The exact shell command that trains this spec (``bpe-gui train ...``)."""
         import shlex   # (only a command shown needs it)
         return shlex.join(["bpe-gui", *self.argv(out)])
+
+
+def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
+    """``spec`` (parity mode) with its languages checked, as a parity run reads it."""
+    from .parity import check_language_names
+    p = spec.parity or ParityOptions()
+    if spec.settings.num_merges is None:
+        raise SettingsError("Parity training needs a number of merges (a vocabulary "
+                            "size is not its target).")
+    check_language_names([lang.name for lang in p.languages], [], False)
+    for lang in p.languages:
+        if not lang.train:
+            raise SettingsError(f"Language {lang.name!r} has no training file: give "
+                                "its path.")
+    devs = [lang.name for lang in p.languages if lang.dev]
+    ratios = [lang.name for lang in p.languages if lang.ratio is not None]
+    if devs and ratios:
+        raise SettingsError("Give a dev text for every language or a ratio for every "
+                            "language, not both: the dev set measures each language's "
+                            "compression, ratios set targets instead.")
+    missing = [lang.name for lang in p.languages
+               if (devs and not lang.dev) or (ratios and lang.ratio is None)]
+    if missing:
+        what = "dev text" if devs else "ratio"
+        raise SettingsError(f"No {what} for {', '.join(map(repr, missing))}: give a "
+                            f"{what} for every language.")
+    for lang in p.languages:
+        r = lang.ratio
+        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float))
+                              or not math.isfinite(r) or r <= 0):
+            raise SettingsError(f"Ratio for {lang.name!r} is {r!r}: give a positive "
+                                "number.")
+    spec.parity_settings(p).validated(len(p.languages))
+    if p.variant == "base":   # the window's share is the window variant's
+        p = replace(p, window_size=100, alpha=2.0)
+    return replace(spec, parity=p, corpus=(), counts=(), text=None, base=None,
+                   encoding=spec.encoding)
 
 
 def _codec(name: str) -> str:

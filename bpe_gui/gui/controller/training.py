@@ -307,7 +307,9 @@ class Training:
         one is built (a job owns the trainer meanwhile, so no panel shows it anyway)."""
         c = self.c
         inputs = self._inputs(spec)
-        labels = self._labels(spec)
+        lent = inputs["reuse"]
+        labels = self._labels(spec, lent is not None
+                              and lent.spec.table_key() == spec.table_key())
         label, unit = labels[READING]
         self._let_go_of_big_trainer()
         box: dict = {}
@@ -353,9 +355,9 @@ class Training:
                            lambda end: self._ended(end, spec), unit=unit, abandon=True,
                            owns_trainer=True, title=title))
 
-    def _labels(self, spec: TrainingSpec) -> dict[str, tuple[str, str]]:
+    def _labels(self, spec: TrainingSpec, reusing: bool) -> dict[str, tuple[str, str]]:
         """What the status bar says in each phase of building ``spec``'s run, and what
-        its progress counts."""
+        its progress counts (``reusing``: the run in use lends its word counts)."""
         c = self.c
         corpus = c.corpus
         if spec.mode == PARITY and spec.parity is not None:
@@ -365,7 +367,7 @@ class Training:
         elif isinstance(corpus, FileCorpus):
             read = (f"Reading and pre-tokenizing {corpus.names} "
                     f"({human_size(corpus.disk_bytes)})", "bytes")
-        elif isinstance(corpus, TableCorpus):
+        elif isinstance(corpus, TableCorpus) or reusing:
             read = ("Preparing the word counts", "")
         else:
             read = ("Pre-tokenizing corpus", "bytes")
