@@ -63,13 +63,14 @@ from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
-from .trainer import step_asked
+from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, step_asked
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
 
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
+RULE = "greatest"   # HF's tie rule: the greatest pair by its GPT-2 spelling
 
 PathLike = Union[str, Path]
 Named = Union[Mapping[str, object], Sequence[tuple[str, object]]]
@@ -341,9 +342,11 @@ def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
 
 
 # ----- records --------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ParityStep:
-    """One parity merge. ``index`` k is 1-based: the state after it is step k.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParityStep(MergeStep):
+    """One parity merge: a :class:`~.trainer.MergeStep` (the run's record: ``reason`` and
+    the words it changed when stepped with detail) and parity's own facts below.
+    ``index`` k is 1-based: the state after it is step k.
 
     ``language``: whose turn it was (an index into the data's names), None in the
     global phase. ``measure``: each language's measure when it was chosen (``kind``
@@ -356,13 +359,6 @@ class ParityStep:
     ``tokens``: each language's tokens after this merge (dev set, else training text).
     """
 
-    index: int
-    pair: tuple[int, int]
-    left: bytes
-    right: bytes
-    new_id: int
-    token: bytes
-    count: int
     language: int | None
     kind: str
     measure: tuple[float, ...]
@@ -387,15 +383,22 @@ class Choice:
 
 
 class _Turn(NamedTuple):
-    """What a step changed besides the cores' words, kept to undo it: the window and the
-    languages set aside before it, each language's tokens before it (dev, training),
-    and whether its token was new (a token made again keeps its id and its place)."""
+    """What a step changed besides the cores' words and the records, kept to undo it:
+    the window and the languages set aside before it, and whether its token was new (a
+    token made again keeps its id and its place)."""
 
     window: tuple[int, ...]
     exhausted: frozenset[int]
-    tokens: tuple[int, ...]
-    train_tokens: tuple[int, ...]
     new_token: bool
+
+
+def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
+    """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
+    occurrence of it in the word came from that merge)."""
+    out: list[int] = []
+    for t in word:
+        out.extend(pair if t == new else (t,))
+    return tuple(out)
 
 
 class _Released:
@@ -548,8 +551,6 @@ class ParityTrainer:
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev_tables is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
-        table = bytes_to_unicode()
-        self._keys: list[str] = [table[i] for i in range(256)]
         self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
@@ -558,7 +559,7 @@ class ParityTrainer:
         # each language's (tokens, training tokens) now: read from the core once per
         # merge or undo (a step reads them before and after its merge)
         self._now = self._cores.counts()
-        self._train0 = self._now[1]   # each language's bytes
+        self._tokens0, self._train0 = self._now   # each language's bytes
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
@@ -566,7 +567,9 @@ class ParityTrainer:
         # _window_pick; kept across undo (a redo meets them again)
         self.stalled: set[int] = set()
         self.steps: list[ParityStep] = []
+        self._redo: list[ParityStep] = []   # undone, most recent last
         self._undo: list[_Turn] = []
+        self._freqs: list[list[int]] | None = None   # each table's counts (detail)
         self._keep_undo = undo
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
@@ -600,23 +603,13 @@ class ParityTrainer:
         is row j of that language's count table now."""
         return self._cores.source(language)
 
-    def last_merge_words(self, language: int, limit: int) \
-            -> tuple[int, list[tuple[int, tuple[int, ...] | None, tuple[int, ...]]]]:
-        """The words of ``language`` the last step changed: (how many, up to ``limit`` of
-        them as (word index, None: the core does not keep the symbols before, symbols
-        after))."""
-        n, words = self._cores.touched(language, limit)
-        return n, [(j, None, tuple(w)) for j, w in words]
-
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
         return self._cores.symbol_count(t)
 
     def last_merged_tokens(self) -> int:
         """How many training tokens the last step removed (0 before the first step)."""
-        if not self._undo:
-            return 0
-        return sum(self._undo[-1].train_tokens) - sum(self.train_tokens)
+        return self.steps[-1].merged if self.steps else 0
 
     # ----- state ------------------------------------------------------------------------
     @property
@@ -626,6 +619,12 @@ class ParityTrainer:
     @property
     def n_steps(self) -> int:
         return len(self.steps)
+
+    @property
+    def furthest_step(self) -> int:
+        """The last step made: now, or further when steps were undone (kept for redo:
+        stepping again the same way takes them back, another way drops them)."""
+        return self.n_steps + len(self._redo)
 
     @property
     def target_steps(self) -> int:
@@ -666,9 +665,7 @@ class ParityTrainer:
         return self._tokens_at(0)
 
     def _tokens_at(self, k: int) -> tuple[int, ...]:
-        if k == 0:
-            return self._undo[0].tokens if self._undo else self.tokens
-        return self.steps[k - 1].tokens
+        return self.steps[k - 1].tokens if k else self._tokens0
 
     def curve(self) -> list[tuple[int, ...]]:
         """Each language's tokens at steps 0..n_steps (see ``tokens``)."""
@@ -690,10 +687,12 @@ class ParityTrainer:
         return self.vocab_bytes[i]
 
     def render(self, i: int) -> str:
-        return self._keys[i]
+        """Token ``i`` as GPT-2's byte-level alphabet spells it (``Ġthe``)."""
+        table = bytes_to_unicode()
+        return "".join(table[b] for b in self.vocab_bytes[i])
 
     def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self._keys[pair[0]]} {self._keys[pair[1]]}"
+        return f"{self.render(pair[0])} {self.render(pair[1])}"
 
     def hf_merges(self) -> list[str]:
         """The merges as HF's tokenizer.json spells them: 'Ġ t', 'Ġt he', ..."""
@@ -785,9 +784,11 @@ class ParityTrainer:
                       tuple(window) if window else ()), stalled
 
     # ----- stepping ---------------------------------------------------------------------
-    def step(self) -> ParityStep | None:
+    def step(self, detail: bool = False) -> ParityStep | None:
         """One merge: its record, or None when training is done. The language and the
-        pair are :meth:`choose`'s; the merge in every language is the cores'."""
+        pair are :meth:`choose`'s; the merge in every language is the cores'. ``detail``:
+        the record says why and which words changed (the window's; the command line
+        reads only the merges)."""
         c, stalled = self._choice()
         if stalled:
             self.stalled.add(self.n_steps + 1)
@@ -796,7 +797,7 @@ class ParityTrainer:
                 self._over = True   # the global phase found no pair: training ends
             return None
         window, exhausted = tuple(self._window), frozenset(self._exhausted)
-        tokens, train = self._now
+        train = self._now[1]
         self._window = deque(c.window)
         self._exhausted.update(c.exhausted)
         a, b = c.pair
@@ -808,48 +809,70 @@ class ParityTrainer:
         if made < 0:
             assert new_id == len(self.vocab_bytes)
             self.vocab_bytes.append(token)
-            self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        rec = ParityStep(
-            index=self.n_steps + 1, pair=c.pair, left=self.vocab_bytes[a],
-            right=self.vocab_bytes[b], new_id=new_id, token=token, count=c.count,
-            language=c.language, kind="global" if c.language is None else self.kind,
-            measure=c.measure, tokens=self._now[0], passed=c.passed, exhausted=c.exhausted)
+        n_affected, affected = self._affected(new_id, c.pair) if detail else (0, ())
+        rec = self._record(c, new_id, tokens=self._now[0], n_affected=n_affected,
+                           affected=affected, merged=sum(train) - sum(self._now[1]))
+        if detail:
+            rec = replace(rec, reason=self.explain(rec))
         self.steps.append(rec)
-        turn = _Turn(window, exhausted, tokens, train, made < 0)
-        if self._keep_undo or len(self._undo) < 2:
-            self._undo.append(turn)
-        else:   # (no undo: the turn before step 1 and the last one are all that is read)
-            self._undo[-1] = turn
+        if self._redo and self._redo[-1].pair == rec.pair:
+            self._redo.pop()
+        else:
+            self._redo.clear()
+        if self._keep_undo:
+            self._undo.append(_Turn(window, exhausted, made < 0))
         return rec
 
-    def next_record(self) -> ParityStep | None:
-        """The record the next step would make, without its tokens after it (they are
-        known once it merges): :meth:`choose` as a record, for a look ahead; at the
-        target too (what a longer run would merge next)."""
-        c = self._choice(past_target=True)[0]
-        if c is None:
-            return None
+    def _record(self, c: Choice, new_id: int, **kw) -> ParityStep:
+        """Choice ``c`` as a record: merged into ``new_id``, the rest given in ``kw``."""
         a, b = c.pair
         left, right = self.vocab_bytes[a], self.vocab_bytes[b]
         return ParityStep(
-            index=self.n_steps + 1, pair=c.pair, left=left, right=right,
-            new_id=self._ids.get(left + right, len(self.vocab_bytes)), token=left + right,
-            count=c.count, language=c.language,
+            index=self.n_steps + 1, pair=c.pair, left=left, right=right, new_id=new_id,
+            token=left + right, count=c.count, rule=RULE, live_size=len(self.vocab_bytes),
+            corpus_tokens=sum(self._now[1]), language=c.language,
             kind="global" if c.language is None else self.kind, measure=c.measure,
-            tokens=(), passed=c.passed, exhausted=c.exhausted)
+            passed=c.passed, exhausted=c.exhausted, **kw)
+
+    def _affected(self, new_id: int, pair: tuple[int, int]) \
+            -> tuple[int, tuple[AffectedWord, ...]]:
+        """The words the last step changed in every language: how many, and the most
+        frequent ``AFFECTED_LIMIT`` of them."""
+        if self._freqs is None:
+            self._freqs = [t.freqs for t in self.data.tables]
+        affected: list[AffectedWord] = []
+        n_affected = 0
+        for i, freqs in enumerate(self._freqs):
+            n, words = self._cores.touched(i, AFFECTED_LIMIT)
+            n_affected += n
+            affected += [AffectedWord(freqs[j], _split(tuple(w), new_id, pair), tuple(w))
+                         for j, w in words]
+        affected.sort(key=lambda a: -a.freq)
+        return n_affected, tuple(affected[:AFFECTED_LIMIT])
+
+    def next_record(self) -> ParityStep | None:
+        """The record the next step would make, with its reason and without its tokens
+        after it (they are known once it merges): :meth:`choose` as a record, for a look
+        ahead; at the target too (what a longer run would merge next)."""
+        c = self._choice(past_target=True)[0]
+        if c is None:
+            return None
+        token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
+        rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)), tokens=())
+        return replace(rec, reason=self.explain(rec))
 
     def undo(self) -> ParityStep | None:
-        """Back one merge: the record undone, or None at step 0."""
+        """Back one merge: the record undone (kept for redo), or None at step 0."""
         if not self.steps:
             return None
         self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
+        self._redo.append(rec)
         turn = self._undo.pop()
-        self._now = (turn.tokens, turn.train_tokens)
+        self._now = self._cores.counts()
         if turn.new_token:
             self.vocab_bytes.pop()
-            self._keys.pop()
             del self._ids[rec.token]
         self._window = deque(turn.window)
         self._exhausted = set(turn.exhausted)
@@ -930,22 +953,29 @@ class ParityTrainer:
             self.target = n_merges
 
     # ----- tokenizers -------------------------------------------------------------------
-    def tokenizer(self, at_step: int | None = None) -> Tokenizer:
-        """The tokenizer as of step ``at_step`` (default: now): GPT-2's pattern, byte
-        level, the first k merges."""
+    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
+        """The tokenizer as of step ``at_step`` (default: now; ``redo``: up to the
+        furthest step, undone ones included): GPT-2's pattern, byte level, the first k
+        merges."""
         from ..tokenizers.trained import Tokenizer
-        k = step_asked(at_step, self.n_steps, self.n_steps, "ParityTrainer.tokenizer(at_step)")
-        recs = self.steps[:k]
-        n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow
-        vocab = dict(enumerate(self.vocab_bytes[:n_ids]))
-        return Tokenizer(vocab, [(st.left, st.right) for st in recs], [], pattern=PATTERN,
-                         mode="byte", meta=self.metadata(k))
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "tokenizer(at_step)")
+        recs = (self.steps + self._redo[::-1])[:k]
+        vocab = {i: bytes([i]) for i in range(256)}
+        for r in recs:   # (a token made again keeps its first id)
+            vocab.setdefault(r.new_id, r.token)
+        tok = Tokenizer(vocab, [(r.left, r.right) for r in recs], [], pattern=PATTERN,
+                        mode="byte")
+        tok.meta = lambda: self.metadata(k, recs)
+        return tok
 
-    def metadata(self, k: int | None = None) -> dict:
+    def metadata(self, k: int | None = None,
+                 recs: Sequence[ParityStep] | None = None) -> dict:
         """What the native format keeps about how the tokenizer of step ``k`` (default:
-        now) was trained: the parity settings and each step's language."""
+        now; ``recs``: its records, where they go past now) was trained: the parity
+        settings and each step's language."""
         s = self.settings
-        steps = self.steps[:self.n_steps if k is None else k]
+        steps = self.steps[:self.n_steps if k is None else k] if recs is None else recs
         return {"mode": "byte", "end_of_word": "suffix", "pattern": PATTERN,
                 "special_tokens": [], "parity": {
                     "variant": s.variant, "languages": list(self.names),

@@ -2,12 +2,13 @@
 :class:`~.parity.ParityTrainer` in :class:`~.protocol.TrainerProtocol`, so stepping,
 undo, goto, playing and running to the target work as for every other training.
 
-Each step is a :class:`~.trainer.MergeStep` (the pair, the count in the language whose
-turn it was, the words it changed in every language, the reason in a sentence) and its
-:class:`~.parity.ParityStep` (whose turn, each language's measure before the step, its
-tokens after it) at the same index in :attr:`ParityInfo.records`. ``parity`` holds what
-the window charts: the languages, each one's tokens at step 0 and the curve of plain
-BPE on the same data.
+Each step is the trainer's :class:`~.parity.ParityStep`, a :class:`~.trainer.MergeStep`
+(the pair, the count in the language whose turn it was, the words it changed in every
+language, the reason in a sentence) that also says whose turn it was, each language's
+measure before the step and its tokens after it: the trainer holds the records, the
+undone ones kept for redo and the tokenizer at a step; this class only answers the
+protocol. ``parity`` holds what the window charts: the languages, each one's tokens at
+step 0 and the curve of plain BPE on the same data.
 
 What the protocol asks that parity training has not, it answers as a one-stage byte-level
 run with no special tokens: ``n_inherited`` 0, ``transition`` None. The settings are
@@ -28,13 +29,11 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..corpus.table import PretokenTable
 from ..errors import CancelFn, SettingsError
-from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
+from .parity import PATTERN, RULE, ParityData, ParitySettings, ParityStep, ParityTrainer, \
+    run_steps
 if TYPE_CHECKING:   # (made when a tokenizer is asked for: the command line exports without)
     from ..tokenizers.trained import Tokenizer
-from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings, \
-    step_asked
-
-RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
+from .trainer import MergeStep, PairRow, Stop, TrainSettings
 # where the window sets target ratios (the training settings' parity box)
 WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
 
@@ -65,15 +64,6 @@ class ParityInfo:
         self.records, self.plain, self.warning = records, plain, warning
 
 
-def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
-    """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
-    occurrence of it in the word came from that merge)."""
-    out: list[int] = []
-    for t in word:
-        out.extend(pair if t == new else (t,))
-    return tuple(out)
-
-
 class ParityRun:
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
 
@@ -87,11 +77,9 @@ class ParityRun:
         self._parity = ParityInfo(trainer.names, trainer.kind, s, trainer.initial_tokens,
                                   trainer.steps,
                                   warning=trainer.data.unparallel(WINDOW_RATIOS))
-        self._steps: list[MergeStep] = []
-        self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
         self._words: PretokenTable | None = None   # (made when first read: _all_words)
-        # the look ahead at step n: (n, its provisional record, the trainer's)
-        self._next: tuple[int, MergeStep | None, ParityStep | None] | None = None
+        # the look ahead at step n: (n, its provisional record)
+        self._next: tuple[int, ParityStep | None] | None = None
         # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
         # so that a raised target extends the curve instead of training it again
         self._plain: list[tuple[int, ...]] = []
@@ -102,17 +90,13 @@ class ParityRun:
         offset[i] + its row in that language's count table (made once, when first read:
         the command line, which steps without detail, never reads it)."""
         if self._words is None:
-            self._offsets: list[int] = []
-            self._freqs: list[list[int]] = []
             texts: list[str] = []
             freqs: list[int] = []
             for table in self._p.data.tables:
-                self._offsets.append(len(texts))
-                self._freqs.append(table.freqs)
                 blob, st = table.blob, table.starts
                 texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace")
                           for i in range(len(table))]
-                freqs += self._freqs[-1]
+                freqs += table.freqs
             self._words = PretokenTable.from_words(texts, freqs,
                                                    n_bytes=sum(self._p.initial_train_tokens))
         return self._words
@@ -176,10 +160,7 @@ class ParityRun:
     # ----- the step it is at ----------------------------------------------------------------
     @property
     def steps(self) -> Sequence[MergeStep]:
-        p = self._p
-        if len(self._steps) < p.n_steps:   # steps advance made: their records now
-            self._steps.extend(self._record(st, False) for st in p.steps[len(self._steps):])
-        return self._steps
+        return self._p.steps
 
     @property
     def n_steps(self) -> int:
@@ -194,7 +175,7 @@ class ParityRun:
 
     @property
     def furthest_step(self) -> int:
-        return self.n_steps + len(self._redo)
+        return self._p.furthest_step
 
     @property
     def target_steps(self) -> int | None:
@@ -248,7 +229,7 @@ class ParityRun:
         p = self._p
         if self.n_steps < p.settings.global_merges:
             return p.pair_source(None)
-        nxt = self._next_parity()
+        nxt = self.next_choice()
         if nxt is None or nxt.language is None:
             return None
         return p.pair_source(nxt.language)
@@ -274,17 +255,9 @@ class ParityRun:
         too, one step past it: the pair table shows what a longer run would merge next,
         as a plain run's does."""
         n = self.n_steps
-        if self._next is not None and self._next[0] == n:
-            return self._next[1]
-        st = self._p.next_record()
-        rec = None if st is None else self._record(st, detail=False, reason=True)
-        self._next = (n, rec, st)
-        return rec
-
-    def _next_parity(self) -> ParityStep | None:
-        self.next_choice()
-        assert self._next is not None
-        return self._next[2]
+        if self._next is None or self._next[0] != n:
+            self._next = (n, self._p.next_record())
+        return self._next[1]
 
     def skip_reason(self, a: int, b: int) -> str | None:
         return None   # (SuperBPE's: parity training skips no pair)
@@ -293,55 +266,15 @@ class ParityRun:
         return self._p.symbol_count(i)
 
     # ----- stepping -------------------------------------------------------------------------
-    def _record(self, st: ParityStep, detail: bool, reason: bool = False) -> MergeStep:
-        p = self._p
-        affected: list[AffectedWord] = []
-        n_affected = 0
-        # what the charts' step-0 counts and token totals are rebuilt from: every record
-        # has it, with or without detail (as Trainer's records)
-        merged = p.last_merged_tokens() if p.steps and p.steps[-1] is st else 0
-        if detail and p.steps and p.steps[-1] is st:
-            self._all_words()
-            for i in range(len(self._offsets)):
-                n, words = p.last_merge_words(i, AFFECTED_LIMIT)
-                n_affected += n
-                for j, before, after in words:
-                    affected.append(AffectedWord(self._freqs[i][j], before if before is not None
-                                                 else _split(after, st.new_id, st.pair), after))
-            affected.sort(key=lambda a: -a.freq)
-            del affected[AFFECTED_LIMIT:]
-        why = p.explain(st) if detail or reason else ""
-        return MergeStep(index=st.index, pair=st.pair, left=st.left, right=st.right,
-                         new_id=st.new_id, token=st.token, count=st.count, rule=RULE,
-                         reason=why, n_affected=n_affected, affected=tuple(affected),
-                         live_size=len(p.vocab_bytes), merged=merged,
-                         corpus_tokens=sum(p.train_tokens))
-
     def step(self, detail: bool = True) -> MergeStep | None:
         if not self._plain_covers(self.n_steps + 1):
             self.compute_plain(upto=self.n_steps + 1)
-        _ = self.steps   # (the records of the steps advance made, first)
-        got = self._p.step()
-        if got is None:
-            return None
-        rec = self._record(got, detail)
-        if self._redo and self._redo[-1][0].pair == rec.pair:
-            self._redo.pop()
-        else:
-            self._redo.clear()
-        self._steps.append(rec)
         self._next = None
-        return rec
+        return self._p.step(detail)
 
     def undo(self) -> MergeStep | None:
-        if not self.steps:
-            return None
-        st = self._p.steps[-1]
-        self._p.undo()
-        rec = self._steps.pop()
-        self._redo.append((rec, st))
         self._next = None
-        return rec
+        return self._p.undo()
 
     def goto(self, k: int, *, detail: bool = True) -> None:
         while self.n_steps > k and self.undo() is not None:
@@ -380,18 +313,4 @@ class ParityRun:
 
     # ----- tokenizers -------------------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
-        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
-                       "tokenizer(at_step)")
-        from ..tokenizers.trained import Tokenizer
-        recs = list(self.steps) + [r for r, _ in reversed(self._redo)]
-        recs = recs[:k]
-        vocab = {i: bytes([i]) for i in range(256)}
-        for r in recs:
-            vocab.setdefault(r.new_id, r.token)
-        tok = Tokenizer(vocab, [(r.left, r.right) for r in recs], [], pattern=PATTERN,
-                        mode="byte")
-        info = self._parity
-        turns = [st.language for st in info.records[:k]]
-        tok.meta = lambda: {**self._p.metadata(), "merge_counts": [r.count for r in recs],
-                            "parity": {**self._p.metadata()["parity"], "turns": turns}}
-        return tok
+        return self._p.tokenizer(at_step, redo)
