@@ -71,6 +71,8 @@ if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line expor
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
 RULE = "greatest"   # HF's tie rule: the greatest pair by its GPT-2 spelling
+# where the window sets target ratios (the training settings' parity box)
+WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
 
 PathLike = Union[str, Path]
 Named = Union[Mapping[str, object], Sequence[tuple[str, object]]]
@@ -535,6 +537,15 @@ class ParityTrainer:
     window rule has no answer (its loop never ends: every language left is set aside or
     over its share), where the last language tried is taken.
 
+    It is also what the window charts of a parity run (``ParityRun.parity``): ``names``,
+    ``kind``, ``settings``, ``steps`` (they grow and shrink with the run: read them, copy
+    what you keep), ``initial_tokens``; ``plain``, each language's tokens at steps 0, 1,
+    ... for plain BPE on the same data once asked for (``ParityRun.compute_plain``), else
+    None: a list that grows whenever the run goes past it (a raised target), so it covers
+    every step the run has made (fewer only where plain BPE itself stops first);
+    ``warning``, a sentence when the dev texts have different numbers of lines (not
+    parallel: see ``ParityData.unparallel``), else None.
+
     One trainer is used from one thread at a time.
     """
 
@@ -547,7 +558,8 @@ class ParityTrainer:
         self.data = data
         self.settings = s
         self.names = data.names
-        self._parallel = data.unparallel() is None
+        self.warning = data.unparallel(WINDOW_RATIOS)
+        self.plain: Sequence[tuple[int, ...]] | None = None
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev_tables is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
@@ -917,7 +929,7 @@ class ParityTrainer:
         """Why this step served its language, and the pair it merged, in two sentences."""
         pair = f"'{readable(rec.left)}' + '{readable(rec.right)}'"
         where = "all languages" if rec.language is None else self.names[rec.language]
-        return (f"{turn_sentence(rec, self.names, self.settings, self._parallel)} Its most frequent pair: "
+        return (f"{turn_sentence(rec, self.names, self.settings, self.warning is None)} Its most frequent pair: "
                 f"{pair} ({rec.count:,} times in {where}).")
 
     def plain_curve(self, n_merges: int | None = None) -> list[tuple[int, ...]]:

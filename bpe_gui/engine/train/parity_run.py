@@ -20,7 +20,7 @@ Example::
     run = ParityRun.from_files({"en": "en.txt", "de": "de.txt"},
                                {"en": "en.dev", "de": "de.dev"}, ParitySettings(num_merges=50))
     run.step()                             # a MergeStep
-    run.parity.names[run.parity.records[0].language]   # whose turn step 1 was
+    run.parity.names[run.parity.steps[0].language]   # whose turn step 1 was
 """
 from __future__ import annotations
 
@@ -34,35 +34,6 @@ from .parity import PATTERN, RULE, ParityData, ParitySettings, ParityStep, Parit
 if TYPE_CHECKING:   # (made when a tokenizer is asked for: the command line exports without)
     from ..tokenizers.trained import Tokenizer
 from .trainer import MergeStep, PairRow, Stop, TrainSettings
-# where the window sets target ratios (the training settings' parity box)
-WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
-
-
-class ParityInfo:
-    """What the window shows of a parity run besides its merges.
-
-    ``records`` is the run's own list of :class:`ParityStep` (step k is ``records[k-1]``;
-    it grows and shrinks with the run: read it, copy what you keep). ``kind``: "dev"
-    (tokens on the dev set: the most is served), "ratio" (compression over the target
-    ratio: the least is served) or "train" (tokens on the training text). ``initial``:
-    each language's tokens at step 0, on the text the measure counts (bytes: byte level).
-    ``plain``: each language's tokens at steps 0, 1, ... for plain BPE on the same data,
-    once asked for (:meth:`ParityRun.compute_plain`), else None: the run's own list, which
-    grows whenever the run goes past it (a raised target), so it covers every step the
-    run has made (fewer only where plain BPE itself stops first). ``warning``: a
-    sentence when the dev texts have different numbers of lines (not parallel: see
-    ``ParityData.unparallel``), else None. (A plain class, not a dataclass: the command
-    line imports this module, and a dataclass is compiled at import.)
-    """
-
-    __slots__ = ("names", "kind", "settings", "initial", "records", "plain", "warning")
-
-    def __init__(self, names: tuple[str, ...], kind: str, settings: ParitySettings,
-                 initial: tuple[int, ...], records: Sequence[ParityStep],
-                 plain: Sequence[tuple[int, ...]] | None = None, warning: str | None = None):
-        self.names, self.kind, self.settings, self.initial = names, kind, settings, initial
-        self.records, self.plain, self.warning = records, plain, warning
-
 
 class ParityRun:
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
@@ -71,12 +42,8 @@ class ParityRun:
 
     def __init__(self, trainer: ParityTrainer):
         self._p = self.trainer = trainer
-        s = trainer.settings
         self._settings = TrainSettings(vocab_size=None, num_merges=trainer.target, mode="byte",
                                        pattern=PATTERN, tie_rule=RULE)
-        self._parity = ParityInfo(trainer.names, trainer.kind, s, trainer.initial_tokens,
-                                  trainer.steps,
-                                  warning=trainer.data.unparallel(WINDOW_RATIOS))
         self._words: PretokenTable | None = None   # (made when first read: _all_words)
         # the look ahead at step n: (n, its provisional record)
         self._next: tuple[int, ParityStep | None] | None = None
@@ -112,8 +79,10 @@ class ParityRun:
 
     # ----- parity's own facts ---------------------------------------------------------------
     @property
-    def parity(self) -> ParityInfo | None:
-        return self._parity
+    def parity(self) -> ParityTrainer | None:
+        """The trainer: what the window charts besides the merges (its names, kind,
+        settings, steps, initial_tokens, plain and warning)."""
+        return self._p
 
     def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None,
                       progress: Callable[[int, int], None] | None = None) -> None:
@@ -132,8 +101,8 @@ class ParityRun:
             if not self._plain:
                 self._plain.append(t.initial_tokens)
             self._plain.extend(st.tokens for st in t.steps[len(self._plain) - 1:])
-            if self._parity.plain is None:
-                self._parity.plain = self._plain
+            if self._p.plain is None:
+                self._p.plain = self._plain
 
     def _plain_covers(self, k: int) -> bool:
         """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Callable
 
-from ...engine.train import MergeStep, ParityInfo
+from ...engine.train import MergeStep, ParityTrainer
 from ..controller.trainer_view import PairSnapshot, TrainerView
 from ..controller.training_jobs import has_detail
 from .parity_text import turn_counts, turn_line, turn_name
@@ -60,7 +60,7 @@ class LastMerge:
     detail: bool            # the record has its words (a running job's records do not)
 
 
-def last_merge(rec: MergeStep | None, info: ParityInfo | None, text_of: TextOf) -> LastMerge:
+def last_merge(rec: MergeStep | None, info: ParityTrainer | None, text_of: TextOf) -> LastMerge:
     if rec is None:
         return LastMerge("No merge yet: press Step.", "", "", NO_MERGE_TITLE, False)
     left, right = text_of(rec.left), text_of(rec.right)

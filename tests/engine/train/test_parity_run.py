@@ -80,7 +80,7 @@ def test_each_step_says_what_it_changed():
         assert rec.merged == before - run.corpus_tokens > 0
         assert rec.corpus_tokens == run.corpus_tokens
         assert sum(a.freq * (len(a.before) - len(a.after)) for a in rec.affected) <= rec.merged
-        assert rec.reason and run.parity.names[run.parity.records[-1].language] in rec.reason
+        assert rec.reason and run.parity.names[run.parity.steps[-1].language] in rec.reason
     assert sum(run.symbol_count(i) for i in range(run.vocab_size)) == run.corpus_tokens
 
 
