@@ -50,6 +50,7 @@ Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, 
 from __future__ import annotations
 
 import math
+import sys
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -559,7 +560,8 @@ class ParityTrainer:
         self.settings = s
         self.names = data.names
         self.warning = data.unparallel(WINDOW_RATIOS)
-        self.plain: Sequence[tuple[int, ...]] | None = None
+        self.plain: list[tuple[int, ...]] | None = None
+        self._plain_run: ParityTrainer | None = None   # plain BPE on the same data
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev_tables is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
@@ -936,33 +938,41 @@ class ParityTrainer:
         """Each language's tokens at steps 0..n for plain BPE on the same data (all
         languages together, the same tie rule), measured as ``tokens`` is: the
         comparison that shows what parity changes. ``n_merges``: default the target."""
-        plain = self.plain_trainer(self.target if n_merges is None else n_merges)
-        plain.run()
-        return plain.curve()
+        n = self.target if n_merges is None else n_merges
+        self.compute_plain(upto=n)
+        assert self.plain is not None
+        return list(self.plain[:n + 1])
 
-    def plain_trainer(self, n_merges: int) -> "ParityTrainer":
-        """Plain BPE on the same data (every merge global: all languages together, the
-        same tie rule) to ``n_merges`` merges, not run yet; :meth:`plain_curve` runs
-        one, :meth:`extend_plain` lets one go further."""
-        if self._tables_released:
-            raise SettingsError("This parity trainer's count tables were released "
-                                "(ParityTrainer.release_tables), so plain BPE cannot be "
-                                "trained on the same data from it: count the data again.")
-        return ParityTrainer(self.data, replace(self.settings, global_merges=n_merges,
-                                                num_merges=n_merges, total_symbols=False),
-                             undo=False)
+    def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> None:
+        """:meth:`plain_curve` into ``plain``, to the target (or to step ``upto``): the
+        run's cost again, so call it on the worker thread. Plain BPE's trainer is kept
+        (its first k merges do not depend on the target), so a raised target extends the
+        curve instead of training it again; a cancelled run keeps the steps it made.
+        ``progress(done, goal)``: plain BPE's steps."""
+        t = self._plain_run
+        if t is None:
+            if self._tables_released:
+                raise SettingsError("This parity trainer's count tables were released "
+                                    "(ParityTrainer.release_tables), so plain BPE cannot be "
+                                    "trained on the same data from it: count the data again.")
+            every = sys.maxsize   # (every merge global, with no target of its own)
+            t = self._plain_run = ParityTrainer(self.data, replace(
+                self.settings, global_merges=every, num_merges=every, total_symbols=False),
+                undo=False)
+        try:
+            t.run(until=self.target if upto is None else upto, progress=progress,
+                  cancel=cancel)
+        finally:
+            if self.plain is None:
+                self.plain = [t.initial_tokens]
+            self.plain.extend(st.tokens for st in t.steps[len(self.plain) - 1:])
 
-    def extend_plain(self, n_merges: int) -> None:
-        """A :meth:`plain_trainer`'s target raised to ``n_merges`` merges, all of them
-        still global (its steps so far stay: plain BPE's first k merges do not depend
-        on the target)."""
-        if self.settings.global_merges < self.target:
-            raise SettingsError("Only a plain trainer (every merge global) can be "
-                                "extended: retrain for more merges.")
-        if n_merges > self.target:
-            self.settings = replace(self.settings, global_merges=n_merges,
-                                    num_merges=n_merges)
-            self.target = n_merges
+    def plain_covers(self, k: int) -> bool:
+        """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
+        asked for the curve."""
+        t = self._plain_run
+        return t is None or self.plain is None or len(self.plain) > k or t.is_done
 
     # ----- tokenizers -------------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:

@@ -47,10 +47,6 @@ class ParityRun:
         self._words: PretokenTable | None = None   # (made when first read: _all_words)
         # the look ahead at step n: (n, its provisional record)
         self._next: tuple[int, ParityStep | None] | None = None
-        # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
-        # so that a raised target extends the curve instead of training it again
-        self._plain: list[tuple[int, ...]] = []
-        self._plain_run: ParityTrainer | None = None
 
     def _all_words(self) -> PretokenTable:
         """The words of every language, end to end: word id w of language i is
@@ -86,29 +82,9 @@ class ParityRun:
 
     def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None,
                       progress: Callable[[int, int], None] | None = None) -> None:
-        """Plain BPE's per-language curve on the same data, to the target (or to step
-        ``upto``): the run's cost again, so call it on the worker thread. From then on
-        the curve grows with the run (:meth:`run`, :meth:`step`). ``progress(done,
-        goal)``: plain BPE's steps."""
-        goal = self._p.target if upto is None else upto
-        t = self._plain_run
-        if t is None:
-            t = self._plain_run = self._p.plain_trainer(goal)
-        t.extend_plain(goal)
-        try:
-            t.run(until=goal, progress=progress, cancel=cancel)
-        finally:   # a cancelled run keeps the steps it made, and so does the curve
-            if not self._plain:
-                self._plain.append(t.initial_tokens)
-            self._plain.extend(st.tokens for st in t.steps[len(self._plain) - 1:])
-            if self._p.plain is None:
-                self._p.plain = self._plain
-
-    def _plain_covers(self, k: int) -> bool:
-        """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
-        asked for the curve."""
-        t = self._plain_run
-        return t is None or len(self._plain) > k or (t.is_done and t.n_steps < t.target)
+        """Plain BPE's per-language curve (ParityTrainer.compute_plain): from then on it
+        grows with the run (:meth:`run`, :meth:`step`)."""
+        self._p.compute_plain(cancel, upto, progress)
 
     # ----- facts fixed for this run -----------------------------------------------------------
     @property
@@ -236,7 +212,7 @@ class ParityRun:
 
     # ----- stepping -------------------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
-        if not self._plain_covers(self.n_steps + 1):
+        if not self._p.plain_covers(self.n_steps + 1):
             self.compute_plain(upto=self.n_steps + 1)
         self._next = None
         return self._p.step(detail)
@@ -255,7 +231,7 @@ class ParityRun:
             progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
         goal = self._p.target if until is None else min(until, self._p.target)
-        if not self._plain_covers(goal):   # all at once, not a step at a time
+        if not self._p.plain_covers(goal):   # all at once, not a step at a time
             self.compute_plain(cancel, upto=goal, progress=progress)
         return run_steps(lambda: self.step(detail=detail), lambda: self.n_steps, goal,
                          progress, cancel, every=16)
