@@ -539,7 +539,7 @@ class ParityTrainer:
     over its share), where the last language tried is taken.
 
     It is also what the window charts of a parity run (``ParityRun.parity``): ``names``,
-    ``kind``, ``settings``, ``steps`` (they grow and shrink with the run: read them, copy
+    ``kind``, ``parity_settings``, ``steps`` (they grow and shrink with the run: read them, copy
     what you keep), ``initial_tokens``; ``plain``, each language's tokens at steps 0, 1,
     ... for plain BPE on the same data once asked for (``ParityRun.compute_plain``), else
     None: a list that grows whenever the run goes past it (a raised target), so it covers
@@ -557,7 +557,7 @@ class ParityTrainer:
             raise SettingsError("Give a dev set or ratios, not both: the dev set measures "
                                 "each language's compression, ratios set targets instead.")
         self.data = data
-        self.settings = s
+        self.parity_settings = s
         self.names = data.names
         self.warning = data.unparallel(WINDOW_RATIOS)
         self.plain: list[tuple[int, ...]] | None = None
@@ -676,18 +676,15 @@ class ParityTrainer:
     @property
     def initial_tokens(self) -> tuple[int, ...]:
         """Each language's tokens at step 0 (bytes), on the text ``tokens`` counts."""
-        return self._tokens_at(0)
-
-    def _tokens_at(self, k: int) -> tuple[int, ...]:
-        return self.steps[k - 1].tokens if k else self._tokens0
+        return self._tokens0
 
     def curve(self) -> list[tuple[int, ...]]:
         """Each language's tokens at steps 0..n_steps (see ``tokens``)."""
-        return [self._tokens_at(0)] + [st.tokens for st in self.steps]
+        return [self._tokens0] + [st.tokens for st in self.steps]
 
     def _measure(self, tokens: tuple[int, ...], train: tuple[int, ...]) -> tuple[float, ...]:
         if self.kind == "ratio":
-            ratios = self.settings.ratios
+            ratios = self.parity_settings.ratios
             assert ratios is not None
             return tuple((float(a) / float(t)) / r for a, t, r in zip(self._train0, train,
                                                                        ratios))
@@ -718,7 +715,7 @@ class ParityTrainer:
         """HF's moving-window choice: the greatest value whose share of ``window`` is at
         most alpha / n; else the next greatest; all passed over: the last one tried.
         Also whether HF's loop would never end here (``stalled``)."""
-        s = self.settings
+        s = self.parity_settings
         threshold = s.alpha / self.n_languages
         mask = [True] * len(values)
         passed: list[int] = []
@@ -744,7 +741,7 @@ class ParityTrainer:
         """The language whose turn it is by each language's ``measure`` now, those the
         window passed over, and whether HF's loop would stall; the window variant puts
         the turn into ``window`` (a copy: choosing changes nothing)."""
-        s = self.settings
+        s = self.parity_settings
         sign = -1 if self.kind == "ratio" else 1   # ratio: the least compression is served
         if s.variant == "base":                     # (else the most tokens); ties: the first
             best, best_v = 0, -math.inf
@@ -772,16 +769,17 @@ class ParityTrainer:
         if (self.n_steps >= self.target and not past_target) or self._over:
             return None, False
         exhausted = self._exhausted   # (copied before a language is added to it)
-        window = deque(self._window) if self.settings.variant == "window" else self._window
+        window = deque(self._window) if self.parity_settings.variant == "window" \
+            else self._window
         measure = self._measure(*self._now)
         found: list[int] = []
         passed: list[int] = []
         stalled = False
-        mf = self.settings.min_frequency
+        mf = self.parity_settings.min_frequency
         while True:
             if len(exhausted) >= self.n_languages:
                 return None, stalled
-            if self.n_steps < self.settings.global_merges:
+            if self.n_steps < self.parity_settings.global_merges:
                 lang = None
                 got = self._cores.best(None)
                 if got is None or got[1] < mf:
@@ -807,7 +805,7 @@ class ParityTrainer:
         if stalled:
             self.stalled.add(self.n_steps + 1)
         if c is None:
-            if self.n_steps < min(self.settings.global_merges, self.target):
+            if self.n_steps < min(self.parity_settings.global_merges, self.target):
                 self._over = True   # the global phase found no pair: training ends
             return None
         window, exhausted = tuple(self._window), frozenset(self._exhausted)
@@ -909,19 +907,20 @@ class ParityTrainer:
         self.data = replace(self.data, tables=[], dev_tables=None)
         self._tables_released = True
 
-    def goto(self, k: int) -> None:
-        """To step k: undo back, or run forward."""
+    def goto(self, k: int, *, detail: bool = False) -> None:
+        """To step k: undo back, or run forward (``detail``: as :meth:`step`)."""
         while self.n_steps > k and self.undo():
             pass
         if self.n_steps < k:
-            self.run(until=k)
+            self.run(until=k, detail=detail)
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
-            cancel: CancelFn | None = None) -> list[ParityStep]:
+            cancel: CancelFn | None = None, detail: bool = False) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
-        returning True stops it (the steps made so far stay)."""
+        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`."""
         goal = self.target if until is None else min(until, self.target)
-        return run_steps(self.step, lambda: self.n_steps, goal, progress, cancel, every=64)
+        return run_steps(lambda: self.step(detail), lambda: self.n_steps, goal, progress,
+                         cancel, every=64)
 
     def reset(self) -> None:
         self.goto(0)
@@ -931,8 +930,8 @@ class ParityTrainer:
         """Why this step served its language, and the pair it merged, in two sentences."""
         pair = f"'{readable(rec.left)}' + '{readable(rec.right)}'"
         where = "all languages" if rec.language is None else self.names[rec.language]
-        return (f"{turn_sentence(rec, self.names, self.settings, self.warning is None)} Its most frequent pair: "
-                f"{pair} ({rec.count:,} times in {where}).")
+        turn = turn_sentence(rec, self.names, self.parity_settings, self.warning is None)
+        return f"{turn} Its most frequent pair: {pair} ({rec.count:,} times in {where})."
 
     def plain_curve(self, n_merges: int | None = None) -> list[tuple[int, ...]]:
         """Each language's tokens at steps 0..n for plain BPE on the same data (all
@@ -958,7 +957,7 @@ class ParityTrainer:
                                     "trained on the same data from it: count the data again.")
             every = sys.maxsize   # (every merge global, with no target of its own)
             t = self._plain_run = ParityTrainer(self.data, replace(
-                self.settings, global_merges=every, num_merges=every, total_symbols=False),
+                self.parity_settings, global_merges=every, num_merges=every, total_symbols=False),
                 undo=False)
         try:
             t.run(until=self.target if upto is None else upto, progress=progress,
@@ -996,7 +995,7 @@ class ParityTrainer:
         """What the native format keeps about how the tokenizer of step ``k`` (default:
         now; ``recs``: its records, where they go past now) was trained: the parity
         settings and each step's language."""
-        s = self.settings
+        s = self.parity_settings
         steps = self.steps[:self.n_steps if k is None else k] if recs is None else recs
         return {"mode": "byte", "end_of_word": "suffix", "pattern": PATTERN,
                 "special_tokens": [], "parity": {

@@ -103,7 +103,7 @@ def status_line(t: TrainerView | None) -> tuple[str, str]:
                  f" · SuperBPE stage 1 (stage 2 from step {T:,})")
     what, warning = "tie rule: " + rule, ""
     if t.parity is not None:   # parity-aware: how many turns each language had
-        what = f"parity ({t.parity.settings.variant}), turns: " + \
+        what = f"parity ({t.parity.parity_settings.variant}), turns: " + \
             (turn_counts(t.parity, t.n_steps) or "none yet")
         if t.parity.warning:
             what += " · ⚠ dev texts not parallel"

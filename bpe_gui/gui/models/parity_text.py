@@ -29,7 +29,7 @@ def turn_line(info: ParityTrainer, k: int) -> str:
     :func:`~bpe_gui.engine.train.turn_sentence`."""
     if not 1 <= k <= len(info.steps):
         return ""
-    return turn_sentence(info.steps[k - 1], info.names, info.settings,
+    return turn_sentence(info.steps[k - 1], info.names, info.parity_settings,
                          parallel=info.warning is None)
 
 
@@ -52,5 +52,5 @@ def run_words(info: ParityTrainer) -> tuple[str, str]:
     """A parity run named for a line about it, long and short: "parity-aware run over
     en, zh (base, balanced on the dev files)", "parity-aware run over en, zh"."""
     short = f"parity-aware run over {', '.join(info.names)}"
-    how = ", ".join(x for x in (info.settings.variant, BALANCE.get(info.kind, "")) if x)
+    how = ", ".join(x for x in (info.parity_settings.variant, BALANCE.get(info.kind, "")) if x)
     return f"{short} ({how})", short

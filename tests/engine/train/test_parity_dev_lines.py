@@ -75,7 +75,7 @@ def test_the_run_and_each_step_say_the_dev_texts_are_not_parallel(tmp_path):
     assert run.parity is not None and run.parity.warning is not None
     assert "different numbers of lines" in run.parity.warning
     rec = run.parity.steps[0]
-    said = turn_sentence(rec, run.parity.names, run.parity.settings, parallel=False)
+    said = turn_sentence(rec, run.parity.names, run.parity.parity_settings, parallel=False)
     assert "for the same sentences" not in said and "not the same sentences" in said
     trainer = ParityTrainer(ParityData.from_files(train, dev, lines=True),
                             ParitySettings(num_merges=3))
