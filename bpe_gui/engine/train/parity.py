@@ -54,8 +54,7 @@ import sys
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, \
-    Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar, Union
 
 from ..corpus import PretokenTable, count_corpus
 from ..corpus.count_each import count_each
@@ -385,16 +384,6 @@ class Choice:
         self.passed, self.exhausted, self.window = passed, exhausted, window
 
 
-class _Turn(NamedTuple):
-    """What a step changed besides the cores' words and the records, kept to undo it:
-    the window and the languages set aside before it, and whether its token was new (a
-    token made again keeps its id and its place)."""
-
-    window: tuple[int, ...]
-    exhausted: frozenset[int]
-    new_token: bool
-
-
 def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
     """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
     occurrence of it in the word came from that merge)."""
@@ -582,7 +571,9 @@ class ParityTrainer:
         self.stalled: set[int] = set()
         self.steps: list[ParityStep] = []
         self._redo: list[ParityStep] = []   # undone, most recent last
-        self._undo: list[_Turn] = []
+        # what each step changed besides the cores' words and the records, kept to undo
+        # it: the window and the languages set aside before it
+        self._undo: list[tuple[tuple[int, ...], frozenset[int]]] = []
         self._freqs: list[list[int]] | None = None   # each table's counts (detail)
         self._keep_undo = undo
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
@@ -620,10 +611,6 @@ class ParityTrainer:
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
         return self._cores.symbol_count(t)
-
-    def last_merged_tokens(self) -> int:
-        """How many training tokens the last step removed (0 before the first step)."""
-        return self.steps[-1].merged if self.steps else 0
 
     # ----- state ------------------------------------------------------------------------
     @property
@@ -801,6 +788,8 @@ class ParityTrainer:
         pair are :meth:`choose`'s; the merge in every language is the cores'. ``detail``:
         the record says why and which words changed (the window's; the command line
         reads only the merges)."""
+        if self._plain_run is not None and not self.plain_covers(len(self.steps) + 1):
+            self.compute_plain(upto=len(self.steps) + 1)   # (the curve keeps up)
         c, stalled = self._choice()
         if stalled:
             self.stalled.add(self.n_steps + 1)
@@ -808,8 +797,9 @@ class ParityTrainer:
             if self.n_steps < min(self.parity_settings.global_merges, self.target):
                 self._over = True   # the global phase found no pair: training ends
             return None
-        window, exhausted = tuple(self._window), frozenset(self._exhausted)
-        train = self._now[1]
+        # what undo puts back (read before the step changes it)
+        turn = (tuple(self._window), frozenset(self._exhausted)) if self._keep_undo else None
+        was = self.steps[-1].corpus_tokens if self.steps else sum(self._train0)
         self._window = deque(c.window)
         self._exhausted.update(c.exhausted)
         a, b = c.pair
@@ -823,27 +813,29 @@ class ParityTrainer:
             self.vocab_bytes.append(token)
             self._ids[token] = new_id
         n_affected, affected = self._affected(new_id, c.pair) if detail else (0, ())
-        rec = self._record(c, new_id, tokens=self._now[0], n_affected=n_affected,
-                           affected=affected, merged=sum(train) - sum(self._now[1]))
+        corpus = sum(self._now[1])
+        rec = self._record(c, new_id, corpus, tokens=self._now[0], n_affected=n_affected,
+                           affected=affected, merged=was - corpus)
         if detail:
             rec = replace(rec, reason=self.explain(rec))
         self.steps.append(rec)
         if self._redo and self._redo[-1].pair == rec.pair:
             self._redo.pop()
-        else:
+        elif self._redo:
             self._redo.clear()
-        if self._keep_undo:
-            self._undo.append(_Turn(window, exhausted, made < 0))
+        if turn is not None:
+            self._undo.append(turn)
         return rec
 
-    def _record(self, c: Choice, new_id: int, **kw) -> ParityStep:
-        """Choice ``c`` as a record: merged into ``new_id``, the rest given in ``kw``."""
+    def _record(self, c: Choice, new_id: int, corpus_tokens: int, **kw) -> ParityStep:
+        """Choice ``c`` as a record: merged into ``new_id``, the training tokens after
+        it, the rest given in ``kw``."""
         a, b = c.pair
         left, right = self.vocab_bytes[a], self.vocab_bytes[b]
         return ParityStep(
-            index=self.n_steps + 1, pair=c.pair, left=left, right=right, new_id=new_id,
+            index=len(self.steps) + 1, pair=c.pair, left=left, right=right, new_id=new_id,
             token=left + right, count=c.count, rule=RULE, live_size=len(self.vocab_bytes),
-            corpus_tokens=sum(self._now[1]), language=c.language,
+            corpus_tokens=corpus_tokens, language=c.language,
             kind="global" if c.language is None else self.kind, measure=c.measure,
             passed=c.passed, exhausted=c.exhausted, **kw)
 
@@ -871,7 +863,8 @@ class ParityTrainer:
         if c is None:
             return None
         token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
-        rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)), tokens=())
+        rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)),
+                           sum(self._now[1]), tokens=())
         return replace(rec, reason=self.explain(rec))
 
     def undo(self) -> ParityStep | None:
@@ -881,13 +874,13 @@ class ParityTrainer:
         self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
         self._redo.append(rec)
-        turn = self._undo.pop()
+        window, exhausted = self._undo.pop()
         self._now = self._cores.counts()
-        if turn.new_token:
+        if len(self.vocab_bytes) > self._cores.n_tokens:   # its token was new: it goes
             self.vocab_bytes.pop()
             del self._ids[rec.token]
-        self._window = deque(turn.window)
-        self._exhausted = set(turn.exhausted)
+        self._window = deque(window)
+        self._exhausted = set(exhausted)
         self._over = False
         return rec
 
@@ -969,7 +962,7 @@ class ParityTrainer:
 
     def plain_covers(self, k: int) -> bool:
         """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
-        asked for the curve."""
+        asked for the curve (once asked, :meth:`step` keeps it up with the steps)."""
         t = self._plain_run
         return t is None or self.plain is None or len(self.plain) > k or t.is_done
 

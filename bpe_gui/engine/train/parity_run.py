@@ -155,10 +155,8 @@ class ParityRun(ParityTrainer):
     def skip_reason(self, a: int, b: int) -> str | None:
         return None   # (SuperBPE's: parity training skips no pair)
 
-    # ----- stepping: the trainer's, with detail, the plain curve kept up with the run -----
+    # ----- stepping: the trainer's, with detail ------------------------------------------
     def step(self, detail: bool = True) -> ParityStep | None:
-        if not self.plain_covers(self.n_steps + 1):
-            self.compute_plain(upto=self.n_steps + 1)
         self._next = None
         return super().step(detail)
 
