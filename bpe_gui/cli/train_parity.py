@@ -128,9 +128,9 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
 
     def summary(run, times, written, skipped) -> None:
         read = times.first.get("merge", times.t0 + times.elapsed) - times.t0
-        print_summary(run.trainer, times.elapsed, read, written, skipped)
+        print_summary(run, times.elapsed, read, written, skipped)
     return run_and_export(args, spec, paths, summary,
-                          after_build=lambda run: warn_unparallel(run.trainer.data))
+                          after_build=lambda run: warn_unparallel(run.data))
 
 
 def parity_spec(args: argparse.Namespace):
@@ -183,7 +183,7 @@ def _formats(args: argparse.Namespace) -> list[str] | None:
 
 def print_summary(trainer: ParityTrainer, elapsed: float, read_time: float,
                   written: list[Path], skipped: dict[str, str]) -> None:
-    s = trainer.settings
+    s = trainer.parity_settings
     n = trainer.n_steps
     print(f"merges:      {n:,} in {elapsed:.2f} s (reading {read_time:.2f} s, parity "
           f"{s.variant}, measured on {'dev texts' if trainer.kind == 'dev' else 'ratios'})")

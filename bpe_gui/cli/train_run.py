@@ -72,7 +72,7 @@ def run_and_export(args: argparse.Namespace, spec, inputs: Sequence, summary, *,
         if release is not None:   # the export needs only the merges: its memory replaces
             release()             # the core's (the snapshot is made from the merges)
         try:
-            files, skipped = render_files(trainer_snapshot(getattr(run, "trainer", run)),
+            files, skipped = render_files(trainer_snapshot(run),
                                           wanted or list(FORMATS), args.name,
                                           skip_unsupported=not wanted)
         except ExportError as e:

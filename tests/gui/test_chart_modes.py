@@ -207,7 +207,7 @@ def parity_recount(c: Controller) -> dict:
     words: Counter = Counter()
     for w in per_lang:
         words.update(w)
-    turns = [r.language for r in c.view().parity.records]
+    turns = [r.language for r in c.view().parity.steps]
     return recount(dict(words), run_steps(c), turns=turns, per_lang=per_lang)
 
 

@@ -59,7 +59,7 @@ def test_parity_at_a_glance(make_window, qtbot, monkeypatch, size):
     c = train_parity(qtbot, win)
     info = c.view().parity
     counts = Counter(info.names[r.language] if r.language is not None else "global"
-                     for r in info.records[:c.step_index])
+                     for r in info.steps[:c.step_index])
 
     # the status bar: every language's turns, whole, in sight
     label = win.status.turns_label

@@ -108,7 +108,7 @@ def parity_run(languages: tuple, merges: int, k: int) -> tuple[tuple, dict[str, 
                                [(n, dv) for n, _, dv in languages],
                                replace_merges(merges))
     run.goto(k, detail=False)
-    return tuple(run.merges[:k]), turns_of(run.parity.records[:k], [n for n, _, _ in languages])
+    return tuple(run.merges[:k]), turns_of(run.parity.steps[:k], [n for n, _, _ in languages])
 
 
 @functools.lru_cache(maxsize=256)

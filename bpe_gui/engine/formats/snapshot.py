@@ -162,11 +162,11 @@ def trainer_snapshot(trainer) -> Snapshot:
 
 
 def _is_parity(trainer) -> bool:
-    """Whether ``trainer`` is a ParityTrainer, without importing parity training for a
-    plain one."""
+    """Whether ``trainer`` is a ParityTrainer (a ParityRun too), without importing parity
+    training for a plain one."""
     import sys
     mod = sys.modules.get("bpe_gui.engine.train.parity")
-    return mod is not None and type(trainer) is mod.ParityTrainer
+    return mod is not None and isinstance(trainer, mod.ParityTrainer)
 
 
 def _parity_snapshot(trainer) -> Snapshot:

@@ -19,7 +19,7 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
   ``train_parity`` (the command line's ``train --parity`` as one call).
 - :mod:`.parity_dev`: whether the dev texts are parallel (their lines), and the warning.
 - :mod:`.parity_run`: ``ParityRun``, parity-aware training as a run of steps for the
-  window (TrainerProtocol), ``ParityInfo``.
+  window (TrainerProtocol; its ``parity`` is the trainer).
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
   reporting the pair counts each merge changed (for ``analysis.mixture``).
 - :mod:`.session`, :mod:`.session_fields`: a session file (corpus, settings, step).
@@ -35,7 +35,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .superbpe import (TRAIN_PATTERN, check_transition, stage2, stage2_pretokenizer,
                            train_superbpe)
     from .superbpe_run import SuperBPERun
-    from .parity_run import ParityInfo, ParityRun
+    from .parity_run import ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
                          hf_lines, ratios_for, train_parity, turn_sentence)
@@ -52,7 +52,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session looks_like_session",
     ".superbpe": "TRAIN_PATTERN check_transition stage2 stage2_pretokenizer train_superbpe",
     ".superbpe_run": "SuperBPERun",
-    ".parity_run": "ParityInfo ParityRun",
+    ".parity_run": "ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
                 "ratios_for train_parity turn_sentence"),
@@ -68,7 +68,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
 
 __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay", "MergeStep",
            "PAIR_RECORD", "PARITY", "PARITY_VARIANTS", "PLAIN", "PairRow", "ParityData",
-           "ParityInfo", "ParityOptions", "ParityRun", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
+           "ParityOptions", "ParityRun", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
            "Lent", "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "lend",
            "named_languages",
            "resolve", "unused",

@@ -207,7 +207,7 @@ def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
 
 
 def _parity(spec: TrainingSpec, progress, cancel, undo: bool):
-    from .parity import ParityData, ParityTrainer
+    from .parity import ParityData
     from .parity_run import ParityRun
     p = spec.parity
     assert p is not None   # (validated)
@@ -218,9 +218,8 @@ def _parity(spec: TrainingSpec, progress, cancel, undo: bool):
     data = ParityData.from_files(train, dev, lines=spec.settings.lines, encoding=spec.encoding)
     if cancel is not None and cancel():
         raise Cancelled()
-    trainer = ParityTrainer(data, spec.parity_settings(), undo=undo)
+    run = ParityRun(data, spec.parity_settings(), undo=undo)
     if not undo:   # the core holds their words (the command line's run: less memory)
-        trainer.release_tables()
-    run = ParityRun(trainer)
+        run.release_tables()
     run.spec = spec
     return run

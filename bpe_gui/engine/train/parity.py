@@ -50,11 +50,11 @@ Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, 
 from __future__ import annotations
 
 import math
+import sys
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, \
-    Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar, Union
 
 from ..corpus import PretokenTable, count_corpus
 from ..corpus.count_each import count_each
@@ -63,13 +63,16 @@ from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
-from .trainer import step_asked
+from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, step_asked
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
 
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
+RULE = "greatest"   # HF's tie rule: the greatest pair by its GPT-2 spelling
+# where the window sets target ratios (the training settings' parity box)
+WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
 
 PathLike = Union[str, Path]
 Named = Union[Mapping[str, object], Sequence[tuple[str, object]]]
@@ -341,9 +344,11 @@ def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
 
 
 # ----- records --------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ParityStep:
-    """One parity merge. ``index`` k is 1-based: the state after it is step k.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParityStep(MergeStep):
+    """One parity merge: a :class:`~.trainer.MergeStep` (the run's record: ``reason`` and
+    the words it changed when stepped with detail) and parity's own facts below.
+    ``index`` k is 1-based: the state after it is step k.
 
     ``language``: whose turn it was (an index into the data's names), None in the
     global phase. ``measure``: each language's measure when it was chosen (``kind``
@@ -356,13 +361,6 @@ class ParityStep:
     ``tokens``: each language's tokens after this merge (dev set, else training text).
     """
 
-    index: int
-    pair: tuple[int, int]
-    left: bytes
-    right: bytes
-    new_id: int
-    token: bytes
-    count: int
     language: int | None
     kind: str
     measure: tuple[float, ...]
@@ -386,16 +384,13 @@ class Choice:
         self.passed, self.exhausted, self.window = passed, exhausted, window
 
 
-class _Turn(NamedTuple):
-    """What a step changed besides the cores' words, kept to undo it: the window and the
-    languages set aside before it, each language's tokens before it (dev, training),
-    and whether its token was new (a token made again keeps its id and its place)."""
-
-    window: tuple[int, ...]
-    exhausted: frozenset[int]
-    tokens: tuple[int, ...]
-    train_tokens: tuple[int, ...]
-    new_token: bool
+def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
+    """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
+    occurrence of it in the word came from that merge)."""
+    out: list[int] = []
+    for t in word:
+        out.extend(pair if t == new else (t,))
+    return tuple(out)
 
 
 class _Released:
@@ -532,6 +527,15 @@ class ParityTrainer:
     window rule has no answer (its loop never ends: every language left is set aside or
     over its share), where the last language tried is taken.
 
+    It is also what the window charts of a parity run (``ParityRun.parity``): ``names``,
+    ``kind``, ``parity_settings``, ``steps`` (they grow and shrink with the run: read them, copy
+    what you keep), ``initial_tokens``; ``plain``, each language's tokens at steps 0, 1,
+    ... for plain BPE on the same data once asked for (``ParityRun.compute_plain``), else
+    None: a list that grows whenever the run goes past it (a raised target), so it covers
+    every step the run has made (fewer only where plain BPE itself stops first);
+    ``warning``, a sentence when the dev texts have different numbers of lines (not
+    parallel: see ``ParityData.unparallel``), else None.
+
     One trainer is used from one thread at a time.
     """
 
@@ -542,14 +546,14 @@ class ParityTrainer:
             raise SettingsError("Give a dev set or ratios, not both: the dev set measures "
                                 "each language's compression, ratios set targets instead.")
         self.data = data
-        self.settings = s
+        self.parity_settings = s
         self.names = data.names
-        self._parallel = data.unparallel() is None
+        self.warning = data.unparallel(WINDOW_RATIOS)
+        self.plain: list[tuple[int, ...]] | None = None
+        self._plain_run: ParityTrainer | None = None   # plain BPE on the same data
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev_tables is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
-        table = bytes_to_unicode()
-        self._keys: list[str] = [table[i] for i in range(256)]
         self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
@@ -558,7 +562,7 @@ class ParityTrainer:
         # each language's (tokens, training tokens) now: read from the core once per
         # merge or undo (a step reads them before and after its merge)
         self._now = self._cores.counts()
-        self._train0 = self._now[1]   # each language's bytes
+        self._tokens0, self._train0 = self._now   # each language's bytes
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
@@ -566,7 +570,11 @@ class ParityTrainer:
         # _window_pick; kept across undo (a redo meets them again)
         self.stalled: set[int] = set()
         self.steps: list[ParityStep] = []
-        self._undo: list[_Turn] = []
+        self._redo: list[ParityStep] = []   # undone, most recent last
+        # what each step changed besides the cores' words and the records, kept to undo
+        # it: the window and the languages set aside before it
+        self._undo: list[tuple[tuple[int, ...], frozenset[int]]] = []
+        self._freqs: list[list[int]] | None = None   # each table's counts (detail)
         self._keep_undo = undo
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
@@ -600,23 +608,9 @@ class ParityTrainer:
         is row j of that language's count table now."""
         return self._cores.source(language)
 
-    def last_merge_words(self, language: int, limit: int) \
-            -> tuple[int, list[tuple[int, tuple[int, ...] | None, tuple[int, ...]]]]:
-        """The words of ``language`` the last step changed: (how many, up to ``limit`` of
-        them as (word index, None: the core does not keep the symbols before, symbols
-        after))."""
-        n, words = self._cores.touched(language, limit)
-        return n, [(j, None, tuple(w)) for j, w in words]
-
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
         return self._cores.symbol_count(t)
-
-    def last_merged_tokens(self) -> int:
-        """How many training tokens the last step removed (0 before the first step)."""
-        if not self._undo:
-            return 0
-        return sum(self._undo[-1].train_tokens) - sum(self.train_tokens)
 
     # ----- state ------------------------------------------------------------------------
     @property
@@ -626,6 +620,12 @@ class ParityTrainer:
     @property
     def n_steps(self) -> int:
         return len(self.steps)
+
+    @property
+    def furthest_step(self) -> int:
+        """The last step made: now, or further when steps were undone (kept for redo:
+        stepping again the same way takes them back, another way drops them)."""
+        return self.n_steps + len(self._redo)
 
     @property
     def target_steps(self) -> int:
@@ -663,20 +663,15 @@ class ParityTrainer:
     @property
     def initial_tokens(self) -> tuple[int, ...]:
         """Each language's tokens at step 0 (bytes), on the text ``tokens`` counts."""
-        return self._tokens_at(0)
-
-    def _tokens_at(self, k: int) -> tuple[int, ...]:
-        if k == 0:
-            return self._undo[0].tokens if self._undo else self.tokens
-        return self.steps[k - 1].tokens
+        return self._tokens0
 
     def curve(self) -> list[tuple[int, ...]]:
         """Each language's tokens at steps 0..n_steps (see ``tokens``)."""
-        return [self._tokens_at(0)] + [st.tokens for st in self.steps]
+        return [self._tokens0] + [st.tokens for st in self.steps]
 
     def _measure(self, tokens: tuple[int, ...], train: tuple[int, ...]) -> tuple[float, ...]:
         if self.kind == "ratio":
-            ratios = self.settings.ratios
+            ratios = self.parity_settings.ratios
             assert ratios is not None
             return tuple((float(a) / float(t)) / r for a, t, r in zip(self._train0, train,
                                                                        ratios))
@@ -690,10 +685,12 @@ class ParityTrainer:
         return self.vocab_bytes[i]
 
     def render(self, i: int) -> str:
-        return self._keys[i]
+        """Token ``i`` as GPT-2's byte-level alphabet spells it (``Ġthe``)."""
+        table = bytes_to_unicode()
+        return "".join(table[b] for b in self.vocab_bytes[i])
 
     def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self._keys[pair[0]]} {self._keys[pair[1]]}"
+        return f"{self.render(pair[0])} {self.render(pair[1])}"
 
     def hf_merges(self) -> list[str]:
         """The merges as HF's tokenizer.json spells them: 'Ġ t', 'Ġt he', ..."""
@@ -705,7 +702,7 @@ class ParityTrainer:
         """HF's moving-window choice: the greatest value whose share of ``window`` is at
         most alpha / n; else the next greatest; all passed over: the last one tried.
         Also whether HF's loop would never end here (``stalled``)."""
-        s = self.settings
+        s = self.parity_settings
         threshold = s.alpha / self.n_languages
         mask = [True] * len(values)
         passed: list[int] = []
@@ -731,7 +728,7 @@ class ParityTrainer:
         """The language whose turn it is by each language's ``measure`` now, those the
         window passed over, and whether HF's loop would stall; the window variant puts
         the turn into ``window`` (a copy: choosing changes nothing)."""
-        s = self.settings
+        s = self.parity_settings
         sign = -1 if self.kind == "ratio" else 1   # ratio: the least compression is served
         if s.variant == "base":                     # (else the most tokens); ties: the first
             best, best_v = 0, -math.inf
@@ -759,16 +756,17 @@ class ParityTrainer:
         if (self.n_steps >= self.target and not past_target) or self._over:
             return None, False
         exhausted = self._exhausted   # (copied before a language is added to it)
-        window = deque(self._window) if self.settings.variant == "window" else self._window
+        window = deque(self._window) if self.parity_settings.variant == "window" \
+            else self._window
         measure = self._measure(*self._now)
         found: list[int] = []
         passed: list[int] = []
         stalled = False
-        mf = self.settings.min_frequency
+        mf = self.parity_settings.min_frequency
         while True:
             if len(exhausted) >= self.n_languages:
                 return None, stalled
-            if self.n_steps < self.settings.global_merges:
+            if self.n_steps < self.parity_settings.global_merges:
                 lang = None
                 got = self._cores.best(None)
                 if got is None or got[1] < mf:
@@ -785,18 +783,23 @@ class ParityTrainer:
                       tuple(window) if window else ()), stalled
 
     # ----- stepping ---------------------------------------------------------------------
-    def step(self) -> ParityStep | None:
+    def step(self, detail: bool = False) -> ParityStep | None:
         """One merge: its record, or None when training is done. The language and the
-        pair are :meth:`choose`'s; the merge in every language is the cores'."""
+        pair are :meth:`choose`'s; the merge in every language is the cores'. ``detail``:
+        the record says why and which words changed (the window's; the command line
+        reads only the merges)."""
+        if self._plain_run is not None and not self.plain_covers(len(self.steps) + 1):
+            self.compute_plain(upto=len(self.steps) + 1)   # (the curve keeps up)
         c, stalled = self._choice()
         if stalled:
             self.stalled.add(self.n_steps + 1)
         if c is None:
-            if self.n_steps < min(self.settings.global_merges, self.target):
+            if self.n_steps < min(self.parity_settings.global_merges, self.target):
                 self._over = True   # the global phase found no pair: training ends
             return None
-        window, exhausted = tuple(self._window), frozenset(self._exhausted)
-        tokens, train = self._now
+        # what undo puts back (read before the step changes it)
+        turn = (tuple(self._window), frozenset(self._exhausted)) if self._keep_undo else None
+        was = self.steps[-1].corpus_tokens if self.steps else sum(self._train0)
         self._window = deque(c.window)
         self._exhausted.update(c.exhausted)
         a, b = c.pair
@@ -808,51 +811,76 @@ class ParityTrainer:
         if made < 0:
             assert new_id == len(self.vocab_bytes)
             self.vocab_bytes.append(token)
-            self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        rec = ParityStep(
-            index=self.n_steps + 1, pair=c.pair, left=self.vocab_bytes[a],
-            right=self.vocab_bytes[b], new_id=new_id, token=token, count=c.count,
-            language=c.language, kind="global" if c.language is None else self.kind,
-            measure=c.measure, tokens=self._now[0], passed=c.passed, exhausted=c.exhausted)
+        n_affected, affected = self._affected(new_id, c.pair) if detail else (0, ())
+        corpus = sum(self._now[1])
+        rec = self._record(c, new_id, corpus, tokens=self._now[0], n_affected=n_affected,
+                           affected=affected, merged=was - corpus)
+        if detail:
+            rec = replace(rec, reason=self.explain(rec))
         self.steps.append(rec)
-        turn = _Turn(window, exhausted, tokens, train, made < 0)
-        if self._keep_undo or len(self._undo) < 2:
+        if self._redo and self._redo[-1].pair == rec.pair:
+            self._redo.pop()
+        elif self._redo:
+            self._redo.clear()
+        if turn is not None:
             self._undo.append(turn)
-        else:   # (no undo: the turn before step 1 and the last one are all that is read)
-            self._undo[-1] = turn
         return rec
 
-    def next_record(self) -> ParityStep | None:
-        """The record the next step would make, without its tokens after it (they are
-        known once it merges): :meth:`choose` as a record, for a look ahead; at the
-        target too (what a longer run would merge next)."""
-        c = self._choice(past_target=True)[0]
-        if c is None:
-            return None
+    def _record(self, c: Choice, new_id: int, corpus_tokens: int, **kw) -> ParityStep:
+        """Choice ``c`` as a record: merged into ``new_id``, the training tokens after
+        it, the rest given in ``kw``."""
         a, b = c.pair
         left, right = self.vocab_bytes[a], self.vocab_bytes[b]
         return ParityStep(
-            index=self.n_steps + 1, pair=c.pair, left=left, right=right,
-            new_id=self._ids.get(left + right, len(self.vocab_bytes)), token=left + right,
-            count=c.count, language=c.language,
+            index=len(self.steps) + 1, pair=c.pair, left=left, right=right, new_id=new_id,
+            token=left + right, count=c.count, rule=RULE, live_size=len(self.vocab_bytes),
+            corpus_tokens=corpus_tokens, language=c.language,
             kind="global" if c.language is None else self.kind, measure=c.measure,
-            tokens=(), passed=c.passed, exhausted=c.exhausted)
+            passed=c.passed, exhausted=c.exhausted, **kw)
+
+    def _affected(self, new_id: int, pair: tuple[int, int]) \
+            -> tuple[int, tuple[AffectedWord, ...]]:
+        """The words the last step changed in every language: how many, and the most
+        frequent ``AFFECTED_LIMIT`` of them."""
+        if self._freqs is None:
+            self._freqs = [t.freqs for t in self.data.tables]
+        affected: list[AffectedWord] = []
+        n_affected = 0
+        for i, freqs in enumerate(self._freqs):
+            n, words = self._cores.touched(i, AFFECTED_LIMIT)
+            n_affected += n
+            affected += [AffectedWord(freqs[j], _split(tuple(w), new_id, pair), tuple(w))
+                         for j, w in words]
+        affected.sort(key=lambda a: -a.freq)
+        return n_affected, tuple(affected[:AFFECTED_LIMIT])
+
+    def next_record(self) -> ParityStep | None:
+        """The record the next step would make, with its reason and without its tokens
+        after it (they are known once it merges): :meth:`choose` as a record, for a look
+        ahead; at the target too (what a longer run would merge next)."""
+        c = self._choice(past_target=True)[0]
+        if c is None:
+            return None
+        token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
+        rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)),
+                           sum(self._now[1]), tokens=())
+        return replace(rec, reason=self.explain(rec))
 
     def undo(self) -> ParityStep | None:
-        """Back one merge: the record undone, or None at step 0."""
+        """Back one merge: the record undone (kept for redo), or None at step 0."""
         if not self.steps:
             return None
         self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
-        turn = self._undo.pop()
-        self._now = (turn.tokens, turn.train_tokens)
-        if turn.new_token:
+        self._redo.append(rec)
+        window, exhausted = self._undo.pop()
+        self._now = self._cores.counts()
+        if len(self.vocab_bytes) > self._cores.n_tokens:   # its token was new: it goes
             self.vocab_bytes.pop()
-            self._keys.pop()
             del self._ids[rec.token]
-        self._window = deque(turn.window)
-        self._exhausted = set(turn.exhausted)
+        self._window = deque(window)
+        self._exhausted = set(exhausted)
         self._over = False
         return rec
 
@@ -872,19 +900,20 @@ class ParityTrainer:
         self.data = replace(self.data, tables=[], dev_tables=None)
         self._tables_released = True
 
-    def goto(self, k: int) -> None:
-        """To step k: undo back, or run forward."""
+    def goto(self, k: int, *, detail: bool = False) -> None:
+        """To step k: undo back, or run forward (``detail``: as :meth:`step`)."""
         while self.n_steps > k and self.undo():
             pass
         if self.n_steps < k:
-            self.run(until=k)
+            self.run(until=k, detail=detail)
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
-            cancel: CancelFn | None = None) -> list[ParityStep]:
+            cancel: CancelFn | None = None, detail: bool = False) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
-        returning True stops it (the steps made so far stay)."""
+        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`."""
         goal = self.target if until is None else min(until, self.target)
-        return run_steps(self.step, lambda: self.n_steps, goal, progress, cancel, every=64)
+        return run_steps(lambda: self.step(detail), lambda: self.n_steps, goal, progress,
+                         cancel, every=64)
 
     def reset(self) -> None:
         self.goto(0)
@@ -894,58 +923,73 @@ class ParityTrainer:
         """Why this step served its language, and the pair it merged, in two sentences."""
         pair = f"'{readable(rec.left)}' + '{readable(rec.right)}'"
         where = "all languages" if rec.language is None else self.names[rec.language]
-        return (f"{turn_sentence(rec, self.names, self.settings, self._parallel)} Its most frequent pair: "
-                f"{pair} ({rec.count:,} times in {where}).")
+        turn = turn_sentence(rec, self.names, self.parity_settings, self.warning is None)
+        return f"{turn} Its most frequent pair: {pair} ({rec.count:,} times in {where})."
 
     def plain_curve(self, n_merges: int | None = None) -> list[tuple[int, ...]]:
         """Each language's tokens at steps 0..n for plain BPE on the same data (all
         languages together, the same tie rule), measured as ``tokens`` is: the
         comparison that shows what parity changes. ``n_merges``: default the target."""
-        plain = self.plain_trainer(self.target if n_merges is None else n_merges)
-        plain.run()
-        return plain.curve()
+        n = self.target if n_merges is None else n_merges
+        self.compute_plain(upto=n)
+        assert self.plain is not None
+        return list(self.plain[:n + 1])
 
-    def plain_trainer(self, n_merges: int) -> "ParityTrainer":
-        """Plain BPE on the same data (every merge global: all languages together, the
-        same tie rule) to ``n_merges`` merges, not run yet; :meth:`plain_curve` runs
-        one, :meth:`extend_plain` lets one go further."""
-        if self._tables_released:
-            raise SettingsError("This parity trainer's count tables were released "
-                                "(ParityTrainer.release_tables), so plain BPE cannot be "
-                                "trained on the same data from it: count the data again.")
-        return ParityTrainer(self.data, replace(self.settings, global_merges=n_merges,
-                                                num_merges=n_merges, total_symbols=False),
-                             undo=False)
+    def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> None:
+        """:meth:`plain_curve` into ``plain``, to the target (or to step ``upto``): the
+        run's cost again, so call it on the worker thread. Plain BPE's trainer is kept
+        (its first k merges do not depend on the target), so a raised target extends the
+        curve instead of training it again; a cancelled run keeps the steps it made.
+        ``progress(done, goal)``: plain BPE's steps."""
+        t = self._plain_run
+        if t is None:
+            if self._tables_released:
+                raise SettingsError("This parity trainer's count tables were released "
+                                    "(ParityTrainer.release_tables), so plain BPE cannot be "
+                                    "trained on the same data from it: count the data again.")
+            every = sys.maxsize   # (every merge global, with no target of its own)
+            t = self._plain_run = ParityTrainer(self.data, replace(
+                self.parity_settings, global_merges=every, num_merges=every, total_symbols=False),
+                undo=False)
+        try:
+            t.run(until=self.target if upto is None else upto, progress=progress,
+                  cancel=cancel)
+        finally:
+            if self.plain is None:
+                self.plain = [t.initial_tokens]
+            self.plain.extend(st.tokens for st in t.steps[len(self.plain) - 1:])
 
-    def extend_plain(self, n_merges: int) -> None:
-        """A :meth:`plain_trainer`'s target raised to ``n_merges`` merges, all of them
-        still global (its steps so far stay: plain BPE's first k merges do not depend
-        on the target)."""
-        if self.settings.global_merges < self.target:
-            raise SettingsError("Only a plain trainer (every merge global) can be "
-                                "extended: retrain for more merges.")
-        if n_merges > self.target:
-            self.settings = replace(self.settings, global_merges=n_merges,
-                                    num_merges=n_merges)
-            self.target = n_merges
+    def plain_covers(self, k: int) -> bool:
+        """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
+        asked for the curve (once asked, :meth:`step` keeps it up with the steps)."""
+        t = self._plain_run
+        return t is None or self.plain is None or len(self.plain) > k or t.is_done
 
     # ----- tokenizers -------------------------------------------------------------------
-    def tokenizer(self, at_step: int | None = None) -> Tokenizer:
-        """The tokenizer as of step ``at_step`` (default: now): GPT-2's pattern, byte
-        level, the first k merges."""
+    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
+        """The tokenizer as of step ``at_step`` (default: now; ``redo``: up to the
+        furthest step, undone ones included): GPT-2's pattern, byte level, the first k
+        merges."""
         from ..tokenizers.trained import Tokenizer
-        k = step_asked(at_step, self.n_steps, self.n_steps, "ParityTrainer.tokenizer(at_step)")
-        recs = self.steps[:k]
-        n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow
-        vocab = dict(enumerate(self.vocab_bytes[:n_ids]))
-        return Tokenizer(vocab, [(st.left, st.right) for st in recs], [], pattern=PATTERN,
-                         mode="byte", meta=self.metadata(k))
+        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
+                       "tokenizer(at_step)")
+        recs = (self.steps + self._redo[::-1])[:k]
+        vocab = {i: bytes([i]) for i in range(256)}
+        for r in recs:   # (a token made again keeps its first id)
+            vocab.setdefault(r.new_id, r.token)
+        tok = Tokenizer(vocab, [(r.left, r.right) for r in recs], [], pattern=PATTERN,
+                        mode="byte")
+        tok.meta = lambda: self.metadata(k, recs)
+        return tok
 
-    def metadata(self, k: int | None = None) -> dict:
+    def metadata(self, k: int | None = None,
+                 recs: Sequence[ParityStep] | None = None) -> dict:
         """What the native format keeps about how the tokenizer of step ``k`` (default:
-        now) was trained: the parity settings and each step's language."""
-        s = self.settings
-        steps = self.steps[:self.n_steps if k is None else k]
+        now; ``recs``: its records, where they go past now) was trained: the parity
+        settings and each step's language."""
+        s = self.parity_settings
+        steps = self.steps[:self.n_steps if k is None else k] if recs is None else recs
         return {"mode": "byte", "end_of_word": "suffix", "pattern": PATTERN,
                 "special_tokens": [], "parity": {
                     "variant": s.variant, "languages": list(self.names),

@@ -109,6 +109,12 @@ class ParityCores:
         where = self.rows(lang)
         return n, [(j, self.core.word(where[j])) for j in rows]
 
+    @property
+    def n_tokens(self) -> int:
+        """Tokens made so far, the bytes included (a merge into an existing token makes
+        none; undo takes back what its merge made)."""
+        return self.core.n_tokens
+
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
         return self.core.symbol_count(t) if t < self.core.n_tokens else 0

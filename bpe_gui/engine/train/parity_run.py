@@ -1,166 +1,83 @@
-"""Parity-aware training as a run of steps for the window: :class:`ParityRun` wraps a
-:class:`~.parity.ParityTrainer` in :class:`~.protocol.TrainerProtocol`, so stepping,
-undo, goto, playing and running to the target work as for every other training.
+"""Parity-aware training as a run of steps for the window: :class:`ParityRun` is a
+:class:`~.parity.ParityTrainer` that also answers :class:`~.protocol.TrainerProtocol`, so
+stepping, undo, goto, playing and running to the target work as for every other training.
 
-Each step is a :class:`~.trainer.MergeStep` (the pair, the count in the language whose
-turn it was, the words it changed in every language, the reason in a sentence) and its
-:class:`~.parity.ParityStep` (whose turn, each language's measure before the step, its
-tokens after it) at the same index in :attr:`ParityInfo.records`. ``parity`` holds what
-the window charts: the languages, each one's tokens at step 0 and the curve of plain
-BPE on the same data.
+Each step is the trainer's :class:`~.parity.ParityStep`, a :class:`~.trainer.MergeStep`
+(the pair, the count in the language whose turn it was, the words it changed in every
+language, the reason in a sentence) that also says whose turn it was, each language's
+measure before the step and its tokens after it. The records, the undone ones kept for
+redo, the tokenizer at a step and the plain curve are the trainer's; this class adds
+only the protocol's views. ``parity`` is the run itself (a ParityTrainer): what the
+window charts, the languages, each one's tokens at step 0 and the curve of plain BPE on
+the same data.
 
 What the protocol asks that parity training has not, it answers as a one-stage byte-level
-run with no special tokens: ``n_inherited`` 0, ``transition`` None. The settings are
+run with no special tokens: ``n_inherited`` 0, ``transition`` None. The ``settings`` are
 the run's own (GPT-2's pattern, byte level, HF's tie rule: the greatest GPT-2
-spelling), whatever the window's fields say: the algorithm is HF's.
+spelling), whatever the window's fields say: the algorithm is HF's (its parameters are
+``parity_settings``).
 
 Example::
 
     run = ParityRun.from_files({"en": "en.txt", "de": "de.txt"},
                                {"en": "en.dev", "de": "de.dev"}, ParitySettings(num_merges=50))
     run.step()                             # a MergeStep
-    run.parity.names[run.parity.records[0].language]   # whose turn step 1 was
+    run.parity.names[run.parity.steps[0].language]   # whose turn step 1 was
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..corpus.table import PretokenTable
 from ..errors import CancelFn, SettingsError
-from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
-if TYPE_CHECKING:   # (made when a tokenizer is asked for: the command line exports without)
-    from ..tokenizers.trained import Tokenizer
-from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings, \
-    step_asked
-
-RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
-# where the window sets target ratios (the training settings' parity box)
-WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
+from .parity import PATTERN, RULE, ParityData, ParitySettings, ParityStep, ParityTrainer
+from .trainer import PairRow, Stop, TrainSettings
 
 
-class ParityInfo:
-    """What the window shows of a parity run besides its merges.
-
-    ``records`` is the run's own list of :class:`ParityStep` (step k is ``records[k-1]``;
-    it grows and shrinks with the run: read it, copy what you keep). ``kind``: "dev"
-    (tokens on the dev set: the most is served), "ratio" (compression over the target
-    ratio: the least is served) or "train" (tokens on the training text). ``initial``:
-    each language's tokens at step 0, on the text the measure counts (bytes: byte level).
-    ``plain``: each language's tokens at steps 0, 1, ... for plain BPE on the same data,
-    once asked for (:meth:`ParityRun.compute_plain`), else None: the run's own list, which
-    grows whenever the run goes past it (a raised target), so it covers every step the
-    run has made (fewer only where plain BPE itself stops first). ``warning``: a
-    sentence when the dev texts have different numbers of lines (not parallel: see
-    ``ParityData.unparallel``), else None. (A plain class, not a dataclass: the command
-    line imports this module, and a dataclass is compiled at import.)
-    """
-
-    __slots__ = ("names", "kind", "settings", "initial", "records", "plain", "warning")
-
-    def __init__(self, names: tuple[str, ...], kind: str, settings: ParitySettings,
-                 initial: tuple[int, ...], records: Sequence[ParityStep],
-                 plain: Sequence[tuple[int, ...]] | None = None, warning: str | None = None):
-        self.names, self.kind, self.settings, self.initial = names, kind, settings, initial
-        self.records, self.plain, self.warning = records, plain, warning
-
-
-def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
-    """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
-    occurrence of it in the word came from that merge)."""
-    out: list[int] = []
-    for t in word:
-        out.extend(pair if t == new else (t,))
-    return tuple(out)
-
-
-class ParityRun:
+class ParityRun(ParityTrainer):
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
 
     spec: Any = None   # what it trains (build_run sets it)
 
-    def __init__(self, trainer: ParityTrainer):
-        self._p = self.trainer = trainer
-        s = trainer.settings
-        self._settings = TrainSettings(vocab_size=None, num_merges=trainer.target, mode="byte",
-                                       pattern=PATTERN, tie_rule=RULE)
-        self._parity = ParityInfo(trainer.names, trainer.kind, s, trainer.initial_tokens,
-                                  trainer.steps,
-                                  warning=trainer.data.unparallel(WINDOW_RATIOS))
-        self._steps: list[MergeStep] = []
-        self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
+    def __init__(self, data: ParityData, settings: ParitySettings | None = None, *,
+                 undo: bool = True):
+        super().__init__(data, settings, undo=undo)
         self._words: PretokenTable | None = None   # (made when first read: _all_words)
-        # the look ahead at step n: (n, its provisional record, the trainer's)
-        self._next: tuple[int, MergeStep | None, ParityStep | None] | None = None
-        # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
-        # so that a raised target extends the curve instead of training it again
-        self._plain: list[tuple[int, ...]] = []
-        self._plain_run: ParityTrainer | None = None
+        # the look ahead at step n: (n, its provisional record)
+        self._next: tuple[int, ParityStep | None] | None = None
 
     def _all_words(self) -> PretokenTable:
         """The words of every language, end to end: word id w of language i is
         offset[i] + its row in that language's count table (made once, when first read:
         the command line, which steps without detail, never reads it)."""
         if self._words is None:
-            self._offsets: list[int] = []
-            self._freqs: list[list[int]] = []
             texts: list[str] = []
             freqs: list[int] = []
-            for table in self._p.data.tables:
-                self._offsets.append(len(texts))
-                self._freqs.append(table.freqs)
+            for table in self.data.tables:
                 blob, st = table.blob, table.starts
                 texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace")
                           for i in range(len(table))]
-                freqs += self._freqs[-1]
+                freqs += table.freqs
             self._words = PretokenTable.from_words(texts, freqs,
-                                                   n_bytes=sum(self._p.initial_train_tokens))
+                                                   n_bytes=sum(self.initial_train_tokens))
         return self._words
-
-    def release_core(self) -> None:
-        """Free the trainer's core once training is over (ParityTrainer.release_core)."""
-        self._p.release_core()
 
     @classmethod
     def from_files(cls, train, dev=None, settings: ParitySettings | None = None, *,
                    lines: bool = True) -> "ParityRun":
-        return cls(ParityTrainer(ParityData.from_files(train, dev, lines=lines), settings))
+        return cls(ParityData.from_files(train, dev, lines=lines), settings)
 
-    # ----- parity's own facts ---------------------------------------------------------------
     @property
-    def parity(self) -> ParityInfo | None:
-        return self._parity
-
-    def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None,
-                      progress: Callable[[int, int], None] | None = None) -> None:
-        """Plain BPE's per-language curve on the same data, to the target (or to step
-        ``upto``): the run's cost again, so call it on the worker thread. From then on
-        the curve grows with the run (:meth:`run`, :meth:`step`). ``progress(done,
-        goal)``: plain BPE's steps."""
-        goal = self._p.target if upto is None else upto
-        t = self._plain_run
-        if t is None:
-            t = self._plain_run = self._p.plain_trainer(goal)
-        t.extend_plain(goal)
-        try:
-            t.run(until=goal, progress=progress, cancel=cancel)
-        finally:   # a cancelled run keeps the steps it made, and so does the curve
-            if not self._plain:
-                self._plain.append(t.initial_tokens)
-            self._plain.extend(st.tokens for st in t.steps[len(self._plain) - 1:])
-            if self._parity.plain is None:
-                self._parity.plain = self._plain
-
-    def _plain_covers(self, k: int) -> bool:
-        """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
-        asked for the curve."""
-        t = self._plain_run
-        return t is None or len(self._plain) > k or (t.is_done and t.n_steps < t.target)
+    def parity(self) -> ParityTrainer | None:
+        """The run itself: what the window charts besides the merges (names, kind,
+        parity_settings, steps, initial_tokens, plain and warning)."""
+        return self
 
     # ----- facts fixed for this run -----------------------------------------------------------
     @property
     def settings(self) -> TrainSettings:
-        return self._settings
+        return TrainSettings(vocab_size=None, num_merges=self.target, mode="byte",
+                             pattern=PATTERN, tie_rule=RULE)
 
     @property
     def table(self) -> PretokenTable:
@@ -175,68 +92,26 @@ class ParityRun:
 
     # ----- the step it is at ----------------------------------------------------------------
     @property
-    def steps(self) -> Sequence[MergeStep]:
-        p = self._p
-        if len(self._steps) < p.n_steps:   # steps advance made: their records now
-            self._steps.extend(self._record(st, False) for st in p.steps[len(self._steps):])
-        return self._steps
-
-    @property
-    def n_steps(self) -> int:
-        return self._p.n_steps
-
-    def advance(self, until: int | None = None,
-                progress: Callable[[int, int], None] | None = None,
-                cancel: CancelFn | None = None, detail: bool = False) -> None:
-        """:meth:`run` without making each step's record (they are made when first
-        read): the command line's run, which reads only the merges."""
-        self._p.run(until, progress, cancel)
-
-    @property
-    def furthest_step(self) -> int:
-        return self.n_steps + len(self._redo)
-
-    @property
-    def target_steps(self) -> int | None:
-        return self._p.target
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self._p.vocab_bytes)
-
-    @property
-    def vocab_bytes(self) -> Sequence[bytes]:
-        return self._p.vocab_bytes
-
-    @property
-    def merges(self) -> list[tuple[bytes, bytes]]:
-        return self._p.merges
-
-    @property
     def corpus_tokens(self) -> int:
-        return sum(self._p.train_tokens)
+        return sum(self.train_tokens)
 
     @property
     def word_texts(self) -> list[str]:
         return self._all_words().words
 
     def stop(self) -> Stop | None:
-        n, target = self.n_steps, self._p.target
+        n, target = self.n_steps, self.target
         if n >= target:
             return Stop("target", f"{target:,} merges",
                         f"Target reached at step {n} ({target:,} merges).")
-        if self._p.is_done:
-            mf = self._p.settings.min_frequency
+        if self.is_done:
+            mf = self.parity_settings.min_frequency
             left = "a pair of symbols left" if mf <= 1 else \
                 f"a pair that occurs at least {mf:,} times (the minimum pair frequency)"
             return Stop("no-pair", "no pair left",
                         f"Training stopped at step {n}, before the target: no language has "
                         f"{left}.")
         return None
-
-    @property
-    def is_done(self) -> bool:
-        return self._p.is_done
 
     def best_pair(self) -> tuple[int, int, int] | None:
         rec = self.next_choice()
@@ -245,13 +120,12 @@ class ParityRun:
     def _chooser(self):
         """The core's column the next step chooses from: the language whose turn it is
         (all languages together in the global phase); None when training is done."""
-        p = self._p
-        if self.n_steps < p.settings.global_merges:
-            return p.pair_source(None)
-        nxt = self._next_parity()
+        if self.n_steps < self.parity_settings.global_merges:
+            return self.pair_source(None)
+        nxt = self.next_choice()
         if nxt is None or nxt.language is None:
             return None
-        return p.pair_source(nxt.language)
+        return self.pair_source(nxt.language)
 
     def top_pairs(self, k: int = 200) -> list[PairRow]:
         """The k best pairs of the language whose turn is next, in HF's order (count,
@@ -268,95 +142,38 @@ class ParityRun:
         n, tied = src.tied(max(limit, 1))
         return n, [(t[0], t[1]) for t in tied[:limit]]
 
-    def next_choice(self, limit: int = 50) -> MergeStep | None:
+    def next_choice(self, limit: int = 50) -> ParityStep | None:
         """The merge the next step would make, as a provisional record: the trainer's
         choice, a pure function of its state (nothing stepped or undone). At the target
         too, one step past it: the pair table shows what a longer run would merge next,
         as a plain run's does."""
         n = self.n_steps
-        if self._next is not None and self._next[0] == n:
-            return self._next[1]
-        st = self._p.next_record()
-        rec = None if st is None else self._record(st, detail=False, reason=True)
-        self._next = (n, rec, st)
-        return rec
-
-    def _next_parity(self) -> ParityStep | None:
-        self.next_choice()
-        assert self._next is not None
-        return self._next[2]
+        if self._next is None or self._next[0] != n:
+            self._next = (n, self.next_record())
+        return self._next[1]
 
     def skip_reason(self, a: int, b: int) -> str | None:
         return None   # (SuperBPE's: parity training skips no pair)
 
-    def symbol_count(self, i: int) -> int:
-        return self._p.symbol_count(i)
-
-    # ----- stepping -------------------------------------------------------------------------
-    def _record(self, st: ParityStep, detail: bool, reason: bool = False) -> MergeStep:
-        p = self._p
-        affected: list[AffectedWord] = []
-        n_affected = 0
-        # what the charts' step-0 counts and token totals are rebuilt from: every record
-        # has it, with or without detail (as Trainer's records)
-        merged = p.last_merged_tokens() if p.steps and p.steps[-1] is st else 0
-        if detail and p.steps and p.steps[-1] is st:
-            self._all_words()
-            for i in range(len(self._offsets)):
-                n, words = p.last_merge_words(i, AFFECTED_LIMIT)
-                n_affected += n
-                for j, before, after in words:
-                    affected.append(AffectedWord(self._freqs[i][j], before if before is not None
-                                                 else _split(after, st.new_id, st.pair), after))
-            affected.sort(key=lambda a: -a.freq)
-            del affected[AFFECTED_LIMIT:]
-        why = p.explain(st) if detail or reason else ""
-        return MergeStep(index=st.index, pair=st.pair, left=st.left, right=st.right,
-                         new_id=st.new_id, token=st.token, count=st.count, rule=RULE,
-                         reason=why, n_affected=n_affected, affected=tuple(affected),
-                         live_size=len(p.vocab_bytes), merged=merged,
-                         corpus_tokens=sum(p.train_tokens))
-
-    def step(self, detail: bool = True) -> MergeStep | None:
-        if not self._plain_covers(self.n_steps + 1):
-            self.compute_plain(upto=self.n_steps + 1)
-        _ = self.steps   # (the records of the steps advance made, first)
-        got = self._p.step()
-        if got is None:
-            return None
-        rec = self._record(got, detail)
-        if self._redo and self._redo[-1][0].pair == rec.pair:
-            self._redo.pop()
-        else:
-            self._redo.clear()
-        self._steps.append(rec)
+    # ----- stepping: the trainer's, with detail ------------------------------------------
+    def step(self, detail: bool = True) -> ParityStep | None:
         self._next = None
-        return rec
+        return super().step(detail)
 
-    def undo(self) -> MergeStep | None:
-        if not self.steps:
-            return None
-        st = self._p.steps[-1]
-        self._p.undo()
-        rec = self._steps.pop()
-        self._redo.append((rec, st))
+    def undo(self) -> ParityStep | None:
         self._next = None
-        return rec
+        return super().undo()
 
     def goto(self, k: int, *, detail: bool = True) -> None:
-        while self.n_steps > k and self.undo() is not None:
-            pass
-        if self.n_steps < k:
-            self.run(until=k, detail=detail)
+        super().goto(k, detail=detail)
 
     def run(self, until: int | None = None,
             progress: Callable[[int, int], None] | None = None,
-            cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
-        goal = self._p.target if until is None else min(until, self._p.target)
-        if not self._plain_covers(goal):   # all at once, not a step at a time
+            cancel: CancelFn | None = None, detail: bool = True) -> list[ParityStep]:
+        goal = self.target if until is None else min(until, self.target)
+        if not self.plain_covers(goal):   # all at once, not a step at a time
             self.compute_plain(cancel, upto=goal, progress=progress)
-        return run_steps(lambda: self.step(detail=detail), lambda: self.n_steps, goal,
-                         progress, cancel, every=16)
+        return super().run(until, progress, cancel, detail)
 
     def can_retarget(self, settings: TrainSettings) -> bool:
         """True when ``settings`` differ from this run's only in the number of merges
@@ -365,33 +182,14 @@ class ParityRun:
         new run: the window counts it as merges when it builds one."""
         if settings.num_merges is None:
             return False
-        return settings.min_frequency == self._settings.min_frequency
+        return settings.min_frequency == self.settings.min_frequency
 
     def retarget(self, settings: TrainSettings) -> int:
         if not self.can_retarget(settings) or settings.num_merges is None:
             raise SettingsError("Only the number of merges can change on a parity run; "
                                 "retrain for the rest.")
-        self._p.target = settings.num_merges
-        self._settings = replace(self._settings, num_merges=settings.num_merges)
+        self.target = settings.num_merges
         self._next = None
-        if self.n_steps > self._p.target:
-            self.goto(self._p.target)
+        if self.n_steps > self.target:
+            self.goto(self.target)
         return self.n_steps
-
-    # ----- tokenizers -------------------------------------------------------------------------
-    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
-        k = step_asked(at_step, self.n_steps, self.furthest_step if redo else self.n_steps,
-                       "tokenizer(at_step)")
-        from ..tokenizers.trained import Tokenizer
-        recs = list(self.steps) + [r for r, _ in reversed(self._redo)]
-        recs = recs[:k]
-        vocab = {i: bytes([i]) for i in range(256)}
-        for r in recs:
-            vocab.setdefault(r.new_id, r.token)
-        tok = Tokenizer(vocab, [(r.left, r.right) for r in recs], [], pattern=PATTERN,
-                        mode="byte")
-        info = self._parity
-        turns = [st.language for st in info.records[:k]]
-        tok.meta = lambda: {**self._p.metadata(), "merge_counts": [r.count for r in recs],
-                            "parity": {**self._p.metadata()["parity"], "turns": turns}}
-        return tok

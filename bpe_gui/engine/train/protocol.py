@@ -41,7 +41,7 @@ from ..tokenizers.trained import Tokenizer
 from .trainer import MergeStep, PairRow, Stop, TrainSettings
 
 if TYPE_CHECKING:
-    from .parity_run import ParityInfo
+    from .parity import ParityTrainer
     from .spec import TrainingSpec
 
 
@@ -77,9 +77,9 @@ class TrainerProtocol(Protocol):
         """SuperBPE: the last step of stage 1 (stage 2's pattern cuts text after it);
         None for a run of one stage."""
     @property
-    def parity(self) -> ParityInfo | None:
+    def parity(self) -> ParityTrainer | None:
         """Parity-aware training: the languages, whose turn each step was, their tokens
-        step by step (parity_run.py); None for a run on one corpus."""
+        step by step (the run's ParityTrainer); None for a run on one corpus."""
 
     # ----- the step it is at ----------------------------------------------------------------
     @property

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import MergeStep, PairRow, ParityInfo, TrainerProtocol, TrainSettings
+from ...engine.train import MergeStep, PairRow, ParityTrainer, TrainerProtocol, TrainSettings
 
 PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
 
@@ -182,7 +182,7 @@ class TrainerView:
 
     # ----- parity-aware training (parity_training.py) -------------------------------------
     @property
-    def parity(self) -> ParityInfo | None:
+    def parity(self) -> ParityTrainer | None:
         """The languages, whose turn each step was and their tokens step by step (the
         run's records: read them now, copy what you keep); None unless parity-aware."""
         return self._t.parity

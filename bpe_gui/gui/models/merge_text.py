@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Callable
 
-from ...engine.train import MergeStep, ParityInfo
+from ...engine.train import MergeStep, ParityTrainer
 from ..controller.trainer_view import PairSnapshot, TrainerView
 from ..controller.training_jobs import has_detail
 from .parity_text import turn_counts, turn_line, turn_name
@@ -60,7 +60,7 @@ class LastMerge:
     detail: bool            # the record has its words (a running job's records do not)
 
 
-def last_merge(rec: MergeStep | None, info: ParityInfo | None, text_of: TextOf) -> LastMerge:
+def last_merge(rec: MergeStep | None, info: ParityTrainer | None, text_of: TextOf) -> LastMerge:
     if rec is None:
         return LastMerge("No merge yet: press Step.", "", "", NO_MERGE_TITLE, False)
     left, right = text_of(rec.left), text_of(rec.right)
@@ -103,7 +103,7 @@ def status_line(t: TrainerView | None) -> tuple[str, str]:
                  f" · SuperBPE stage 1 (stage 2 from step {T:,})")
     what, warning = "tie rule: " + rule, ""
     if t.parity is not None:   # parity-aware: how many turns each language had
-        what = f"parity ({t.parity.settings.variant}), turns: " + \
+        what = f"parity ({t.parity.parity_settings.variant}), turns: " + \
             (turn_counts(t.parity, t.n_steps) or "none yet")
         if t.parity.warning:
             what += " · ⚠ dev texts not parallel"

@@ -1,7 +1,7 @@
 """Parity-aware training in words, for the merge panel and the vocabulary browser:
 whose turn a step was and why -- its compression on the dev set against the other
 languages' (the sentence is the engine's, ``turn_sentence``). Qt-free: it reads a
-:class:`~bpe_gui.engine.train.ParityInfo`.
+:class:`~bpe_gui.engine.train.ParityTrainer`.
 
 Example (dev set, step 60)::
 
@@ -12,31 +12,31 @@ Example (dev set, step 60)::
 """
 from __future__ import annotations
 
-from ...engine.train import ParityInfo, turn_sentence
+from ...engine.train import ParityTrainer, turn_sentence
 
 
-def turn_name(info: ParityInfo, k: int) -> str:
+def turn_name(info: ParityTrainer, k: int) -> str:
     """Whose turn step k (1-based) was: a language's name, "global" for the plain-BPE
     steps before parity's turns, "" for a step not made."""
-    if not 1 <= k <= len(info.records):
+    if not 1 <= k <= len(info.steps):
         return ""
-    lang = info.records[k - 1].language
+    lang = info.steps[k - 1].language
     return "global" if lang is None else info.names[lang]
 
 
-def turn_line(info: ParityInfo, k: int) -> str:
+def turn_line(info: ParityTrainer, k: int) -> str:
     """Step k's language and why, in one sentence (plain text): the engine's
     :func:`~bpe_gui.engine.train.turn_sentence`."""
-    if not 1 <= k <= len(info.records):
+    if not 1 <= k <= len(info.steps):
         return ""
-    return turn_sentence(info.records[k - 1], info.names, info.settings,
+    return turn_sentence(info.steps[k - 1], info.names, info.parity_settings,
                          parallel=info.warning is None)
 
 
-def turn_counts(info: ParityInfo, n: int) -> str:
+def turn_counts(info: ParityTrainer, n: int) -> str:
     """How many of the first n steps each language had, e.g. 'ru 12 · zh 9 · global 5'."""
     counts: dict[str, int] = {}
-    for rec in info.records[:n]:
+    for rec in info.steps[:n]:
         key = "global" if rec.language is None else info.names[rec.language]
         counts[key] = counts.get(key, 0) + 1
     order = [nm for nm in info.names if nm in counts] + (["global"] if "global" in counts
@@ -48,9 +48,9 @@ BALANCE = {"dev": "balanced on the dev files", "ratio": "balanced on target rati
            "train": "balanced on the training files"}
 
 
-def run_words(info: ParityInfo) -> tuple[str, str]:
+def run_words(info: ParityTrainer) -> tuple[str, str]:
     """A parity run named for a line about it, long and short: "parity-aware run over
     en, zh (base, balanced on the dev files)", "parity-aware run over en, zh"."""
     short = f"parity-aware run over {', '.join(info.names)}"
-    how = ", ".join(x for x in (info.settings.variant, BALANCE.get(info.kind, "")) if x)
+    how = ", ".join(x for x in (info.parity_settings.variant, BALANCE.get(info.kind, "")) if x)
     return f"{short} ({how})", short

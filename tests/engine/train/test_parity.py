@@ -233,7 +233,7 @@ def test_turn_sentence_says_the_gap_to_the_runner_up_and_the_fewest():
         toks = [int(x) for x in rec.measure]
         me = rec.language
         order = sorted((i for i in range(len(langs)) if i != me), key=lambda i: -toks[i])
-        text = parity.turn_sentence(rec, t.names, t.settings)
+        text = parity.turn_sentence(rec, t.names, t.parity_settings)
         assert f"most tokens for the same sentences, {toks[me]:,}:" in text, text
         for i in (order[0], order[-1]):
             diff = toks[me] - toks[i]

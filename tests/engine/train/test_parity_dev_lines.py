@@ -1,7 +1,7 @@
 """Dev texts of different lengths are not parallel (parity_dev): the data counts each
 dev text's lines (from files: from the counted words; from texts: the texts), says so in
 a sentence naming each text and its lines, and every reader of the run says it too --
-the run's ParityInfo.warning, and each step's sentence, which then does not claim "the
+the run's ParityTrainer.warning, and each step's sentence, which then does not claim "the
 same sentences". Parallel dev texts (the fixture's) get none of it."""
 from __future__ import annotations
 
@@ -74,8 +74,8 @@ def test_the_run_and_each_step_say_the_dev_texts_are_not_parallel(tmp_path):
     run.run()
     assert run.parity is not None and run.parity.warning is not None
     assert "different numbers of lines" in run.parity.warning
-    rec = run.parity.records[0]
-    said = turn_sentence(rec, run.parity.names, run.parity.settings, parallel=False)
+    rec = run.parity.steps[0]
+    said = turn_sentence(rec, run.parity.names, run.parity.parity_settings, parallel=False)
     assert "for the same sentences" not in said and "not the same sentences" in said
     trainer = ParityTrainer(ParityData.from_files(train, dev, lines=True),
                             ParitySettings(num_merges=3))

@@ -80,7 +80,7 @@ def test_each_step_says_what_it_changed():
         assert rec.merged == before - run.corpus_tokens > 0
         assert rec.corpus_tokens == run.corpus_tokens
         assert sum(a.freq * (len(a.before) - len(a.after)) for a in rec.affected) <= rec.merged
-        assert rec.reason and run.parity.names[run.parity.records[-1].language] in rec.reason
+        assert rec.reason and run.parity.names[run.parity.steps[-1].language] in rec.reason
     assert sum(run.symbol_count(i) for i in range(run.vocab_size)) == run.corpus_tokens
 
 
@@ -120,7 +120,7 @@ def test_records_made_without_detail_say_how_many_tokens_they_replaced():
     step 0 from the last step's counts. Each record's merged is the training tokens
     before it less those after, counted here from the words' byte lengths at step 0."""
     run = _run()
-    start = sum(len(w) * f for words in run._p.data.words for w, f in words.items())
+    start = sum(len(w) * f for words in run.data.words for w, f in words.items())
     recs = run.run(detail=False)
     assert len(recs) == 40
     before = start
@@ -146,7 +146,7 @@ def test_the_plain_curve_grows_with_a_raised_target():
     for k in (31, 32, 33):
         run.step()
         assert len(run.parity.plain) >= k + 1
-    fresh = _run(merges=33)._p.plain_curve()
+    fresh = _run(merges=33).plain_curve()
     assert list(run.parity.plain[:34]) == fresh
     run.goto(5)   # going back keeps the curve; the chart cuts it at the step shown
     assert list(run.parity.plain[:34]) == fresh
@@ -177,7 +177,7 @@ def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
     assert run.n_steps == 10 and 11 < len(run.parity.plain) < 41
     run.run()
     assert run.n_steps == 40
-    assert list(run.parity.plain) == _run(merges=40)._p.plain_curve()
+    assert list(run.parity.plain) == _run(merges=40).plain_curve()
 
 
 @pytest.mark.regression
@@ -188,8 +188,8 @@ def test_the_look_ahead_neither_steps_nor_undoes(monkeypatch):
     run.run(until=7)
     seen = []
     for name in ("step", "undo"):
-        real = getattr(run.trainer, name)
-        monkeypatch.setattr(run.trainer, name, lambda real=real, name=name: (
+        real = getattr(run, name)
+        monkeypatch.setattr(run, name, lambda real=real, name=name: (
             seen.append(name), real())[1])
     ahead = run.next_choice()
     assert seen == [] and run.n_steps == 7 and not run.is_done

@@ -328,7 +328,7 @@ class ChartsView(QWidget):
             self.parity.clear()
             return
         n = run.n
-        recs = info.records[:n]
+        recs = info.steps[:n]
         self.parity.title = "Dev-set tokens" if info.kind == "dev" else "Training tokens"
         text = ("its dev text (the same sentences in every language)" if info.kind == "dev"
                 else "its training text (no dev set: balanced on ratios)")
@@ -338,7 +338,7 @@ class ChartsView(QWidget):
             "brings the lines together.")
         xs = range(n + 1)
         for i, name in enumerate(info.names):
-            ys = [info.initial[i]] + [r.tokens[i] for r in recs]
+            ys = [info.initial_tokens[i]] + [r.tokens[i] for r in recs]
             self.parity.set_series(name, xs, ys, "line", color=i)
             if info.plain is not None:
                 plain = [row[i] for row in info.plain[:n + 1]]
