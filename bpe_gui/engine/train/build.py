@@ -187,6 +187,11 @@ class Lent:
                  table2: PretokenTable | None):
         self.spec, self.table, self.table2 = spec, table, table2
 
+    def serves(self, spec: TrainingSpec) -> bool:
+        """True when ``spec`` reads the same words, cut the same way: its run borrows
+        these tables instead of reading again."""
+        return self.spec.table_key() == spec.table_key()
+
 
 def lend(run: TrainerProtocol | None) -> Lent | None:
     """``run``'s tables for :func:`build_run`'s ``reuse`` (None: none to lend). A
@@ -201,7 +206,7 @@ def lend(run: TrainerProtocol | None) -> Lent | None:
 def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
     """``run``'s table (or SuperBPE's stage-2 table) when it read the same words."""
     lent = run if isinstance(run, Lent) else lend(run)
-    if lent is None or lent.spec.table_key() != spec.table_key():
+    if lent is None or not lent.serves(spec):
         return None
     return getattr(lent, what, None)
 

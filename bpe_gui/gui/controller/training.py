@@ -308,8 +308,7 @@ class Training:
         c = self.c
         inputs = self._inputs(spec)
         lent = inputs["reuse"]
-        labels = self._labels(spec, lent is not None
-                              and lent.spec.table_key() == spec.table_key())
+        labels = self._labels(spec, lent is not None and lent.serves(spec))
         label, unit = labels[READING]
         self._let_go_of_big_trainer()
         box: dict = {}

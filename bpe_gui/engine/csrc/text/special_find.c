@@ -143,32 +143,29 @@ static inline uint32_t unit_at(int kind, const void *t, size_t i) {
                        : ((const uint32_t *)t)[i];
 }
 
-/* The longest string that starts at text[p]: 1 with its length in *len, or 0. */
-static int match_at(const SpecialFinder *f, int kind, const void *text, size_t n, size_t p,
-                    size_t *len) {
-    uint32_t c = unit_at(kind, text, p);
-    size_t lo = 0, hi = f->n_firsts;
+/* The first index in [lo, hi) of the sorted a whose value is not below key (hi: none). */
+static size_t lower_bound(const uint32_t *a, size_t lo, size_t hi, uint32_t key) {
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (f->firsts[mid] < c)
+        if (a[mid] < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == f->n_firsts || f->firsts[lo] != c)
+    return lo;
+}
+
+/* The longest string that starts at text[p]: 1 with its length in *len, or 0. */
+static int match_at(const SpecialFinder *f, int kind, const void *text, size_t n, size_t p,
+                    size_t *len) {
+    uint32_t c = unit_at(kind, text, p);
+    size_t g = lower_bound(f->firsts, 0, f->n_firsts, c);
+    if (g == f->n_firsts || f->firsts[g] != c)
         return 0;
-    size_t g = lo, end = f->longer[g];
+    size_t end = f->longer[g];
     if (p + 1 < n) { /* those of two characters or more whose second is text[p + 1] */
         uint32_t c2 = unit_at(kind, text, p + 1);
-        lo = f->group[g];
-        hi = end;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (f->second[mid] < c2)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = lower_bound(f->second, f->group[g], end, c2);
         for (size_t i = lo; i < end && f->second[i] == c2; i++) {
             size_t L = f->len[i], k = 2;
             if (L > n - p)
