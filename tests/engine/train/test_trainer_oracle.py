@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bpe_gui.engine import BPEError, TrainSettings, Trainer
+from bpe_gui.engine import BPEError, SettingsError, TrainSettings, Trainer
 
 from engine_oracle import available_cores, make_oracle, split_specials, using_core, word_counts
 
@@ -57,6 +57,10 @@ def _check_against_oracle(text, specials, data, mode, eow, pattern, rule, min_fr
             base = oracle.live_now()
         num_merges, vocab_size = None, base + data.draw(st.integers(-3 if prune else 0, 40),
                                                         label="extra")
+        if vocab_size < 0:   # (below the live tokens of a tiny pruned corpus) refused when made
+            with pytest.raises(SettingsError, match="Vocab size is -"):
+                TrainSettings(vocab_size=vocab_size, prune=prune)
+            return
     s = TrainSettings(vocab_size=vocab_size, num_merges=num_merges, mode=mode,
                       end_of_word=eow, pattern=pattern, special_tokens=specials,
                       tie_rule=rule, min_frequency=min_frequency, prune=prune)
