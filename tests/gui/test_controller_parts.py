@@ -95,7 +95,7 @@ def make_training(host: Host, failures: list) -> Training:
     part = Training(host, fail=lambda title, e: failures.append((title, str(e))),
                     stepped=lambda: None, forget_view=lambda: None,
                     not_utf8=lambda e: failures.append(("not utf-8", e)),
-                    make_room=lambda: None, live=LiveView(parent=parent),
+                    free=lambda: True, live=LiveView(parent=parent),
                     set_phase=lambda label, unit: None, parent=parent)
     part._keep = parent   # the timer's and live view's parent lives as long as the part
     return part

@@ -66,3 +66,23 @@ def test_the_pairs_footer():
     t = Trainer.from_source(CORPUS, TrainSettings(num_merges=5))
     snap = TrainerView(t).pair_snapshot(3)
     assert pairs_footer(snap).startswith("3 best pairs (Show more for others)")
+
+
+def test_the_view_reads_through_only_what_every_run_has():
+    """TrainerView reads its annotated facts from the run by name: each is a member of
+    the engine's TrainerProtocol (mypy cannot see the read-through), each gives the
+    run's own value, and any other name is refused."""
+    import pytest
+
+    from bpe_gui.engine.train import TrainerProtocol
+    from bpe_gui.gui.controller.trainer_view import _READ_THROUGH
+
+    t = Trainer.from_source(CORPUS, TrainSettings(num_merges=5))
+    t.step()
+    view = TrainerView(t)
+    assert _READ_THROUGH and _READ_THROUGH <= set(dir(TrainerProtocol))
+    for name in _READ_THROUGH:
+        assert getattr(view, name) is getattr(t, name) or \
+            getattr(view, name) == getattr(t, name), name
+    with pytest.raises(AttributeError):
+        getattr(view, "table")   # the run's internals stay behind the view

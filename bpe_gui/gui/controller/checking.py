@@ -10,18 +10,16 @@ engine work themselves. A check only builds something new, so Cancel drops it at
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from ...engine.check import (CheckReport, EncodeReport, LearnerResult, check_ids,
                              check_merges, read_ids, read_result)
 from ...engine.errors import BPEError
 from .corpus_source import Corpus, FileCorpus, TableCorpus
-from .jobs import Job, JobEnd, Outcome
+from .jobs import Done, Ended, Job, refused
 
-Done = Callable[[object], None]
-Ended = Callable[[JobEnd], None]
 
 
 class CheckHost(Protocol):
@@ -44,9 +42,7 @@ class CheckOptions:
     lines: bool | None = None   # one text per line (None: as the result records, else no)
 
     def kwargs(self) -> dict:
-        return {"special_tokens": self.special_tokens, "pattern": self.pattern,
-                "tie_rule": self.tie_rule, "vocab_size": self.vocab_size, "mode": self.mode,
-                "lines": self.lines}
+        return asdict(self)   # (each field is a keyword of check_merges)
 
 
 @dataclass(frozen=True)
@@ -56,11 +52,6 @@ class MergeCheck:
     result: LearnerResult = field(repr=False)
     report: CheckReport
     corpus_name: str
-
-
-def _refused(on_end: Ended, why: str) -> bool:
-    on_end(JobEnd(Outcome.FAILED, why))
-    return False
 
 
 class Checking:
@@ -94,11 +85,11 @@ class Checking:
         if corpus_path is None:
             source, name = self.window_corpus()
             if source is None:
-                return _refused(on_end, name)
+                return refused(on_end, name)
         else:
             source, name = [Path(corpus_path)], Path(corpus_path).name
         if not result_path:
-            return _refused(on_end, "Pick your result first: vocab.json + merges.txt, a "
+            return refused(on_end, "Pick your result first: vocab.json + merges.txt, a "
                             "tokenizer.json, a .tiktoken or a pickle of (vocab, merges).")
 
         def job(progress, cancelled):
@@ -116,15 +107,15 @@ class Checking:
         against the tokenizer of the result at ``result_path`` (read again: the file may
         have changed since the last check); result: an EncodeReport."""
         if not result_path:
-            return _refused(on_end, "Pick your result first: its merges are the tokenizer.")
+            return refused(on_end, "Pick your result first: its merges are the tokenizer.")
         if not text:
-            return _refused(on_end, "Paste the text your encoder encoded.")
+            return refused(on_end, "Paste the text your encoder encoded.")
         try:
             ids = read_ids(ids_text)
         except BPEError as e:
-            return _refused(on_end, str(e))
+            return refused(on_end, str(e))
         if not ids:
-            return _refused(on_end, "Paste the ids your encoder produced for the text.")
+            return refused(on_end, "Paste the ids your encoder produced for the text.")
 
         def job(progress, cancelled) -> EncodeReport:
             learner = read_result(result_path, options.special_tokens)

@@ -101,7 +101,7 @@ class Controller(QObject):
         self.training = Training(   # forget_view: the view holds the trainer let go
             self, fail=self._fail, stepped=self._stepped,
             forget_view=lambda: setattr(self, "_view", None),
-            not_utf8=lambda e: self.opening.not_utf8(e), make_room=self.slot.make_room,
+            not_utf8=lambda e: self.opening.not_utf8(e), free=self.slot.free,
             live=self.live, set_phase=self.jobs.set_phase, parent=self)
         self.runs = TrainerRuns(   # the trainer run on by jobs, and their ends
             trainer=lambda: self.trainer, ready=self._ready, stepped=self._stepped,
@@ -289,9 +289,7 @@ class Controller(QObject):
     def _ready(self) -> TrainerProtocol | None:
         """The trainer to step, up to date with the corpus and settings (a small corpus
         retrains here); None while a job runs, or once one was started to build it."""
-        self.slot.make_room()
-        if self.busy:
-            self.message.emit("Busy: wait for the running job or cancel it (Esc).")
+        if not self.slot.free():
             return None
         if (self.trainer is None or self.stale) and not self.training.retrain():
             return None

@@ -23,6 +23,7 @@ from ...engine.corpus import PretokenTable
 from ...engine.display import human_size
 from ...engine.errors import Cancelled
 from ...engine.corpus import read_documents, read_head
+from ...engine.train import PLAIN, SUPERBPE, TRAIN_ON, TrainingSpec, TrainSettings
 
 EDIT_BYTES = 4 << 20   # files holding at most this much text are read whole (editable:
                        # a corpus of 1.1 MB opened read-only, streamed)
@@ -103,19 +104,24 @@ class FileCorpus:
                 "the merge panel cover all of it. To edit, open a smaller file or Clear.")
 
 
-def spec_sources(corpus: "Corpus") -> dict:
-    """Where a training spec reads ``corpus`` (TrainingSpec's fields): its files as they
-    are on disk (files opened unedited, small or streamed), its tables, or the text in
-    the window (typed, pasted, edited, a sample).
+def corpus_spec(settings: TrainSettings, corpus: "Corpus",
+                base: str | None = None) -> TrainingSpec:
+    """Training ``corpus``: on from the tokenizer ``base`` names, else from scratch
+    (plain BPE, or SuperBPE when the settings give its transition). The spec reads the
+    corpus where it is: its files as they are on disk (files opened unedited, small or
+    streamed), its tables, or the text in the window (typed, pasted, edited, a sample).
 
-    Example: TextCorpus("ab", paths=("/d/a.txt",)) -> {'corpus': ('/d/a.txt',),
-    'encoding': 'utf-8'}; TextCorpus("ab", dirty=True) -> {'text': 'ab'}
+    Example: TextCorpus("ab", paths=("/d/a.txt",)) -> corpus=('/d/a.txt',),
+    encoding='utf-8'; TextCorpus("ab", dirty=True) -> text='ab'
     """
     if isinstance(corpus, TableCorpus):
-        return {"counts": corpus.paths or (TABLE_NAME,)}
-    if corpus.paths and not corpus.dirty:
-        return {"corpus": corpus.paths, "encoding": corpus.encoding}
-    return {"text": corpus.text}
+        sources: dict = {"counts": corpus.paths or (TABLE_NAME,)}
+    elif corpus.paths and not corpus.dirty:
+        sources = {"corpus": corpus.paths, "encoding": corpus.encoding}
+    else:
+        sources = {"text": corpus.text}
+    mode = TRAIN_ON if base else PLAIN if settings.superbpe_from is None else SUPERBPE
+    return TrainingSpec(mode, settings=settings, base=base, **sources)
 
 
 def sample_file(corpus: "Corpus") -> str | None:

@@ -43,8 +43,18 @@ class JobEnd:
         return self.outcome is Outcome.DONE
 
 
+Done = Callable[[Any], None]         # a job's on_done(result)
+Ended = Callable[[JobEnd], None]     # a job's on_end(JobEnd)
+
+
 def _nothing(*_args) -> None:
     pass
+
+
+def refused(on_end: Ended, why: str) -> bool:
+    """A job refused before it starts: its end says why (FAILED); False."""
+    on_end(JobEnd(Outcome.FAILED, why))
+    return False
 
 
 @dataclass
@@ -62,8 +72,8 @@ class Job:
 
     label: str
     run: Callable[[Progress, IsCancelled], Any]
-    on_done: Callable[[Any], None] = _nothing
-    on_end: Callable[[JobEnd], None] = _nothing
+    on_done: Done = _nothing
+    on_end: Ended = _nothing
     unit: str = ""
     abandon: bool = False
     owns_trainer: bool = False
@@ -105,24 +115,27 @@ class JobSlot(QObject):
 
     def start(self, job: Job) -> bool:
         """Run ``job``; False (and a status line) if another job runs."""
-        self.make_room()
-        if self.busy:
-            self._say("Busy: wait for the running job or cancel it (Esc).")
+        if not self.free():
             return False
         self.job = job   # before it starts: a listener of busyChanged may cancel it at once
         return self.runner.start(job.label, job.run, abandon=job.abandon or job.yields,
                                  unit=job.unit)
 
-    def make_room(self) -> None:
-        """A yielding job (e.g. classifying tokens for the vocabulary browser) is
-        dropped when the user steps, trains or opens something: it only works on
-        copies, and its widget asks for it again later (its end says DROPPED)."""
+    def free(self) -> bool:
+        """Room for the user's job; False, and a status line, while another runs. A
+        yielding job (e.g. classifying tokens for the vocabulary browser) gives way: it
+        only works on copies, and its widget asks for it again later (its end says
+        DROPPED)."""
         if self.busy and self.job is not None and self.job.yields:
             self._dropping = True
             try:
                 self.runner.abandon()
             finally:
                 self._dropping = False
+        if self.busy:
+            self._say("Busy: wait for the running job or cancel it (Esc).")
+            return False
+        return True
 
     def _take(self) -> Job | None:
         job, self.job = self.job, None

@@ -107,14 +107,8 @@ class Opening:
         Word-count tables (``bpe-gui count``) become the corpus as a table."""
         c = self.c
         paths = [str(p) for p in paths]
-        why = not_a_file(paths)   # before anything opens them on this thread
-        if why is not None:
-            self._fail("Opening files", why)
-            return False
-        try:
-            tables = table_paths(paths)
-        except ValueError as e:
-            self._fail("Opening files", e)
+        tables = self._tables(paths, "Opening files", "")
+        if tables is None:
             return False
         if tables:
             def opened_table(table) -> None:
@@ -130,6 +124,19 @@ class Opening:
                 return NotUtf8.of(e, paths)
         return self._job("Reading files", job, lambda r: self._opened(r, paths, encoding),
                          abandon=True)
+
+    def _tables(self, paths: list[str], title: str, whose: str) -> list[str] | None:
+        """The word-count tables among ``paths`` (none: text files), checked before
+        anything opens them on this thread; None when one cannot be read (said)."""
+        why = not_a_file(paths)
+        if why is not None:
+            self._fail(title, whose + why)
+            return None
+        try:
+            return table_paths(paths) or []
+        except ValueError as e:
+            self._fail(title, e)
+            return None
 
     def _opened(self, result: str | FileCorpus | NotUtf8, paths: list[str],
                 encoding: str = "utf-8") -> None:
@@ -337,14 +344,8 @@ class Opening:
     def _read_session_corpus(self, s: Session, path: str, paths: list[str]) -> bool:
         """The session's corpus files (or word-count tables), read on the worker thread;
         then the session is applied. Until it has landed, saves write it (restoring)."""
-        why = not_a_file(paths)
-        if why is not None:
-            self._fail("Open session failed", f"{path}: its corpus {why}")
-            return False
-        try:
-            tables = table_paths(paths)
-        except ValueError as e:
-            self._fail("Open session failed", e)
+        tables = self._tables(paths, "Open session failed", f"{path}: its corpus ")
+        if tables is None:
             return False
         before, self.restoring = self.restoring, Restoring(s, before=self.c.trainer)
         if tables:

@@ -36,12 +36,10 @@ from ...engine.corpus import read_documents, read_head
 from ...engine.formats import load_tokenizer
 from ...engine.analysis import language_cost
 from ...engine.analysis import vocab_overlap
-from ...engine.train import PLAIN, SUPERBPE, TrainingSpec, TrainSettings, build_run
-from .corpus_source import TABLE_NAME, Corpus, spec_sources
-from .jobs import Job, JobEnd, Outcome
+from ...engine.train import TrainSettings, build_run
+from .corpus_source import TABLE_NAME, Corpus, corpus_spec
+from .jobs import Done, Ended, Job, JobEnd, Outcome, refused
 
-Done = Callable[[object], None]
-Ended = Callable[[JobEnd], None]
 
 HELD_OUT_MAX_CHARS = 1_000_000
 # what dead weight's progress stages count, as the status bar says them
@@ -100,11 +98,6 @@ MIXTURE_STAGES = {"count": ("What was it trained on? Counting each sample's word
                   "solve": ("What was it trained on? Solving the linear program", "rounds")}
 
 
-def _refused(on_end: Ended, why: str) -> bool:
-    on_end(JobEnd(Outcome.FAILED, why))
-    return False
-
-
 def _at_once(result, on_done: Done, on_end: Ended) -> bool:
     on_done(result)
     on_end(JobEnd(Outcome.DONE))
@@ -125,18 +118,17 @@ class SideJobs:
         that cannot work; Cancel drops it at once."""
         corpus, phase = self._corpus(), self._phase
         if not corpus.streamed and corpus.table is None and not corpus.text.strip():
-            return _refused(on_end, "The corpus is empty: load or type a corpus first.")
+            return refused(on_end, "The corpus is empty: load or type a corpus first.")
         try:
             settings = settings.validated()   # char mode's alphabet: checked when built
         except BPEError as e:
-            return _refused(on_end, str(e))
+            return refused(on_end, str(e))
 
         def job(progress, cancelled):
             t0 = time.perf_counter()
             if corpus.streamed:
                 phase(f"Side {side}: reading and pre-tokenizing {corpus.names}", "bytes")
-            mode = PLAIN if settings.superbpe_from is None else SUPERBPE
-            trainer = build_run(TrainingSpec(mode, settings=settings, **spec_sources(corpus)),
+            trainer = build_run(corpus_spec(settings, corpus),
                                 lambda _phase, done, total: progress(done, total), cancelled,
                                 where=TABLE_NAME, table=corpus.table)
             phase(f"Training side {side}", "merges")
@@ -163,7 +155,7 @@ class SideJobs:
         try:
             result = job()
         except BPEError as e:
-            return _refused(on_end, str(e))
+            return refused(on_end, str(e))
         return _at_once(result, on_done, on_end)
 
     def compare_vocabularies(self, a: Tokenizer, b: Tokenizer, on_done: Done,
@@ -231,12 +223,12 @@ class SideJobs:
         DeadWeightRun; Cancel drops it (it builds something new, from a copy)."""
         corpus, phase = self._corpus(), self._phase
         if not paths and corpus.table is not None and not trained:
-            return _refused(on_end, "The corpus is a word-count table: its words are cut "
+            return refused(on_end, "The corpus is a word-count table: its words are cut "
                             "by the trained tokenizer's pattern, not this tokenizer's. "
                             "Pick files with Other corpus… to measure this one.")
         if not paths and not corpus.streamed and corpus.table is None and \
                 not corpus.text.strip():
-            return _refused(on_end, "The corpus is empty: load or type a corpus first, or "
+            return refused(on_end, "The corpus is empty: load or type a corpus first, or "
                             "pick files with Other corpus….")
         build = tok.copy_for_thread()
         files = tuple(paths) or (corpus.paths if corpus.streamed else ())
@@ -293,7 +285,7 @@ class SideJobs:
             why = ("Give samples of at least two categories: the method compares "
                    "categories (one category would get the whole share).")
         if why is not None:
-            return _refused(on_end, why)
+            return refused(on_end, why)
         build, phase = tok.copy_for_thread(), self._phase
         files = {k: tuple(v) for k, v in samples.items()}
 

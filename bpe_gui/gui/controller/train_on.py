@@ -158,9 +158,7 @@ class TrainOn:
         scratch = c.settings if self._scratch is None else self._scratch[0]
         settings = replace(c.settings, num_merges=n, tie_rule=tie_rule or c.settings.tie_rule)
         self._before = (self.source, self.label, self.source_path)
-        self.source, self.label = src, source_label(src, c.imported_path)
-        self.source_path = c.imported_path
-        self._labels[self.base_name] = self.label
+        self._take(src, c.imported_path)
         if settings != c.settings and not c.set_settings(settings):
             self.source, self.label, self.source_path = self._before
             return False
@@ -220,11 +218,14 @@ class TrainOn:
         src = c.imported
         if src is None:   # (imported just above, or it returned)
             return False
-        self.source, self.label = src, source_label(src, path)
-        self.source_path = path
-        self._labels[self.base_name] = self.label
+        self._take(src, path)
         self._scratch = None
         return True
+
+    def _take(self, src: BaseTokenizer, path: str | None) -> None:
+        """``src`` (from the file at ``path``) is the source trained on from now."""
+        self.source, self.label, self.source_path = src, source_label(src, path), path
+        self._labels[self.base_name] = self.label
 
 
 def _in_words(s: TrainSettings) -> str:

@@ -25,7 +25,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Container, Mapping, Sequence
+from typing import TYPE_CHECKING, Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import MergeStep, PairRow, ParityTrainer, TrainerProtocol, TrainSettings
@@ -68,28 +68,32 @@ class TrainerView:
 
     __slots__ = ("_t",)
 
+    # What the trainer says as it is, read from it by name (``__getattr__``): its facts
+    # and the step it is at. The lists are the trainer's own (``steps`` only grows at the
+    # end while a job runs and undo pops from the end; ``vocab_bytes``: token bytes by
+    # id): read them now, copy what you keep.
+    settings: TrainSettings
+    n_initial: int                  # base symbols and special tokens: ids before merge 1
+    n_inherited: int                # merges kept as they are from a tokenizer trained on
+    n_base: int
+    n_steps: int
+    steps: Sequence[MergeStep]
+    target_steps: int | None
+    vocab_size: int
+    vocab_bytes: Sequence[bytes]
+    corpus_tokens: int
+    is_done: bool
+    parity: ParityTrainer | None    # the languages and their turns (None: not parity)
+    transition: int | None          # SuperBPE: stage 1's last step (None: not SuperBPE)
+
     def __init__(self, trainer: TrainerProtocol):
         self._t = trainer
 
-    # ----- facts fixed for this trainer --------------------------------------------------
-    @property
-    def settings(self) -> TrainSettings:
-        return self._t.settings
-
-    @property
-    def n_initial(self) -> int:
-        """Base symbols and special tokens: the ids before the first merge."""
-        return self._t.n_initial
-
-    @property
-    def n_inherited(self) -> int:
-        """Merges taken as they are from another tokenizer (0 unless training on from
-        one: engine/train/inherited.py)."""
-        return self._t.n_inherited
-
-    @property
-    def n_base(self) -> int:
-        return self._t.n_base
+    if not TYPE_CHECKING:   # mypy holds callers to the names annotated above
+        def __getattr__(self, name: str):
+            if name in _READ_THROUGH:
+                return getattr(self._t, name)
+            raise AttributeError(f"TrainerView has no {name!r}")
 
     @property
     def special_ids(self) -> Sequence[int]:
@@ -103,43 +107,11 @@ class TrainerView:
         table = self._t.table
         return CorpusCounts(table.total, len(table), table.n_chars, table.n_bytes)
 
-    # ----- the step it is at ---------------------------------------------------------------
-    @property
-    def n_steps(self) -> int:
-        return self._t.n_steps
-
-    @property
-    def steps(self) -> Sequence[MergeStep]:
-        """The records of the merges made so far (the trainer's own list: it only grows
-        at the end while a job runs, and undo pops from the end; copy what you keep)."""
-        return self._t.steps
-
     @property
     def furthest_step(self) -> int:
         """The furthest step made in this run (undone steps included)."""
         self._t.tokenizer()   # grows the shared tokenizer to the current step (cheap)
         return self._t.furthest_step
-
-    @property
-    def target_steps(self) -> int | None:
-        return self._t.target_steps
-
-    @property
-    def vocab_size(self) -> int:
-        return self._t.vocab_size
-
-    @property
-    def vocab_bytes(self) -> Sequence[bytes]:
-        """Token bytes by id (the trainer's list: read it now, copy what you keep)."""
-        return self._t.vocab_bytes
-
-    @property
-    def corpus_tokens(self) -> int:
-        return self._t.corpus_tokens
-
-    @property
-    def is_done(self) -> bool:
-        return self._t.is_done
 
     def best_count(self) -> int:
         """The count of the pair the next step would merge (0: none is left)."""
@@ -180,20 +152,6 @@ class TrainerView:
         return PairSnapshot(rows, tuple(t.vocab_bytes), t.n_steps, top, n_tied, limit,
                             t.is_done, skipped)
 
-    # ----- parity-aware training (parity_training.py) -------------------------------------
-    @property
-    def parity(self) -> ParityTrainer | None:
-        """The languages, whose turn each step was and their tokens step by step (the
-        run's records: read them now, copy what you keep); None unless parity-aware."""
-        return self._t.parity
-
-    # ----- SuperBPE (engine/train/superbpe_run.py) -----------------------------------------------
-    @property
-    def transition(self) -> int | None:
-        """SuperBPE: the last step of stage 1 (stage 2's superwords come after it);
-        None for ordinary training."""
-        return self._t.transition
-
     def same_pretokenizer(self, j: int, k: int) -> bool:
         """Steps j and k cut text with the same pattern (not across SuperBPE's
         transition), so an encoding can follow from one to the other merge by merge."""
@@ -216,3 +174,6 @@ class TrainerView:
         """The tokenizer as of step ``at_step`` (default: now); ``redo`` also serves
         undone steps up to ``furthest_step`` (Trainer.tokenizer)."""
         return self._t.tokenizer(at_step, redo=redo)
+
+
+_READ_THROUGH = frozenset(TrainerView.__annotations__)

@@ -23,16 +23,16 @@ from ...engine.corpus import check_settings
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.display import human_size
 from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAGE2,
-                             SUPERBPE, TRAIN_ON, TrainerProtocol, TrainingSpec, TrainSettings,
+                             TRAIN_ON, TrainerProtocol, TrainingSpec, TrainSettings,
                              build_run, lend, resolve)
-from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, sample_file,
-                            spec_sources)
+from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, corpus_spec,
+                            sample_file)
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd
 from .runs import TrainerRuns
 from .live import LiveView
 from .parity_setup import ParitySetup
-from .training_jobs import detail_current
+from .training_jobs import detail_current, run_job
 
 if TYPE_CHECKING:
     from .train_on import TrainOn
@@ -86,17 +86,18 @@ class Training:
     Given, besides the controller's state (``host``): how to report an error
     (``fail``), to announce a step (``stepped``), to drop the controller's view of the
     trainer (``forget_view``, so a let-go trainer is freed), to offer another encoding
-    (``not_utf8``), to make room for a job (``make_room``: a side job gives way), the
-    live view a running job pauses through (``live``), the job runner's phase
-    (``set_phase``) and the parent of its timer (``parent``)."""
+    (``not_utf8``), to make room for the user's job (``free``: a side job gives way;
+    False, said, while another runs), the live view a running job pauses through
+    (``live``), the job runner's phase (``set_phase``) and the parent of its timer
+    (``parent``)."""
 
     def __init__(self, host: TrainingHost, *, fail: Callable[[str, object], None],
                  stepped: Callable[[], None], forget_view: Callable[[], None],
-                 not_utf8: Callable[[NotUtf8], None], make_room: Callable[[], None],
+                 not_utf8: Callable[[NotUtf8], None], free: Callable[[], bool],
                  live: LiveView, set_phase: Callable, parent: QObject):
         self.c = host
         self._fail, self._stepped, self._forget_view = fail, stepped, forget_view
-        self._not_utf8, self._make_room = not_utf8, make_room
+        self._not_utf8, self._free = not_utf8, free
         self._live, self._set_phase = live, set_phase
         self.land_at: int | None = None   # after the next install, undo back to this step
         # The corpus changes generation on every new text, files or table; the trainer
@@ -146,11 +147,7 @@ class Training:
             return TrainingSpec(PARITY, settings=replace(
                 s, vocab_size=None, num_merges=parity_merges(s), lines=c.parity.lines),
                 parity=c.parity.options())
-        sources = spec_sources(c.corpus)
-        if c.train_on.active:
-            return TrainingSpec(TRAIN_ON, settings=s, base=c.train_on.base_name, **sources)
-        return TrainingSpec(PLAIN if s.superbpe_from is None else SUPERBPE, settings=s,
-                            **sources)
+        return corpus_spec(s, c.corpus, c.train_on.base_name if c.train_on.active else None)
 
     def effective(self, settings: TrainSettings | None = None) -> TrainingSpec:
         """The spec a run trains: validated (a setting the mode does not use at its
@@ -240,9 +237,7 @@ class Training:
         applied settings (re-tokenizing only if they changed more than the target), then
         run to the target."""
         c = self.c
-        self._make_room()
-        if c.busy:
-            c.message.emit("Busy: wait for the running job or cancel it (Esc).")
+        if not self._free():
             return False
         if c.trainer is None or c.stale:
             return self.retrain(to_target=True)
@@ -266,10 +261,7 @@ class Training:
             self._train_failed(e, quiet)
             return False
         if spec.text is not None and (not spec.text or spec.text.isspace()):
-            c.trainer = None   # (not strip(): no copy of a 20 MB text)
-            c.trainerChanged.emit()
-            c.stepChanged.emit(0)
-            c.tokenizerChanged.emit()
+            self._none_in_use()   # (not strip(): no copy of a 20 MB text)
             if not quiet:
                 self._fail("Empty corpus", "The corpus is empty. Type or paste some text, "
                            "open a file, or pick a sample from File > Samples.")
@@ -295,7 +287,7 @@ class Training:
         """What build_run is given besides the spec: the tokenizer trained on, the table
         the window holds, and the tables of the run in use when it read the same words."""
         c = self.c
-        same = self.built is not None and self.built == self.reads(spec)
+        same = self.built is not None and self.built == self._building
         return dict(base=c.train_on.source, where=TABLE_NAME,
                     table=c.corpus.table if isinstance(c.corpus, TableCorpus) else None,
                     reuse=lend(c.trainer) if same else None)
@@ -342,10 +334,7 @@ class Training:
                 phase(f"Learning new merges on top of {c.train_on.label}"
                       if spec.mode == TRAIN_ON else "Training to target" if to_target
                       else f"Running to step {to_step:,}", "merges")
-                with live.holding():
-                    run.run(until=to_step or None, progress=live.wrap(progress),
-                            cancel=cancelled, detail=False)
-                    run.tokenizer()   # built here, not on the GUI thread
+                run_job(run, to_step or None, live)(progress, cancelled)
             return run
         title = {PARITY: "Cannot train parity-aware",
                  TRAIN_ON: f"Cannot train on from {c.train_on.label}"}.get(
@@ -437,13 +426,9 @@ class Training:
         t = c.trainer
         if t is None or len(t.table) <= SYNC_TABLE_WORDS:
             return
-        c.trainer = None
         self._forget_view()
         del t
-        c.trainerChanged.emit()
-        c.stepChanged.emit(0)
-        if not c.use_imported:
-            c.tokenizerChanged.emit()
+        self._none_in_use()
         release_freed_memory()
 
     def _train_failed(self, e: BPEError, quiet: bool) -> None:
@@ -458,6 +443,15 @@ class Training:
             self.c.message.emit(msg)
         else:
             self._fail("Cannot train on this corpus", msg)
+
+    def _none_in_use(self) -> None:
+        """No trainer in use any more: the views show none."""
+        c = self.c
+        c.trainer = None
+        c.trainerChanged.emit()
+        c.stepChanged.emit(0)
+        if not c.use_imported:
+            c.tokenizerChanged.emit()
 
     def on_live_look(self) -> None:
         c = self.c
