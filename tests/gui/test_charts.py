@@ -274,7 +274,7 @@ def test_renyi_follows_a_long_run_while_it_runs(qtbot, corpora_dir):
     seen = []
     c.livePeek.connect(lambda k: seen.append((k, len(v.series.renyi.values) - 1
                                               if v.series is not None else -1)))
-    assert c.runs.to_target()
+    assert c.training.to_target()
     qtbot.waitUntil(lambda: not c.busy, timeout=60_000)
     v.refresh()
     final = c.trainer.n_steps

@@ -44,19 +44,6 @@ class NotTrainingOn:
     base_name = label = ""
 
 
-class NoRuns:
-    """The host's runs part: a small corpus is built at once, never run on by a job."""
-
-    def to_target(self) -> bool:
-        return True
-
-    def trainer_job_ended(self, end) -> None:
-        pass
-
-    def ran(self, label: str) -> None:
-        pass
-
-
 class Host:
     """Members named by TrainingHost, OpeningHost (those save_corpus uses) and
     TokenizerFilesHost, and nothing else."""
@@ -65,14 +52,13 @@ class Host:
                  "imported", "imported_path", "saved",
                  "message", "trainerChanged", "trainerStale", "stepChanged",
                  "tokenizerChanged", "livePeek", "importFinished", "train_on", "jobEnded",
-                 "parity", "imported_pattern", "corpusChanged", "runs")
+                 "parity", "imported_pattern", "corpusChanged")
 
     def __init__(self, text: str, settings: TrainSettings):
         self.corpus, self.settings = TextCorpus(text), settings
         self.trainer, self.stale, self.use_imported, self.busy = None, True, False, False
         self.imported = self.imported_path = self.imported_pattern = None
         self.train_on = NotTrainingOn()
-        self.runs = NoRuns()
         self.parity = ParitySetup()   # off: the corpus trains as one
         self.saved: list = []
         for name in ("message", "trainerChanged", "trainerStale", "stepChanged",

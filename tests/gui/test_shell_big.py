@@ -79,7 +79,7 @@ def test_big_file_loads_and_trains_while_the_gui_keeps_ticking(window, tmp_path,
         c.set_settings(c.settings.__class__(vocab_size=600))
         assert c.training.retrain()
         ready(c, 60_000)
-        assert c.runs.to_target()
+        assert c.training.to_target()
         qtbot.waitUntil(lambda: not c.busy, timeout=60_000)
     assert c.trainer.vocab_size == 600
     qtbot.waitUntil(lambda: window.dock_layout.editor.counts()["bytes"] is not None, timeout=5_000)

@@ -164,7 +164,7 @@ def test_a_step_drops_a_classification_that_is_running(qtbot, tmp_path):
     qtbot.addWidget(b)
     b.resize(900, 500)
     b.show()
-    assert c.runs.to_target()
+    assert c.training.to_target()
     qtbot.waitUntil(lambda: c.busy and c.job_label.startswith("Classifying"),
                     timeout=30_000)
     assert c.undo()                               # not refused: the job makes room

@@ -39,7 +39,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def dialog(qtbot, controller):
-    controller.runs.to_target()   # every merge of the training run
+    controller.training.to_target()   # every merge of the training run
     qtbot.waitUntil(lambda: not controller.busy, timeout=20_000)
     dlg = TrainingMixtureDialog(controller)
     qtbot.addWidget(dlg)

@@ -170,7 +170,7 @@ def test_a_word_count_table_measures_the_trained_tokenizer_and_refuses_an_import
     ready(c)
     c.set_settings(replace(c.settings, mode="byte", vocab_size=300, num_merges=None))
     ready(c)
-    c.runs.to_target()
+    c.training.to_target()
     qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=20_000)
     b = window.dock_layout.vocab_browser
     window.dock_layout.vocab_dock.show()
@@ -203,7 +203,7 @@ def test_a_streamed_corpus_is_read_from_its_files(qtbot, window, tmp_path, ready
     assert c.corpus.streamed
     c.set_settings(replace(c.settings, mode="byte", vocab_size=300, num_merges=None))
     ready(c)
-    c.runs.to_target()
+    c.training.to_target()
     qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=20_000)
     b = window.dock_layout.vocab_browser
     window.dock_layout.vocab_dock.show()

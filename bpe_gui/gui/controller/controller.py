@@ -8,8 +8,7 @@ step/undo are refused until it ends.
 
 The controller is composed of parts, each given what it needs (callables, objects, or
 a Protocol naming what it uses of the controller): ``slot`` (the running job, jobs.py),
-``training`` (building trainers, a new target, training.py), ``runs`` (the trainer run
-on by jobs, runs.py), ``opening`` (files and sessions, opening.py), ``tokenizer_files``
+``training`` (building trainers, running them on, a new target, training.py), ``opening`` (files and sessions, opening.py), ``tokenizer_files``
 (import/export), ``train_on`` (training on
 from the imported tokenizer), ``side`` (side jobs for widgets), ``queries`` (corpus
 questions), ``classes`` (token classes), ``live`` (looks at a running trainer). Widgets
@@ -34,14 +33,13 @@ from .live import LiveView
 from .opening import Opening
 from .parity_setup import ParitySetup
 from .queries import Queries
-from .runs import TrainerRuns
 from .side_jobs import SideJobs
 from .token_classes import TokenClasses
 from .tokenizer_files import TokenizerFiles
 from .train_on import TrainOn
 from .trainer_view import TrainerView
 from .training import SYNC_STEPS, Training
-from .training_jobs import detail_current
+from .training_jobs import detail_current, stop_reason
 
 
 class Controller(QObject):
@@ -103,10 +101,6 @@ class Controller(QObject):
             forget_view=lambda: setattr(self, "_view", None),
             not_utf8=lambda e: self.opening.not_utf8(e), free=self.slot.free,
             live=self.live, set_phase=self.jobs.set_phase, parent=self)
-        self.runs = TrainerRuns(   # the trainer run on by jobs, and their ends
-            trainer=lambda: self.trainer, ready=self._ready, stepped=self._stepped,
-            start=self.start, message=self.message.emit, done_reason=self._done_reason,
-            training=self.training, live=self.live)
         self.live.look.connect(self.training.on_live_look)
         self.slot.keep_running = self.training.keep_running
         self._play_timer = QTimer(self, interval=300)
@@ -286,15 +280,6 @@ class Controller(QObject):
         return True
 
     # ----- stepping ---------------------------------------------------------------------
-    def _ready(self) -> TrainerProtocol | None:
-        """The trainer to step, up to date with the corpus and settings (a small corpus
-        retrains here); None while a job runs, or once one was started to build it."""
-        if not self.slot.free():
-            return None
-        if (self.trainer is None or self.stale) and not self.training.retrain():
-            return None
-        return None if self.busy else self.trainer
-
     def _stepped(self) -> None:
         detail_current(self.trainer)   # a fast run's last record: with its detail now
         self.stepChanged.emit(self.step_index)
@@ -302,18 +287,18 @@ class Controller(QObject):
             self.tokenizerChanged.emit()
 
     def step(self) -> bool:
-        t = self._ready()
+        t = self.training.ready()
         if t is None:
             return False
         if t.step() is None:
             self.set_playing(False)
-            self.message.emit(self._done_reason(t))
+            self.message.emit(stop_reason(t))
             return False
         self._stepped()
         return True
 
     def undo(self) -> bool:
-        t = self._ready()
+        t = self.training.ready()
         if t is None:
             return False
         if t.undo() is None:
@@ -325,17 +310,11 @@ class Controller(QObject):
     def done_reason(self) -> str:
         """Why training stops here (target reached, no pair left, below min frequency)."""
         t = self.trainer
-        return self._done_reason(t) if t is not None else "No trainer yet."
-
-    @staticmethod
-    def _done_reason(t: TrainerProtocol) -> str:
-        stop = t.stop()
-        return stop.sentence if stop is not None else \
-            f"Training can go on from step {t.n_steps}."
+        return stop_reason(t) if t is not None else "No trainer yet."
 
     def goto(self, k: int) -> bool:
         """Jump to step k: undo back or run forward (on the worker thread if far)."""
-        t = self._ready()
+        t = self.training.ready()
         if t is None:
             return False
         k = max(0, k)
@@ -346,7 +325,7 @@ class Controller(QObject):
             if far:
                 release_freed_memory()   # the records of the steps undone
             return True
-        return self.runs.to_step(t, k)
+        return self.training.to_step(t, k)
 
     def reset(self) -> bool:
         return self.goto(0)
@@ -374,7 +353,7 @@ class Controller(QObject):
     def start(self, job: Job) -> bool:
         """Run a job on the one job runner (progress and Cancel in the status bar);
         False (and a status line) if another job runs."""
-        self.runs.cancel_asked = False
+        self.training.cancel_asked = False
         return self.slot.start(job)
 
     def cancel(self) -> None:
@@ -384,7 +363,7 @@ class Controller(QObject):
         if not self.busy:
             return
         self.set_playing(False)
-        self.runs.cancel_asked = True
+        self.training.cancel_asked = True
         self.jobs.request_cancel()
         if not self.training.running_trainer():
             self.training.live_box = None

@@ -26,7 +26,6 @@ from .before_edits import BeforeEdits, corpus_fields
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job
-from .runs import TrainerRuns
 from .parity_setup import ParitySetup
 from .restoring import Restoring
 from .table_corpus import read_job, table_paths
@@ -67,7 +66,6 @@ class OpeningHost(Protocol):
     def step_index(self) -> int: ...
     def isSignalConnected(self, signal: QMetaMethod) -> bool: ...
     def start(self, job: Job) -> bool: ...
-    runs: TrainerRuns   # the trainer run on by jobs, and their ends
     def set_settings(self, settings: TrainSettings) -> bool: ...
     def set_corpus_files(self, fc: FileCorpus) -> None: ...
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
@@ -99,7 +97,7 @@ class Opening:
 
     def _job(self, label: str, run, on_done, abandon: bool = False) -> bool:
         c = self.c
-        return c.start(Job(label, run, on_done, c.runs.trainer_job_ended, abandon=abandon))
+        return c.start(Job(label, run, on_done, c.training.trainer_job_ended, abandon=abandon))
 
     # ----- corpus files ---------------------------------------------------------------
     def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool:

@@ -17,7 +17,6 @@ from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TrainerProtocol
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
-from .runs import TrainerRuns
 
 
 def imported_what(tok: BaseTokenizer) -> str:
@@ -25,6 +24,12 @@ def imported_what(tok: BaseTokenizer) -> str:
     (.tiktoken) — cl100k_base (GPT-4, GPT-3.5))': the format it was read from, else ''."""
     label = describe_source(tok)
     return f" ({label})" if label else ""
+
+
+class TrainerJobEnds(Protocol):
+    """The training part, told the end of a job that may have left the trainer."""
+
+    def trainer_job_ended(self, end: JobEnd) -> None: ...
 
 
 class TokenizerFilesHost(Protocol):
@@ -42,7 +47,8 @@ class TokenizerFilesHost(Protocol):
     @property
     def busy(self) -> bool: ...
     def start(self, job: Job) -> bool: ...
-    runs: TrainerRuns   # the trainer run on by jobs, and their ends
+    @property
+    def training(self) -> TrainerJobEnds: ...
 
 
 class TokenizerFiles:
@@ -147,7 +153,7 @@ class TokenizerFiles:
             c.importFinished.emit(tok)
 
         def ended(end: JobEnd) -> None:
-            c.runs.trainer_job_ended(end)
+            c.training.trainer_job_ended(end)
             if not end.done:
                 c.importFinished.emit(None)
         return c.start(Job(f"Loading {Path(path).name}", job, done, ended))

@@ -1,12 +1,14 @@
 """Training for the controller: what the panels show as one training spec (:meth:`spec`,
 the engine's :class:`~bpe_gui.engine.train.TrainingSpec`), the run the engine's one
 factory builds from it (``build_run``: at once for a small corpus, else by a job),
-installing it, and a new target for the run in use (no re-tokenizing).
+installing it, running it on by a job (to a far step or the target; what the window is
+told when a job that ran or built it ends), and a new target for the run in use (no
+re-tokenizing).
 
 The flow of Train (F5): ``train()`` -> ``retrain(to_target=True)`` -> ``effective()``
 (the spec, validated, with what a tokenizer trained on decides) -> ``build_run`` (on the
 worker thread, or here for a small corpus) -> the run's ``run()`` to the target ->
-``install``.
+``install`` (docs/ARCHITECTURE.md lists each hop).
 
 :class:`Training` is a part of the controller, given what it uses of it: the state it
 reads and replaces and the signals it sends (:class:`TrainingHost`), and the callables
@@ -28,11 +30,10 @@ from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAG
 from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, corpus_spec,
                             sample_file)
 from .gc_policy import release_freed_memory
-from .jobs import Job, JobEnd
-from .runs import TrainerRuns
+from .jobs import Job, JobEnd, Outcome
 from .live import LiveView
 from .parity_setup import ParitySetup
-from .training_jobs import detail_current, run_job
+from .training_jobs import detail_current, run_on, stop_reason
 
 if TYPE_CHECKING:
     from .train_on import TrainOn
@@ -77,7 +78,6 @@ class TrainingHost(Protocol):
     def busy(self) -> bool: ...
     def set_playing(self, on: bool) -> None: ...
     def start(self, job: Job) -> bool: ...
-    runs: TrainerRuns   # the trainer run on by jobs, and their ends
 
 
 class Training:
@@ -109,6 +109,7 @@ class Training:
         self.built: tuple | None = None
         # The running retrain job puts its new trainer here once it starts merging.
         self.live_box: dict | None = None
+        self.cancel_asked = False   # Cancel was pressed during the job running now
         self.timer = QTimer(parent, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
         self.timer.timeout.connect(self._auto_retrain)
 
@@ -237,11 +238,9 @@ class Training:
         applied settings (re-tokenizing only if they changed more than the target), then
         run to the target."""
         c = self.c
-        if not self._free():
-            return False
-        if c.trainer is None or c.stale:
-            return self.retrain(to_target=True)
-        return c.runs.to_target()
+        if c.trainer is not None and not c.stale:
+            return self.to_target()
+        return self._free() and self.retrain(to_target=True)
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,
                 to_target: bool = False, land_at: int | None = None) -> bool:
@@ -281,7 +280,7 @@ class Training:
             self._train_failed(e, quiet)
             return False
         self.install(run)
-        return c.runs.to_target() if to_target else True
+        return self.to_target() if to_target else True
 
     def _inputs(self, spec: TrainingSpec) -> dict:
         """What build_run is given besides the spec: the tokenizer trained on, the table
@@ -334,7 +333,7 @@ class Training:
                 phase(f"Learning new merges on top of {c.train_on.label}"
                       if spec.mode == TRAIN_ON else "Training to target" if to_target
                       else f"Running to step {to_step:,}", "merges")
-                run_job(run, to_step or None, live)(progress, cancelled)
+                run_on(run, to_step or None, live, progress, cancelled)
             return run
         title = {PARITY: "Cannot train parity-aware",
                  TRAIN_ON: f"Cannot train on from {c.train_on.label}"}.get(
@@ -373,7 +372,7 @@ class Training:
             self._not_utf8(result)
             return
         self.install(result)
-        self.c.runs.ran(label)
+        self.ran(label)
         info = result.parity
         if info is not None and info.warning:   # (after ran: its line would hide this one)
             self.c.message.emit("Warning: " + info.warning)
@@ -383,7 +382,61 @@ class Training:
         if spec.mode == TRAIN_ON:   # a source refused (or a job dropped) ends the mode
             c.train_on.job_ended(c.trainer)
         self.live_box = None
-        c.runs.trainer_job_ended(end)
+        self.trainer_job_ended(end)
+
+    # ----- running the run on, by a job ---------------------------------------------------
+    def ready(self) -> TrainerProtocol | None:
+        """The trainer to step, up to date with the corpus and settings (a small corpus
+        retrains here); None while a job runs, or once one was started to build it."""
+        c = self.c
+        if not self._free():
+            return None
+        if (c.trainer is None or c.stale) and not self.retrain():
+            return None
+        return None if c.busy else c.trainer
+
+    def to_step(self, t: TrainerProtocol, k: int) -> bool:
+        """Run ``t`` on to step ``k`` (a far jump forward)."""
+        return self._run_on(f"Running to step {k:,}", t, k)
+
+    def to_target(self) -> bool:
+        """Run the trainer on to the target (Train, when it is up to date)."""
+        t = self.ready()
+        if t is None:
+            return False
+        if t.is_done:
+            self.c.message.emit(stop_reason(t))
+            return False
+        return self._run_on("Training to target", t, None)
+
+    def _run_on(self, label: str, t: TrainerProtocol, until: int | None) -> bool:
+        live = self._live
+
+        def done(_records) -> None:
+            self._stepped()
+            self.ran(label)
+        return self.c.start(Job(label, lambda progress, cancelled: run_on(
+            t, until, live, progress, cancelled), done, self.trainer_job_ended,
+            unit="merges", owns_trainer=True, title="Cannot train on this corpus"))
+
+    def ran(self, label: str) -> None:
+        """A job ran the trainer (or built it): say where it stopped."""
+        c = self.c
+        t = c.trainer
+        if t is None:
+            return
+        if self.cancel_asked:
+            c.message.emit(f"{label}: cancelled at step {t.n_steps:,}.")
+        elif t.is_done:
+            c.message.emit(stop_reason(t))
+
+    def trainer_job_ended(self, end: JobEnd) -> None:
+        """A job that ran or built the trainer ended otherwise than done: the views
+        show the trainer as it is now."""
+        if end.outcome is Outcome.FAILED:
+            self.land_at = None
+        if not end.done and self.c.trainer is not None:
+            self._stepped()
 
     # ----- a new target -----------------------------------------------------------------
     def retarget(self, settings: TrainSettings) -> bool:

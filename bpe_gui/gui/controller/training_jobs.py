@@ -11,7 +11,7 @@ training is deterministic, so the redone step is the same merge, now with detail
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Sequence
 
 from ...engine.train import TrainerProtocol
 
@@ -34,13 +34,19 @@ def detail_current(t: TrainerProtocol | None) -> bool:
     return True
 
 
-def run_job(t: TrainerProtocol, until: int | None, live) -> Callable:
-    """Run ``t`` on to step ``until`` (None: the target), letting the window look at it
-    a few times a second."""
-    def job(progress, cancelled):
-        with live.holding():
-            recs = t.run(until=until, progress=live.wrap(progress), cancel=cancelled,
-                         detail=False)
-            t.tokenizer()   # its merge table (32k merges: ~0.15 s) here, not on the GUI thread
-            return recs
-    return job
+def stop_reason(t: TrainerProtocol) -> str:
+    """Why training stops here (target reached, no pair left, below min frequency), or
+    that it can go on."""
+    stop = t.stop()
+    return stop.sentence if stop is not None else \
+        f"Training can go on from step {t.n_steps}."
+
+
+def run_on(t: TrainerProtocol, until: int | None, live, progress, cancelled) -> Sequence:
+    """On the worker thread: run ``t`` on to step ``until`` (None: the target), letting
+    the window look at it a few times a second."""
+    with live.holding():
+        recs = t.run(until=until, progress=live.wrap(progress), cancel=cancelled,
+                     detail=False)
+        t.tokenizer()   # its merge table (32k merges: ~0.15 s) here, not on the GUI thread
+        return recs
