@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+from bpe_gui.gui.controller.jobs import Job
 from bpe_gui.gui.controller.worker import JobRunner
 
 
@@ -26,7 +27,7 @@ def test_each_phase_is_reported_under_its_own_label(qtbot):
         return 7
 
     with qtbot.waitSignal(runner.finished, timeout=10_000) as got:
-        assert runner.start("start", job)
+        assert runner.start(Job("start", job))
         # the GUI thread takes no report until the job has made them all
         assert ended.wait(10)
     assert got.args == ["third", 7]

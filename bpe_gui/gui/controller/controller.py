@@ -7,11 +7,12 @@ one job runner; while a job runs the trainer belongs to it and ``busy`` is True,
 step/undo are refused until it ends.
 
 The controller is composed of parts, each given what it needs (callables, objects, or
-a Protocol naming what it uses of the controller): ``slot`` (the running job, jobs.py),
-``training`` (building trainers, running them on, a new target, training.py), ``opening`` (files and sessions, opening.py), ``tokenizer_files``
-(import/export), ``train_on`` (training on
-from the imported tokenizer), ``side`` (side jobs for widgets), ``queries`` (corpus
-questions), ``classes`` (token classes), ``live`` (looks at a running trainer). Widgets
+a Protocol naming what it uses of the controller): ``jobs`` (the one job runner,
+worker.py), ``training`` (building trainers, running them on, a new target,
+training.py), ``opening`` (files and sessions, opening.py), ``tokenizer_files``
+(import/export), ``train_on`` (training on from the imported tokenizer), ``side`` (side
+jobs for widgets), ``queries`` (corpus questions), ``classes`` (token classes), ``live``
+(looks at a running trainer). Widgets
 call a part's verbs through it (``controller.training.train()``,
 ``controller.opening.open_files(paths)``); the controller's own verbs step the trainer.
 """
@@ -28,7 +29,7 @@ from ...engine.train import TrainerProtocol, TrainSettings
 from .checking import Checking
 from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
-from .jobs import Job, JobSlot
+from .jobs import Job
 from .live import LiveView
 from .opening import Opening
 from .parity_setup import ParitySetup
@@ -40,6 +41,7 @@ from .train_on import TrainOn
 from .trainer_view import TrainerView
 from .training import SYNC_STEPS, Training
 from .training_jobs import detail_current, stop_reason
+from .worker import JobRunner
 
 
 class Controller(QObject):
@@ -88,10 +90,9 @@ class Controller(QObject):
         # window answers with those the user sees (training_flow.py) -- or None to leave
         # it untrained until the settings are fixed. Unset: the settings in use.
         self.settings_for_new_corpus: Callable[[], TrainSettings | None] | None = None
-        self.slot = JobSlot(self._fail, self.message.emit, self)
-        self.slot.busyChanged.connect(self.busyChanged)
-        self.slot.ended.connect(self.jobEnded)
-        self.jobs = self.slot.runner
+        self.jobs = JobRunner(self, report=self._fail, say=self.message.emit)
+        self.jobs.busyChanged.connect(self.busyChanged)
+        self.jobs.ended.connect(self.jobEnded)
         self.jobs.progress.connect(self.progress)
         self.jobs.cancelRequested.connect(self.cancelling)
         self.live = LiveView(parent=self)
@@ -99,14 +100,14 @@ class Controller(QObject):
         self.training = Training(   # forget_view: the view holds the trainer let go
             self, fail=self._fail, stepped=self._stepped,
             forget_view=lambda: setattr(self, "_view", None),
-            not_utf8=lambda e: self.opening.not_utf8(e), free=self.slot.free,
+            not_utf8=lambda e: self.opening.not_utf8(e), free=self.jobs.free,
             live=self.live, set_phase=self.jobs.set_phase, parent=self)
         self.live.look.connect(self.training.on_live_look)
-        self.slot.keep_running = self.training.keep_running
+        self.jobs.keep_running = self.training.keep_running
         self._play_timer = QTimer(self, interval=300)
         self._play_timer.timeout.connect(self._play_tick)
         self.classes = TokenClasses(self)      # token classes for the vocabulary browser
-        self.side = SideJobs(self.slot.start, lambda: self.corpus, self.jobs.set_phase,
+        self.side = SideJobs(self.jobs.start, lambda: self.corpus, self.jobs.set_phase,
                              self.classes)
         self.queries = Queries(lambda: self.trainer, self.view, self.training.reads_corpus_stale,
                                lambda: self.corpus, lambda: self.settings)
@@ -120,7 +121,7 @@ class Controller(QObject):
     # ----- state ----------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self.slot.busy
+        return self.jobs.busy
 
     @property
     def stale(self) -> bool:
@@ -156,7 +157,7 @@ class Controller(QObject):
     def training_job(self) -> bool:
         """True while a job steps or replaces the trainer (also while it holds still
         for the window to look)."""
-        return self.slot.owns_trainer
+        return self.jobs.owns_trainer
 
     @property
     def readable(self) -> bool:
@@ -354,7 +355,7 @@ class Controller(QObject):
         """Run a job on the one job runner (progress and Cancel in the status bar);
         False (and a status line) if another job runs."""
         self.training.cancel_asked = False
-        return self.slot.start(job)
+        return self.jobs.start(job)
 
     def cancel(self) -> None:
         """Stop the running job. One that only builds something new (reading files,

@@ -4,11 +4,11 @@ thread, and every job ends with one typed :class:`JobEnd` (done, cancelled, drop
 failed with its message). Nothing is dispatched by a string: whoever starts a job says
 what to do with its result.
 
-:class:`JobSlot` runs them, one at a time, on the controller's :class:`JobRunner`.
+:class:`~.worker.JobRunner` runs them, one at a time, for the controller.
 
 Example::
 
-    slot.start(Job("Reading big.txt", read, on_done=show, on_end=log, unit="bytes"))
+    jobs.start(Job("Reading big.txt", read, on_done=show, on_end=log, unit="bytes"))
     # later, on the GUI thread: show(result), then log(JobEnd(Outcome.DONE))
 """
 from __future__ import annotations
@@ -17,13 +17,9 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
-
-from .gc_policy import release_freed_memory
-from .worker import JobRunner
-
 Progress = Callable[[int, int], None]
 IsCancelled = Callable[[], bool]
+Work = Callable[[Progress, IsCancelled], Any]   # what a job runs on the worker thread
 
 
 class Outcome(enum.Enum):
@@ -47,7 +43,7 @@ Done = Callable[[Any], None]         # a job's on_done(result)
 Ended = Callable[[JobEnd], None]     # a job's on_end(JobEnd)
 
 
-def _nothing(*_args) -> None:
+def nothing(*_args) -> None:
     pass
 
 
@@ -71,106 +67,11 @@ class Job:
     """
 
     label: str
-    run: Callable[[Progress, IsCancelled], Any]
-    on_done: Done = _nothing
-    on_end: Ended = _nothing
+    run: Work
+    on_done: Done = nothing
+    on_end: Ended = nothing
     unit: str = ""
     abandon: bool = False
     owns_trainer: bool = False
     yields: bool = False
     title: str = ""
-
-
-class JobSlot(QObject):
-    """The one running job: starts it on the runner and ends it exactly once.
-
-    ``report(title, message)`` shows a failure; ``say(line)`` writes a status line.
-    """
-
-    busyChanged = Signal(bool)
-    ended = Signal()   # a job's end, after its callbacks (on_done, on_end) have run
-
-    def __init__(self, report: Callable[[str, str], None], say: Callable[[str], None],
-                 parent: QObject | None = None):
-        super().__init__(parent)
-        self.runner = JobRunner(self)
-        self.runner.started.connect(lambda _: self.busyChanged.emit(True))
-        self.runner.finished.connect(self._finished)
-        self.runner.failed.connect(self._failed)
-        self.runner.cancelled.connect(lambda _label: self.end_cancelled(self.keep_running))
-        self._report, self._say = report, say
-        # on every cancelled end, before busyChanged: the controller keeps the merges of
-        # a trainer the job was running
-        self.keep_running: Callable[[], None] = _nothing
-        self.job: Job | None = None
-        self._dropping = False
-
-    @property
-    def busy(self) -> bool:
-        return self.runner.busy
-
-    @property
-    def owns_trainer(self) -> bool:
-        return self.busy and self.job is not None and self.job.owns_trainer
-
-    def start(self, job: Job) -> bool:
-        """Run ``job``; False (and a status line) if another job runs."""
-        if not self.free():
-            return False
-        self.job = job   # before it starts: a listener of busyChanged may cancel it at once
-        return self.runner.start(job.label, job.run, abandon=job.abandon or job.yields,
-                                 unit=job.unit)
-
-    def free(self) -> bool:
-        """Room for the user's job; False, and a status line, while another runs. A
-        yielding job (e.g. classifying tokens for the vocabulary browser) gives way: it
-        only works on copies, and its widget asks for it again later (its end says
-        DROPPED)."""
-        if self.busy and self.job is not None and self.job.yields:
-            self._dropping = True
-            try:
-                self.runner.abandon()
-            finally:
-                self._dropping = False
-        if self.busy:
-            self._say("Busy: wait for the running job or cancel it (Esc).")
-            return False
-        return True
-
-    def _take(self) -> Job | None:
-        job, self.job = self.job, None
-        return job
-
-    def _finished(self, label: str, result) -> None:
-        release_freed_memory()   # what the job freed (its reading, records it replaced)
-        job = self._take()
-        self.busyChanged.emit(False)
-        if job is not None:
-            job.on_done(result)
-            job.on_end(JobEnd(Outcome.DONE))
-        self.ended.emit()
-
-    def _failed(self, label: str, message: str, user_error: bool) -> None:
-        job = self._take()
-        self.busyChanged.emit(False)
-        if user_error:
-            self._report((job.title if job is not None else "") or label, message)
-            why = message
-        else:
-            self._report(f"{label}: unexpected error (please report it)", message)
-            why = f"Unexpected error: {message.strip().splitlines()[-1]}"
-        if job is not None:
-            job.on_end(JobEnd(Outcome.FAILED, why))
-        self.ended.emit()
-
-    def end_cancelled(self, before_busy: Callable[[], None] = _nothing) -> None:
-        """The running job ended cancelled (or dropped); ``before_busy`` runs first
-        (e.g. keep the merges of a trainer it was running)."""
-        job, quiet = self._take(), self._dropping
-        before_busy()
-        self.busyChanged.emit(False)
-        if job is not None:
-            job.on_end(JobEnd(Outcome.DROPPED if quiet else Outcome.CANCELLED))
-            if not quiet:   # a yielding job is dropped for the user's action: no news
-                self._say(f"{job.label}: cancelled.")
-        self.ended.emit()
