@@ -24,15 +24,12 @@ from __future__ import annotations
 from array import array
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
-from ..corpus.table_sums import check_settings
-from ..corpus.counting import count_corpus, table_from_text
 from ..display import readable
 from ..errors import CancelFn, SettingsError
 from ..tokenizers.merge_model import word_cache
 from ..corpus.table import PretokenTable
-from ..text.pretokenize import Pretokenizer
 from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.trained import Tokenizer
 from .trainer import TrainSettings, Trainer, summed_words
@@ -83,29 +80,6 @@ class InheritedTrainer(Trainer):
         if check:
             check_merge_list(source, self.source, table)
         super().__init__(table, settings)
-
-    # ----- construction -------------------------------------------------------------
-    @classmethod  # the source tokenizer comes first: not a drop-in for Trainer.from_text
-    def from_text(cls, source: BaseTokenizer, text: str,  # type: ignore[override]
-                  settings: TrainSettings | None = None,
-                  *, pattern: str | None = None, **kw) -> "InheritedTrainer":
-        s = inherited_settings(source, settings, pattern)
-        return cls(source, table_from_text(text, Pretokenizer(s.pattern, s.special_tokens), **kw),
-                   s, pattern=pattern)
-
-    @classmethod  # (as from_text)
-    def from_files(cls, source: BaseTokenizer,  # type: ignore[override]
-                   paths: str | Path | Sequence[str | Path],
-                   settings: TrainSettings | None = None, *, pattern: str | None = None,
-                   **kw) -> "InheritedTrainer":
-        """The new corpus streamed in blocks (``count_corpus``): memory grows with its
-        unique words, not its size."""
-        s = inherited_settings(source, settings, pattern)
-        if isinstance(paths, (str, Path)):
-            paths = [paths]
-        return cls(source, count_corpus(paths, Pretokenizer(s.pattern, s.special_tokens),
-                                        lines=s.lines, **kw),
-                   s, pattern=pattern)
 
     def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
         vocab = self.source.vocab
@@ -235,21 +209,31 @@ def train_on(tokenizer: Tokenizer,
     or ``text``, until ``settings``' target (``num_merges`` new merges, or a total
     ``vocab_size``); every tie rule works. Returns the trainer, run: ``.tokenizer()``,
     ``.vocab``, ``.merges``, ``.n_inherited``, ``.steps`` (the new merges).
+    ``pattern``: a pre-tokenizer of the caller's instead of the tokenizer's (its merge
+    list is then the rule, not its own encoder).
 
-    ``progress(phase, done, total)`` reports "pretokenize" then "merge", as in train_bpe.
+    ``progress(phase, done, total)`` reports "pretokenize", "segment" then "merge", as
+    :func:`~.build.build_run` and train_bpe do.
     """
-    s = inherited_settings(tokenizer, settings, pattern)
-    if isinstance(corpus, PretokenTable):
-        check_settings(corpus.meta, s, getattr(corpus, "source", None) or "the count table")
-        t = InheritedTrainer(tokenizer, corpus, s, pattern=pattern)
+    from .build import build_run
+    from .spec import TRAIN_ON, TrainingSpec
+    if pattern is not None and pattern != tokenizer.pattern:
+        counts = (tokenizer.meta or {}).get("merge_counts")
+        tokenizer = merge_list_tokenizer(tokenizer, pattern)
+        tokenizer.meta = {"merge_counts": counts} if counts else {}
+    s = settings or TrainSettings(num_merges=1000)
+    table = corpus if isinstance(corpus, PretokenTable) else None
+    spec = TrainingSpec(mode=TRAIN_ON, settings=s, base="the tokenizer trained on")
+    if table is not None:
+        spec = replace(spec, counts=(getattr(table, "source", None) or "the count table",))
     elif text is not None:
-        t = InheritedTrainer.from_text(tokenizer, text, s, pattern=pattern)
+        spec = replace(spec, text=text)
+    elif corpus is None:
+        raise SettingsError("Give the corpus to train on: files, a count table, or text=.")
     else:
-        if corpus is None:
-            raise SettingsError("Give the corpus to train on: files, a count table, or text=.")
-        ptok = (lambda d, n: progress("pretokenize", d, n)) if progress else None
-        t = InheritedTrainer.from_files(tokenizer, corpus, s, pattern=pattern, progress=ptok,
-                                        cancel=cancel)
+        paths = [corpus] if isinstance(corpus, (str, Path)) else corpus
+        spec = replace(spec, corpus=tuple(str(p) for p in paths))
+    t = cast(InheritedTrainer, build_run(spec, progress, cancel, base=tokenizer, table=table))
     pmerge = (lambda d, n: progress("merge", d, n)) if progress else None
     t.run(progress=pmerge, cancel=cancel, detail=detail)
     return t

@@ -16,8 +16,8 @@ import pytest
 import regex
 
 from bpe_gui.engine.tokenizers import Tokenizer
-from bpe_gui.engine.train import ParityRun, ParitySettings, TrainSettings, Trainer
-from bpe_gui.engine.train.inherited import InheritedTrainer
+from bpe_gui.engine.train import (TRAIN_ON, ParityRun, ParitySettings, TrainingSpec,
+                                  TrainSettings, Trainer, build_run)
 from bpe_gui.engine.train.superbpe_run import SuperBPERun
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -73,7 +73,8 @@ def test_train_on_records():
                                 TrainSettings(num_merges=30))
     src_run.run(detail=False)
     src: Tokenizer = src_run.tokenizer()
-    t = InheritedTrainer.from_text(src, TEXT, TrainSettings(num_merges=25))
+    t = build_run(TrainingSpec(mode=TRAIN_ON, text=TEXT, settings=TrainSettings(num_merges=25),
+                               base="src"), base=src)
     recs = list(t.run(detail=False))
     assert len(recs) == 25
     check(recs, len(src.encode(TEXT)))
