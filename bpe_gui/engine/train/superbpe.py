@@ -34,11 +34,9 @@ from array import array
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Sequence, cast
 
-from ..corpus.counting import count_corpus
-from ..corpus.table_sums import check_settings
-from ..errors import CancelFn, SettingsError
+from ..errors import Cancelled, CancelFn, SettingsError
 from ..corpus.table import PretokenTable
 from ..text.pretokenize import Pretokenizer
 from ..text.presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_TRAIN_PATTERN
@@ -46,7 +44,10 @@ from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, 
 from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.trained import Tokenizer
 from .inherited import InheritedTrainer
-from .trainer import TrainSettings, Trainer, new_core
+from .trainer import TrainSettings, new_core
+
+if TYPE_CHECKING:
+    from .superbpe_run import SuperBPERun
 
 MAX_WORDS = 4
 #: the split regex with the text between its matches as pieces too, over the whole text
@@ -254,26 +255,15 @@ def stage2(tokenizer: Tokenizer,
            cancel: CancelFn | None = None, detail: bool = False) -> SuperBPETrainer:
     """SuperBPE's stage 2 on top of any byte-level tokenizer (all its merges; pass
     ``tok.at_step(T)`` for the first T): the reference's ``extend_existing_tokenizer``.
-    ``settings``' target counts the stage-2 merges (``num_merges``) or the whole vocab."""
-    specials = tuple(tokenizer.special_tokens)
-    s = replace(settings or TrainSettings(num_merges=1000), pattern=ENCODE_PATTERN,
-                special_tokens=specials, superbpe_from=tokenizer.n_merges).validated()
-    if isinstance(corpus, PretokenTable):
-        check_settings(corpus.meta, replace(s, pattern=TRAIN_PATTERN), "the stage-2 count table")
-        table = corpus
-    else:
-        texts = [text] if text is not None else []
-        paths = [] if corpus is None else [corpus] if isinstance(corpus, (str, Path)) \
-            else list(corpus)
-        if not texts and not paths:
-            raise SettingsError("Give the corpus for stage 2: files, a count table, or text=.")
-        ptok = (lambda d, n: progress("pretokenize", d, n)) if progress else None
-        table = count_corpus(paths, stage2_pretokenizer(specials), texts=texts,
-                             progress=ptok, cancel=cancel)
-    t = SuperBPETrainer(tokenizer, table, s)
-    pmerge = (lambda d, n: progress("merge", d, n)) if progress else None
-    t.run(progress=pmerge, cancel=cancel, detail=detail)
-    return t
+    ``settings``' target counts the stage-2 merges (``num_merges``) or the whole vocab.
+    ``corpus``: files, or a table counted with :func:`stage2_pretokenizer`."""
+    s = replace(settings or TrainSettings(num_merges=1000), superbpe_from=None)
+    if corpus is None and text is None:
+        raise SettingsError("Give the corpus for stage 2: files, a count table, or text=.")
+    table = corpus if isinstance(corpus, PretokenTable) else None
+    spec = _spec(corpus, text, s, (table,), base=True)
+    return cast(SuperBPETrainer, _trained(spec, progress, cancel, detail, base=tokenizer,
+                                          table2=table))
 
 
 def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
@@ -307,23 +297,39 @@ def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
     the target (``vocab_size`` or ``num_merges``, counting both stages). The corpus is
     files or ``text``; or the two word-count tables (``count_corpus`` with the stage-1
     pattern, and with :func:`stage2_pretokenizer`). Returns the stage-2 trainer:
-    ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T."""
+    ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T, ``.stage1_steps``
+    stage 1's records. ``progress(phase, done, total)`` reports "pretokenize", "merge"
+    (both stages' steps) and, at T, "pretokenize stage 2"."""
     s = (settings or TrainSettings()).validated()
-    check_transition(s)
-    T = cast(int, s.superbpe_from)   # (check_transition refuses None)
-    s1 = replace(s, num_merges=T, superbpe_from=None)
-    if stage1_table is not None:
-        t1 = Trainer.from_counts(stage1_table, s1)
-    elif text is not None:
-        t1 = Trainer.from_text(text, s1)
-    else:   # (corpus None too: from_files says no corpus files were given)
-        t1 = Trainer.from_files(cast("str | Path | Sequence[str | Path]", corpus), s1)
-    t1.run(detail=False, cancel=cancel,
-           progress=(lambda d, n: progress("stage 1", d, n)) if progress else None)
-    tok1, steps1 = t1.tokenizer(), tuple(t1.steps)
-    del t1   # stage 1's core is not needed any more
-    rest = replace(s, num_merges=None if s.num_merges is None else s.num_merges - T)
-    t2 = stage2(tok1, stage2_table if stage2_table is not None else corpus, rest,
-                text=text if stage2_table is None else None, progress=progress, cancel=cancel)
-    t2.stage1_steps = steps1
-    return t2
+    check_transition(s)   # (before the spec puts pruning back: refused, not ignored)
+    spec = _spec(corpus, text, s, (stage1_table, stage2_table))
+    run = _trained(spec, progress, cancel, False, table=stage1_table, table2=stage2_table)
+    stage = cast("SuperBPERun", run).stage2
+    if stage is None:   # cancelled in stage 1
+        raise Cancelled()
+    return stage
+
+
+def _spec(corpus, text: str | None, s: TrainSettings, tables: tuple, base: bool = False):
+    """The SuperBPE spec of a call's corpus: its files or text, or, when every table is
+    given (nothing left to read), the last table's name."""
+    from .spec import SUPERBPE, TrainingSpec
+    spec = TrainingSpec(mode=SUPERBPE, settings=s,
+                        base="the tokenizer trained on" if base else None)
+    if all(t is not None for t in tables):
+        return replace(spec, corpus=(getattr(tables[-1], "source", None) or "the count table",))
+    if text is not None:
+        return replace(spec, text=text)
+    if corpus is None:
+        return spec   # (validated says to give the corpus)
+    paths = [corpus] if isinstance(corpus, (str, Path)) else corpus
+    return replace(spec, corpus=tuple(str(p) for p in paths))
+
+
+def _trained(spec, progress, cancel, detail: bool, **kw):
+    """``spec``'s run from :func:`~.build.build_run`, run to its target."""
+    from .build import build_run
+    run = build_run(spec, progress, cancel, undo=False, **kw)
+    run.run(progress=(lambda d, n: progress("merge", d, n)) if progress else None,
+            cancel=cancel, detail=detail)
+    return run

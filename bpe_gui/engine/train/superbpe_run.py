@@ -12,7 +12,8 @@ candidates for step T+1 are stage 2's. A stage-2 record whose pair came up after
 
 Example::
 
-    >>> run = SuperBPERun.from_text(text, TrainSettings(num_merges=300, superbpe_from=250))
+    >>> run = build_run(TrainingSpec(mode=SUPERBPE, text=text,
+    ...                              settings=TrainSettings(num_merges=300, superbpe_from=250)))
     >>> run.run(); run.transition, run.stage_of(251)
     (250, 2)
 """
@@ -21,11 +22,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from ..corpus.counting import table_from_text
 from ..errors import CancelFn, SettingsError
-from ..text.pretokenize import Pretokenizer
-from .superbpe import (ENCODE_PATTERN, SuperBPETrainer, check_transition, skip_reason,
-                       stage2_pretokenizer)
+from .superbpe import (ENCODE_PATTERN, SuperBPETrainer, check_transition, skip_reason)
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
 from .trainer import MergeStep, Stop, Trainer, TrainSettings, step_asked
@@ -65,12 +63,6 @@ class SuperBPERun:
         self.special_ids = t1.special_ids
         if t1.is_done:
             self._enter2()
-
-    @classmethod
-    def from_text(cls, text: str, settings: TrainSettings) -> "SuperBPERun":
-        s = settings.validated()
-        return cls(table_from_text(text, Pretokenizer(s.pattern, s.special_tokens)),
-                   table_from_text(text, stage2_pretokenizer(s.special_tokens)), s)
 
     parity = None   # one language's run (parity_run.py has several)
 

@@ -16,9 +16,8 @@ import pytest
 import regex
 
 from bpe_gui.engine.tokenizers import Tokenizer
-from bpe_gui.engine.train import (TRAIN_ON, ParityRun, ParitySettings, TrainingSpec,
+from bpe_gui.engine.train import (SUPERBPE, TRAIN_ON, ParityRun, ParitySettings, TrainingSpec,
                                   TrainSettings, Trainer, build_run)
-from bpe_gui.engine.train.superbpe_run import SuperBPERun
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
@@ -60,7 +59,9 @@ def test_plain_records():
 def test_superbpe_records_within_each_stage():
     """Stage 2 reads the corpus again with its own pieces: its first record follows
     stage 2's count at the transition, every other record its predecessor."""
-    run = SuperBPERun.from_text(TEXT, TrainSettings(num_merges=60, superbpe_from=30))
+    run = build_run(TrainingSpec(mode=SUPERBPE, text=TEXT,
+                                 settings=TrainSettings(num_merges=60, superbpe_from=30)),
+                    prepare=False)
     recs = list(run.run(detail=False))
     assert len(recs) == 60
     check(recs[:30], len(TEXT.encode()))
