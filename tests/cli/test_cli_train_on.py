@@ -11,8 +11,8 @@ import json
 import pytest
 
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-from bpe_gui.engine.train.superbpe import stage2, train_superbpe
-from bpe_gui.engine.train.inherited import merge_list_tokenizer, train_on
+from bpe_gui.engine.train import stage2, train_on, train_superbpe
+from bpe_gui.engine.train.inherited import merge_list_tokenizer
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 from test_cli import CORPUS, assert_user_error, err, out, run

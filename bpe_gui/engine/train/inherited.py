@@ -15,7 +15,7 @@ would not give.
 Example::
 
     >>> gpt2 = load_tokenizer("gpt2/")                      # vocab.json + merges.txt
-    >>> t = train_on(gpt2, "chinese.txt", TrainSettings(num_merges=2000))
+    >>> t = train_on(gpt2, "chinese.txt", TrainSettings(num_merges=2000))   # (calls.py)
     >>> t.n_inherited, t.n_steps                            # 50000 kept, 2000 new
     >>> tok = t.tokenizer()          # ids 0-50256 unchanged, new ids from 50257
 """
@@ -23,11 +23,9 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import replace
-from pathlib import Path
-from typing import Callable, Sequence, cast
 
 from ..display import readable
-from ..errors import CancelFn, SettingsError
+from ..errors import SettingsError
 from ..tokenizers.merge_model import word_cache
 from ..corpus.table import PretokenTable
 from ..tokenizers.base import BaseTokenizer
@@ -196,44 +194,3 @@ def check_merge_list(source: BaseTokenizer, merged: Tokenizer,
         "or builds tokens no merge makes), so merges learned on top of it would not "
         "encode as trained. Train on from a byte-level BPE tokenizer without a normalizer "
         "(GPT-2 files, tiktoken encodings, or one trained here).")
-
-
-def train_on(tokenizer: Tokenizer,
-             corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
-             settings: TrainSettings | None = None, *, text: str | None = None,
-             pattern: str | None = None,
-             progress: Callable[[str, int, int], None] | None = None,
-             cancel: CancelFn | None = None, detail: bool = False) -> InheritedTrainer:
-    """Train on from ``tokenizer``: keep its merges and ids, learn more on ``corpus``
-    (files, or a table from ``count_corpus`` made with its pattern and special tokens)
-    or ``text``, until ``settings``' target (``num_merges`` new merges, or a total
-    ``vocab_size``); every tie rule works. Returns the trainer, run: ``.tokenizer()``,
-    ``.vocab``, ``.merges``, ``.n_inherited``, ``.steps`` (the new merges).
-    ``pattern``: a pre-tokenizer of the caller's instead of the tokenizer's (its merge
-    list is then the rule, not its own encoder).
-
-    ``progress(phase, done, total)`` reports "pretokenize", "segment" then "merge", as
-    :func:`~.build.build_run` and train_bpe do.
-    """
-    from .build import build_run
-    from .spec import TRAIN_ON, TrainingSpec
-    if pattern is not None and pattern != tokenizer.pattern:
-        counts = (tokenizer.meta or {}).get("merge_counts")
-        tokenizer = merge_list_tokenizer(tokenizer, pattern)
-        tokenizer.meta = {"merge_counts": counts} if counts else {}
-    s = settings or TrainSettings(num_merges=1000)
-    table = corpus if isinstance(corpus, PretokenTable) else None
-    spec = TrainingSpec(mode=TRAIN_ON, settings=s, base="the tokenizer trained on")
-    if table is not None:
-        spec = replace(spec, counts=(getattr(table, "source", None) or "the count table",))
-    elif text is not None:
-        spec = replace(spec, text=text)
-    elif corpus is None:
-        raise SettingsError("Give the corpus to train on: files, a count table, or text=.")
-    else:
-        paths = [corpus] if isinstance(corpus, (str, Path)) else corpus
-        spec = replace(spec, corpus=tuple(str(p) for p in paths))
-    t = cast(InheritedTrainer, build_run(spec, progress, cancel, base=tokenizer, table=table))
-    pmerge = (lambda d, n: progress("merge", d, n)) if progress else None
-    t.run(progress=pmerge, cancel=cancel, detail=detail)
-    return t

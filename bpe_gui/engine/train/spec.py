@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from ..errors import SettingsError
-from .trainer import TrainSettings
+from .trainer import SUPERBPE_LINES, SUPERBPE_PRUNE, TrainSettings
 
 PLAIN, SUPERBPE, TRAIN_ON, PARITY = "plain", "superbpe", "train-on", "parity"
 MODES = (PLAIN, SUPERBPE, TRAIN_ON, PARITY)
@@ -75,9 +75,8 @@ ON_UNUSED = {   # training on (and SuperBPE on a tokenizer): the tokenizer decid
                      "--superbpe`; training on here learns plain merges",
 }
 SUPERBPE_UNUSED = {
-    "prune": "SuperBPE counts every token of the vocabulary: turn pruning off to train it",
-    "lines": "SuperBPE reads its corpus its own way (stage 2 line by line, with its own "
-             "pattern), so one text per line does not apply to it",
+    "prune": SUPERBPE_PRUNE,
+    "lines": SUPERBPE_LINES,
     "threads": "SuperBPE picks its own threads",
 }
 NO_TABLES = ("SuperBPE's stage 2 cuts the text without splitting at spaces, and a "
@@ -191,9 +190,6 @@ class TrainingSpec:
                 raise SettingsError("SuperBPE reads its corpus twice (stage 1, then stage 2 "
                                     "with its own pattern), so the standard input (-) is "
                                     "read into memory: give it alone, or files only.")
-            if s.mode != "byte":
-                raise SettingsError("SuperBPE needs byte mode (stage 2's tokens hold spaces "
-                                    "as bytes).")
             if not self.base:
                 from .superbpe import check_transition
                 check_transition(s, 256 + len(s.special_tokens))
@@ -352,9 +348,10 @@ def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
     devs = [lang.name for lang in p.languages if lang.dev]
     ratios = [lang.name for lang in p.languages if lang.ratio is not None]
     if devs and ratios:
-        raise SettingsError("Give a dev text for every language or a ratio for every "
-                            "language, not both: the dev set measures each language's "
-                            "compression, ratios set targets instead.")
+        raise SettingsError("Give a dev text for every language (--dev NAME=FILE) or a "
+                            "ratio for every language (--ratio NAME=R), not both: the dev "
+                            "set measures each language's compression, ratios set targets "
+                            "instead.")
     missing = [lang.name for lang in p.languages
                if (devs and not lang.dev) or (ratios and lang.ratio is None)]
     if missing:

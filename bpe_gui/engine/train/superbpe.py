@@ -31,23 +31,20 @@ the recorded cuts. Step, undo and every tie rule work as in any Trainer.
 from __future__ import annotations
 
 from array import array
-from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence, cast
+from typing import TYPE_CHECKING, Sequence
 
-from ..errors import Cancelled, CancelFn, SettingsError
+from ..errors import SettingsError
 from ..corpus.table import PretokenTable
 from ..text.pretokenize import Pretokenizer
 from ..text.presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_TRAIN_PATTERN
 from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
 from ..tokenizers.base import BaseTokenizer
-from ..tokenizers.trained import Tokenizer
 from .inherited import InheritedTrainer
-from .trainer import TrainSettings, new_core
+from .trainer import SUPERBPE_PRUNE, TrainSettings, new_core
 
 if TYPE_CHECKING:
-    from .superbpe_run import SuperBPERun
+    pass
 
 MAX_WORDS = 4
 #: the split regex with the text between its matches as pieces too, over the whole text
@@ -248,24 +245,6 @@ def stage2_pretokenizer(special_tokens: Sequence[str] = ()) -> Pretokenizer:
     return Pretokenizer(TRAIN_PATTERN, list(special_tokens))
 
 
-def stage2(tokenizer: Tokenizer,
-           corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
-           settings: TrainSettings | None = None, *, text: str | None = None,
-           progress: Callable[[str, int, int], None] | None = None,
-           cancel: CancelFn | None = None, detail: bool = False) -> SuperBPETrainer:
-    """SuperBPE's stage 2 on top of any byte-level tokenizer (all its merges; pass
-    ``tok.at_step(T)`` for the first T): the reference's ``extend_existing_tokenizer``.
-    ``settings``' target counts the stage-2 merges (``num_merges``) or the whole vocab.
-    ``corpus``: files, or a table counted with :func:`stage2_pretokenizer`."""
-    s = replace(settings or TrainSettings(num_merges=1000), superbpe_from=None)
-    if corpus is None and text is None:
-        raise SettingsError("Give the corpus for stage 2: files, a count table, or text=.")
-    table = corpus if isinstance(corpus, PretokenTable) else None
-    spec = _spec(corpus, text, s, (table,), base=True)
-    return cast(SuperBPETrainer, _trained(spec, progress, cancel, detail, base=tokenizer,
-                                          table2=table))
-
-
 def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
     """Refuse a transition the target cannot reach (a SettingsError saying the fix).
 
@@ -276,8 +255,7 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
         raise SettingsError("Set superbpe_from (the step where stage 2 starts), e.g. "
                             "TrainSettings(vocab_size=32000, superbpe_from=28000).")
     if s.prune:
-        raise SettingsError("SuperBPE counts every token of the vocabulary: turn pruning "
-                            "off to train it.")
+        raise SettingsError(SUPERBPE_PRUNE + ".")
     target = s.num_merges if s.num_merges is not None else \
         None if n_initial is None or s.vocab_size is None else s.vocab_size - n_initial
     if target is not None and T > target:
@@ -285,51 +263,3 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
             f"vocabulary {s.vocab_size:,} ({target:,} merges)"
         raise SettingsError(f"Stage 2 from step {T:,} is after the target of {what}: "
                             "choose a transition step below it (about 90% of the way).")
-
-
-def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
-                   settings: TrainSettings | None = None, *, text: str | None = None,
-                   stage1_table: PretokenTable | None = None,
-                   stage2_table: PretokenTable | None = None,
-                   progress: Callable[[str, int, int], None] | None = None,
-                   cancel: CancelFn | None = None) -> SuperBPETrainer:
-    """Both stages: ordinary BPE to merge ``settings.superbpe_from`` (T), then stage 2 to
-    the target (``vocab_size`` or ``num_merges``, counting both stages). The corpus is
-    files or ``text``; or the two word-count tables (``count_corpus`` with the stage-1
-    pattern, and with :func:`stage2_pretokenizer`). Returns the stage-2 trainer:
-    ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T, ``.stage1_steps``
-    stage 1's records. ``progress(phase, done, total)`` reports "pretokenize", "merge"
-    (both stages' steps) and, at T, "pretokenize stage 2"."""
-    s = (settings or TrainSettings()).validated()
-    check_transition(s)   # (before the spec puts pruning back: refused, not ignored)
-    spec = _spec(corpus, text, s, (stage1_table, stage2_table))
-    run = _trained(spec, progress, cancel, False, table=stage1_table, table2=stage2_table)
-    stage = cast("SuperBPERun", run).stage2
-    if stage is None:   # cancelled in stage 1
-        raise Cancelled()
-    return stage
-
-
-def _spec(corpus, text: str | None, s: TrainSettings, tables: tuple, base: bool = False):
-    """The SuperBPE spec of a call's corpus: its files or text, or, when every table is
-    given (nothing left to read), the last table's name."""
-    from .spec import SUPERBPE, TrainingSpec
-    spec = TrainingSpec(mode=SUPERBPE, settings=s,
-                        base="the tokenizer trained on" if base else None)
-    if all(t is not None for t in tables):
-        return replace(spec, corpus=(getattr(tables[-1], "source", None) or "the count table",))
-    if text is not None:
-        return replace(spec, text=text)
-    if corpus is None:
-        return spec   # (validated says to give the corpus)
-    paths = [corpus] if isinstance(corpus, (str, Path)) else corpus
-    return replace(spec, corpus=tuple(str(p) for p in paths))
-
-
-def _trained(spec, progress, cancel, detail: bool, **kw):
-    """``spec``'s run from :func:`~.build.build_run`, run to its target."""
-    from .build import build_run
-    run = build_run(spec, progress, cancel, undo=False, **kw)
-    run.run(progress=(lambda d, n: progress("merge", d, n)) if progress else None,
-            cancel=cancel, detail=detail)
-    return run

@@ -3,8 +3,9 @@
 1's tokenizer at T when stage 1 gets there). Step, undo, goto, run and
 ``tokenizer(at_step)`` go across the transition, so a SuperBPE training is browsed
 merge by merge like any other; stage-2 records are numbered from T+1 (the engine's
-SuperBPETrainer counts them from 1). The merges are exactly ``train_superbpe``'s with
-the same settings (tests/engine/test_superbpe_run.py).
+SuperBPETrainer counts them from 1). The merges are exactly those of the two stages
+trained apart, a Trainer to T and then ``stage2`` on its tokenizer
+(tests/engine/train/test_superbpe_run.py); ``train_superbpe`` runs this class.
 
 Step T itself is stage 1's last state (its tokenizer cuts with stage 1's pattern); the
 candidates for step T+1 are stage 2's. A stage-2 record whose pair came up after stage
@@ -96,7 +97,7 @@ class SuperBPERun:
 
     def _stage2_settings(self, s: TrainSettings, T: int) -> TrainSettings:
         rest = replace(s, num_merges=None if s.num_merges is None
-                       else s.num_merges - self._T)   # as train_superbpe
+                       else s.num_merges - self._T)   # (both stages count)
         return replace(rest, pattern=ENCODE_PATTERN, superbpe_from=T)
 
     def _enter2(self) -> None:

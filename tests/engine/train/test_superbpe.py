@@ -12,8 +12,9 @@ from bpe_gui.engine.corpus.table_file import read_table, write_table
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
 from bpe_gui.engine.text.pretokenize import Pretokenizer
+from bpe_gui.engine.train import stage2, train_superbpe
 from bpe_gui.engine.train.superbpe import (
-    ENCODE_PATTERN, TRAIN_PATTERN, SuperBPETrainer, stage2, stage2_pretokenizer, train_superbpe)
+    ENCODE_PATTERN, TRAIN_PATTERN, SuperBPETrainer, stage2_pretokenizer)
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 from continue_oracle import (SUPERBPE_SPLIT, gpt2_words, isolated_split, ref_train,

@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
-from bpe_gui.engine.train import SUPERBPE, TrainingSpec, build_run
-from bpe_gui.engine.train.superbpe import ENCODE_PATTERN, skip_reason, skipped, stage2
+from bpe_gui.engine.train import SUPERBPE, TrainingSpec, build_run, stage2
+from bpe_gui.engine.train.superbpe import ENCODE_PATTERN, skip_reason, skipped
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 
 from continue_oracle import sample_text

@@ -11,8 +11,7 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-from bpe_gui.engine.train import TRAIN_ON, TrainingSpec, build_run
-from bpe_gui.engine.train.inherited import train_on
+from bpe_gui.engine.train import TRAIN_ON, TrainingSpec, build_run, train_on
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 from continue_oracle import gpt2_words, ref_encode, ref_train, sample_text
