@@ -339,7 +339,9 @@ def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
         try:
             out.append(float(r))   # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise SettingsError(f"Ratio for {n!r} is {r!r}: give a positive number.") from None
+            out.append(math.nan)
+        if isinstance(r, bool) or not math.isfinite(out[-1]) or out[-1] <= 0:
+            raise SettingsError(f"Ratio for {n!r} is {r!r}: give a positive number.")
     return tuple(out)
 
 

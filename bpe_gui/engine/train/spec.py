@@ -23,7 +23,6 @@ Example::
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 
 from ..errors import SettingsError
@@ -335,35 +334,23 @@ class TrainingSpec:
 
 def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
     """``spec`` (parity mode) with its languages checked, as a parity run reads it."""
-    from .parity import check_language_names
     p = spec.parity or ParityOptions()
     if spec.settings.num_merges is None:
         raise SettingsError("Parity training needs a number of merges (a vocabulary "
                             "size is not its target).")
-    check_language_names([lang.name for lang in p.languages], [], False)
-    for lang in p.languages:
-        if not lang.train:
-            raise SettingsError(f"Language {lang.name!r} has no training file: give "
-                                "its path.")
-    devs = [lang.name for lang in p.languages if lang.dev]
-    ratios = [lang.name for lang in p.languages if lang.ratio is not None]
+    devs = [(lang.name, lang.dev) for lang in p.languages if lang.dev]
+    ratios = [(lang.name, lang.ratio) for lang in p.languages if lang.ratio is not None]
     if devs and ratios:
         raise SettingsError("Give a dev text for every language (--dev NAME=FILE) or a "
                             "ratio for every language (--ratio NAME=R), not both: the dev "
                             "set measures each language's compression, ratios set targets "
                             "instead.")
-    missing = [lang.name for lang in p.languages
-               if (devs and not lang.dev) or (ratios and lang.ratio is None)]
-    if missing:
-        what = "dev text" if devs else "ratio"
-        raise SettingsError(f"No {what} for {', '.join(map(repr, missing))}: give a "
-                            f"{what} for every language.")
+    named_languages([(lang.name, lang.train) for lang in p.languages], devs or None,
+                    ratios or None)   # (each name, dev text and ratio checked there)
     for lang in p.languages:
-        r = lang.ratio
-        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float))
-                              or not math.isfinite(r) or r <= 0):
-            raise SettingsError(f"Ratio for {lang.name!r} is {r!r}: give a positive "
-                                "number.")
+        if not lang.train:
+            raise SettingsError(f"Language {lang.name!r} has no training file: give "
+                                "its path.")
     spec.parity_settings(p).validated(len(p.languages))
     if p.variant == "base":   # the window's share is the window variant's
         p = replace(p, window_size=100, alpha=2.0)

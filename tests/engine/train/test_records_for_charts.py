@@ -86,6 +86,6 @@ def test_parity_records():
     langs = ("en", "de")
     run = ParityRun.from_files([(n, FIXTURES / f"{n}.train.txt") for n in langs],
                                [(n, FIXTURES / f"{n}.dev.txt") for n in langs],
-                               ParitySettings(num_merges=30))
+                               ParitySettings(num_merges=30), lines=True)
     recs = list(run.run(detail=False))
     check(recs, sum(len((FIXTURES / f"{n}.train.txt").read_bytes()) for n in langs))

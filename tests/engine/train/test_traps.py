@@ -27,7 +27,8 @@ def runs():
     files = [(lang, FIXTURES / f"{lang}.train.txt") for lang in ("en", "de")]
     parity = ParityTrainer.from_files(files, None, ParitySettings(num_merges=10,
                                                                   ratios=(1.0, 1.0)))
-    run = ParityRun.from_files(files, None, ParitySettings(num_merges=10, ratios=(1.0, 1.0)))
+    run = ParityRun.from_files(files, None, ParitySettings(num_merges=10, ratios=(1.0, 1.0)),
+                               lines=True)
     out = {"plain": plain, "superbpe": superbpe, "train-on": on, "parity": parity,
            "parity-run": run}
     for t in out.values():
