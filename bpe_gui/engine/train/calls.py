@@ -17,7 +17,6 @@ from ..corpus.table_sums import read_tables, settings_for_table
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from .build import build_run
 from .spec import PARITY, SUPERBPE, TRAIN_ON, ParityOptions, TrainingSpec, named_languages
-from .superbpe import check_transition
 from .trainer import Trainer, TrainSettings, _table_name
 
 if TYPE_CHECKING:
@@ -206,6 +205,7 @@ def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
     ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T, ``.stage1_steps``
     stage 1's records. ``progress(phase, done, total)`` reports "pretokenize", "merge"
     (both stages' steps) and, at T, "pretokenize stage 2"."""
+    from .superbpe import check_transition
     s = (settings or TrainSettings()).validated()
     check_transition(s)   # (before the spec puts pruning back: refused, not ignored)
     spec = _spec(SUPERBPE, corpus, text, s, (stage1_table, stage2_table), on=False)
@@ -240,7 +240,7 @@ def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
         parity=ParityOptions(named_languages(languages, dev, ratios), variant,
                              global_merges, window_size, alpha))
     run = cast("ParityTrainer", build_run(spec, None, cancel, undo=False))
-    run.run(progress=progress, cancel=cancel)
+    run.run(progress=progress, cancel=cancel, detail=False)
     return run
 
 
