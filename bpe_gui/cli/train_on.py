@@ -170,10 +170,7 @@ def load_source(args: argparse.Namespace):
     if args.end_of_word is not None and tok.mode == "char" and args.end_of_word != tok.end_of_word:
         raise UsageError(f"--end-of-word {args.end_of_word}: the tokenizer marks words "
                          f"with {tok.end_of_word} ({why})")
-    if args.superbpe or args.superbpe_from is not None:
-        if tok.mode != "byte":
-            raise UsageError(f"SuperBPE needs a byte-level tokenizer; {args.source} is "
-                             f"{tok.mode}-level")
+    if args.superbpe or args.superbpe_from is not None:   # (a byte-level one: resolve)
         if args.preset is not None or args.pattern is not None:
             raise UsageError("--preset/--pattern: stage 2 cuts text with SuperBPE's own "
                              "pre-tokenizer, and the merges kept are the tokenizer's; leave "
