@@ -16,7 +16,8 @@ from ..corpus.table import PretokenTable
 from ..corpus.table_sums import read_tables, settings_for_table
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from .build import build_run
-from .spec import PARITY, SUPERBPE, TRAIN_ON, ParityOptions, TrainingSpec, named_languages
+from .spec import (PARITY, SUPERBPE, TRAIN_ON, ParityOptions, TrainingSpec, named_languages,
+                   unused)
 from .trainer import Trainer, TrainSettings, _table_name
 
 if TYPE_CHECKING:
@@ -251,6 +252,8 @@ def _spec(mode: str, corpus, text: str | None, s: TrainSettings, tables: tuple,
     tables when the mode reads them, else as the corpus: SuperBPE's tables are given
     to build_run apart). ``on``: on top of a tokenizer given to build_run."""
     spec = TrainingSpec(mode=mode, settings=s, base=TRAINED_ON if on else None)
+    if s.prune:   # (the spec would put it back unasked: a caller's choice is refused)
+        raise SettingsError(f"{unused(spec)['prune']}: leave prune off.")
     if all(t is not None for t in tables):
         name = (getattr(tables[-1], "source", None) or "the count table",)
         return replace(spec, counts=name) if mode == TRAIN_ON else replace(spec, corpus=name)

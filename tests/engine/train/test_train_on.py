@@ -209,3 +209,11 @@ def test_training_on_the_same_corpus_continues_the_original_run(mode, rule):
     assert [(x.left, x.right, x.new_id, x.count) for x in r.steps] == \
         [(x.left, x.right, x.new_id, x.count) for x in t.steps[60:]]
     assert r.tokenizer().encode(HELD_OUT, allowed_special="all") == t.tokenizer().encode(HELD_OUT, allowed_special="all")
+
+
+@pytest.mark.regression
+def test_pruning_is_refused_when_training_on(stage_tok):
+    """train_on(prune=True) pruned the live count of a run that keeps every inherited id
+    (the window and the command line refuse pruning there)."""
+    with pytest.raises(SettingsError, match="none is pruned"):
+        train_on(stage_tok, text=NEW_TEXT, settings=TrainSettings(num_merges=5, prune=True))
