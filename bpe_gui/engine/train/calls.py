@@ -252,8 +252,10 @@ def _spec(mode: str, corpus, text: str | None, s: TrainSettings, tables: tuple,
     tables when the mode reads them, else as the corpus: SuperBPE's tables are given
     to build_run apart). ``on``: on top of a tokenizer given to build_run."""
     spec = TrainingSpec(mode=mode, settings=s, base=TRAINED_ON if on else None)
-    if s.prune:   # (the spec would put it back unasked: a caller's choice is refused)
-        raise SettingsError(f"{unused(spec)['prune']}: leave prune off.")
+    why = unused(spec)
+    for key in ("prune", "lines"):   # (the spec would put them back unasked: refused)
+        if getattr(s, key) and key in why:
+            raise SettingsError(f"{why[key]}: leave {key} off.")
     if all(t is not None for t in tables):
         name = (getattr(tables[-1], "source", None) or "the count table",)
         return replace(spec, counts=name) if mode == TRAIN_ON else replace(spec, corpus=name)

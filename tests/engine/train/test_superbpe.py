@@ -127,3 +127,11 @@ def test_settings_are_checked():
         train_superbpe(text="a b", settings=TrainSettings(num_merges=5, superbpe_from=9))
     with pytest.raises(SettingsError, match="superbpe_from"):
         train_superbpe(text="a b", settings=TrainSettings(num_merges=5))
+
+
+def test_stage2_refuses_what_it_does_not_use():
+    tok1 = Trainer.from_text(TEXT, TrainSettings(num_merges=50, special_tokens=(EOT,)))
+    tok1.run()
+    for extra, why in ((dict(lines=True), "one text per line"), (dict(prune=True), "pruning")):
+        with pytest.raises(SettingsError, match=why):
+            stage2(tok1.tokenizer(), text=TEXT, settings=TrainSettings(num_merges=5, **extra))
