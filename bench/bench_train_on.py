@@ -85,7 +85,7 @@ def child(args: list[str]) -> None:
     what, out = args[0], {}
     t0 = time.perf_counter()
     if what == "train-on":
-        from bpe_gui.engine.train.inherited import train_on
+        from bpe_gui.engine.train import train_on
         enc, train, held, folder = map(Path, args[1:5])
         gpt2 = load_tokenizer(enc)
         t = train_on(gpt2, train, TrainSettings(num_merges=ZH_MERGES))
@@ -108,7 +108,7 @@ def child(args: list[str]) -> None:
             text = held.read_text(encoding="utf-8")
             out["tpb"] = len(tok.encode(text)) / len(text.encode("utf-8"))
     elif what == "stage2":
-        from bpe_gui.engine.train.superbpe import stage2
+        from bpe_gui.engine.train import stage2
         stage1, train, held, folder = map(Path, args[1:5])
         tok1 = load_tokenizer(stage1)
         t0 = time.perf_counter()

@@ -101,7 +101,7 @@ def on_spec(args: argparse.Namespace):
         return None, None
     from dataclasses import replace
 
-    from ..engine.train import SUPERBPE, TRAIN_ON, TrainingSpec, TrainSettings, resolve
+    from ..engine.train import SUPERBPE, TRAIN_ON, TrainingSpec, TrainSettings, resolve, unused
     superbpe = args.superbpe or args.superbpe_from is not None
     if args.superbpe and args.source is None:
         raise UsageError("--superbpe trains stage 2 on top of --from TOKENIZER; to train "
@@ -119,18 +119,14 @@ def on_spec(args: argparse.Namespace):
     if args.prune:
         raise UsageError("--prune cannot be used with --from or SuperBPE: the tokens it "
                          "would drop are kept (inherited ids stay as they are)")
-    if superbpe and args.lines:
-        raise UsageError("--lines: SuperBPE reads its corpus its own way (stage 2 line by "
-                         "line, with its own pattern), so one text per line does not apply "
-                         "to it; leave --lines out")
+    if superbpe and args.lines:   # (the spec would put it back: the window greys it)
+        why = unused(TrainingSpec(mode=SUPERBPE))["lines"]
+        raise UsageError(f"--lines: {why}; leave --lines out")
     if args.threads is not None:
         raise UsageError("--threads sets the threads of plain training's counting; training "
                          "on (--from) and SuperBPE pick their own (every core where the "
                          "native scanner cuts the words, one thread for a pattern the regex "
                          "module runs): leave --threads out")
-    if superbpe and args.mode == "char":
-        raise UsageError("SuperBPE needs byte mode (stage 2's tokens hold spaces as bytes); "
-                         "leave out --mode char")
     encoding = check_encoding(args.encoding)
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")
@@ -174,10 +170,7 @@ def load_source(args: argparse.Namespace):
     if args.end_of_word is not None and tok.mode == "char" and args.end_of_word != tok.end_of_word:
         raise UsageError(f"--end-of-word {args.end_of_word}: the tokenizer marks words "
                          f"with {tok.end_of_word} ({why})")
-    if args.superbpe or args.superbpe_from is not None:
-        if tok.mode != "byte":
-            raise UsageError(f"SuperBPE needs a byte-level tokenizer; {args.source} is "
-                             f"{tok.mode}-level")
+    if args.superbpe or args.superbpe_from is not None:   # (a byte-level one: resolve)
         if args.preset is not None or args.pattern is not None:
             raise UsageError("--preset/--pattern: stage 2 cuts text with SuperBPE's own "
                              "pre-tokenizer, and the merges kept are the tokenizer's; leave "

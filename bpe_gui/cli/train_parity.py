@@ -146,9 +146,6 @@ def parity_spec(args: argparse.Namespace):
         raise UsageError("--parity needs at least one --language NAME=FILE")
     devs = _named(args.dev, "--dev", "FILE")
     ratio_items = _named(args.ratio, "--ratio", "R")
-    if devs and ratio_items:
-        raise UsageError("give --dev NAME=FILE for every language or --ratio NAME=R for "
-                         "every language, not both")
     if not devs and not ratio_items:
         raise UsageError("--parity needs --dev NAME=FILE (parallel dev text) or --ratio "
                          "NAME=R (target ratio) for every language")

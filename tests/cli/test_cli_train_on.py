@@ -11,8 +11,8 @@ import json
 import pytest
 
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-from bpe_gui.engine.train.superbpe import stage2, train_superbpe
-from bpe_gui.engine.train.inherited import merge_list_tokenizer, train_on
+from bpe_gui.engine.train import stage2, train_on, train_superbpe
+from bpe_gui.engine.train.inherited import merge_list_tokenizer
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 from test_cli import CORPUS, assert_user_error, err, out, run
@@ -183,6 +183,18 @@ def test_bad_input_is_one_line_and_exit_2(source, tmp_path, args, needles):
         args += ["--num-merges", "10"]
     p = run("train", str(corpus), *args, "--out", str(tmp_path / "o"), cwd=tmp_path)
     assert_user_error(p, *needles)
+    assert not (tmp_path / "o").exists()
+
+
+def test_superbpe_on_a_character_level_tokenizer_is_refused(source, tmp_path):
+    """The engine's rule (build.resolve), as the command line says it: stage 2's tokens
+    hold spaces as bytes."""
+    _, _, corpus = source
+    assert run("train", str(corpus), "--num-merges", "20", "--mode", "char", "--format",
+               "native", "--out", "src", "-q", cwd=tmp_path).returncode == 0
+    p = run("train", str(corpus), "--from", "src/tokenizer.bpe-gui.json", "--superbpe",
+            "--num-merges", "10", "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert_user_error(p, "SuperBPE needs a byte-level tokenizer", "is char-level")
     assert not (tmp_path / "o").exists()
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 
 from bpe_gui.engine.formats import export_tokenizer
-from bpe_gui.engine.train.inherited import InheritedTrainer, train_on
+from bpe_gui.engine.train import train_on
+from bpe_gui.engine.train.inherited import InheritedTrainer
 from bpe_gui.engine.train import Trainer, TrainSettings, train_bpe
 from bpe_gui.gui.controller.corpus_source import TextCorpus
 from bpe_gui.gui.controller.live import LiveView

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.train.superbpe import skipped, train_superbpe
+from bpe_gui.engine.train import train_superbpe
+from bpe_gui.engine.train.superbpe import skipped
 from bpe_gui.engine.train.superbpe_run import SuperBPERun
 from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.controller import training

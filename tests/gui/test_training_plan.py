@@ -187,7 +187,7 @@ def test_a_parity_run_goes_on_to_a_new_target_whatever_the_plain_settings(qtbot)
         assert list(run.merges[:10]) == first
         langs = tuple((lang.name, lang.train, lang.dev) for lang in c.parity.languages)
         fresh = ParityRun.from_files([(n, t) for n, t, _ in langs], [(n, d) for n, _, d in langs],
-                                     ParitySettings(num_merges=25))
+                                     ParitySettings(num_merges=25), lines=True)
         fresh.goto(25, detail=False)
         assert list(run.merges[:25]) == list(fresh.merges[:25])
         assert c.settings == replace(plain, num_merges=25)

@@ -106,7 +106,7 @@ def parity_run(languages: tuple, merges: int, k: int) -> tuple[tuple, dict[str, 
     """A parity run made afresh to step k: its merges, and each language's turns."""
     run = ParityRun.from_files([(n, tr) for n, tr, _ in languages],
                                [(n, dv) for n, _, dv in languages],
-                               replace_merges(merges))
+                               replace_merges(merges), lines=True)
     run.goto(k, detail=False)
     return tuple(run.merges[:k]), turns_of(run.parity.steps[:k], [n for n, _, _ in languages])
 

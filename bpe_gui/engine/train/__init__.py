@@ -10,13 +10,13 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
   them apart as data: ``n_inherited``, ``transition``).
 - :mod:`.trainer`: ``Trainer`` (step, undo, run, top pairs, retarget), ``TrainSettings``;
   the C core (``_core``, or the pure-Python ``_pycore``).
-- :mod:`.calls`: ``train_bpe``, ``train_from_iterator``: training in one call.
-- :mod:`.inherited`: ``InheritedTrainer``, ``train_on``: new merges on top of a tokenizer.
+- :mod:`.calls`: ``train_bpe``, ``train_from_iterator``, ``train_on``, ``train_superbpe``,
+  ``stage2``, ``train_parity``: training in one call (each through ``build_run``).
+- :mod:`.inherited`: ``InheritedTrainer``: new merges on top of a tokenizer.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
-  ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``,
-  ``train_parity`` (the command line's ``train --parity`` as one call).
+  ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``.
 - :mod:`.parity_dev`: whether the dev texts are parallel (their lines), and the warning.
 - :mod:`.parity_run`: ``ParityRun``, parity-aware training as a run of steps for the
   window (TrainerProtocol; its ``parity`` is the trainer).
@@ -32,13 +32,12 @@ from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .session import Session, looks_like_session
-    from .superbpe import (TRAIN_PATTERN, check_transition, stage2, stage2_pretokenizer,
-                           train_superbpe)
+    from .superbpe import TRAIN_PATTERN, check_transition, stage2_pretokenizer
     from .superbpe_run import SuperBPERun
     from .parity_run import ParityRun
-    from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
+    from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
-                         hf_lines, ratios_for, train_parity, turn_sentence)
+                         hf_lines, ratios_for, turn_sentence)
     from .protocol import TrainerProtocol
     from .spec import (MODES, PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityOptions,
                        TrainingSpec, named_languages, unused)
@@ -46,16 +45,17 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
                           TrainSettings, n_base_symbols, source_table)
-    from .calls import train_bpe, train_from_iterator
+    from .calls import (stage2, train_bpe, train_from_iterator, train_on, train_parity,
+                        train_superbpe)
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session looks_like_session",
-    ".superbpe": "TRAIN_PATTERN check_transition stage2 stage2_pretokenizer train_superbpe",
+    ".superbpe": "TRAIN_PATTERN check_transition stage2_pretokenizer",
     ".superbpe_run": "SuperBPERun",
     ".parity_run": "ParityRun",
-    ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
+    ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
-                "ratios_for train_parity turn_sentence"),
+                "ratios_for turn_sentence"),
     ".protocol": "TrainerProtocol",
     ".spec": ("MODES PARITY PLAIN SUPERBPE TRAIN_ON Language ParityOptions TrainingSpec "
               "named_languages unused"),
@@ -63,7 +63,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
                  "TrainSettings n_base_symbols source_table"),
-    ".calls": "train_bpe train_from_iterator",
+    ".calls": "stage2 train_bpe train_from_iterator train_on train_parity train_superbpe",
 })
 
 __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay", "MergeStep",

@@ -35,7 +35,7 @@ TABLE = "the word-count table"
 def build_run(spec: TrainingSpec, progress: Progress | None = None,
               cancel: CancelFn | None = None, *, undo: bool = True,
               base: BaseTokenizer | None = None, table: PretokenTable | None = None,
-              reuse: TrainerProtocol | Lent | None = None, prepare: bool = True,
+              table2: PretokenTable | None = None, reuse: TrainerProtocol | Lent | None = None, prepare: bool = True,
               where: str | None = None) -> TrainerProtocol:
     """The run ``spec`` asks for, at step 0, its ``spec`` the one it trains (with what
     the tokenizer trained on decides filled in).
@@ -44,7 +44,9 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
     reading (raises Cancelled). ``undo=False``: a run that only goes forward (the
     command line's: less memory). ``base``: the tokenizer ``spec.base`` names, loaded
     (the engine's formats read files; this layer does not). ``table``: the word counts
-    of ``spec.counts`` read already (``where``: what messages call it). ``reuse``: a run
+    of ``spec.counts`` read already (``where``: what messages call it); ``table2``:
+    SuperBPE's stage-2 word counts read already (its corpus is then not read again
+    for them). ``reuse``: a run
     (or what :func:`lend` kept of one) whose words are read the same way
     (``spec.table_key()``) lends its tables instead of a new reading. ``prepare``:
     SuperBPE's stage 2 built now (the window's: not at the step that crosses T)."""
@@ -73,10 +75,14 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
         return got
     run: TrainerProtocol
     if spec.mode == SUPERBPE:
-        from .superbpe import stage2_pretokenizer
+        from .superbpe import TRAIN_PATTERN, stage2_pretokenizer
         from .superbpe_run import SuperBPERun
 
-        def table2() -> PretokenTable:
+        def words2() -> PretokenTable:
+            if table2 is not None:   # counted apart: with stage 2's pattern
+                check_settings(table2.meta, replace(s, pattern=TRAIN_PATTERN),
+                               "the stage-2 count table")
+                return table2
             old = _reused(reuse, spec, "table2")
             if old is not None:
                 return old
@@ -90,9 +96,9 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
         if src is not None:
             from .superbpe import SuperBPETrainer
             run = SuperBPETrainer(src if s.superbpe_from is None else _first(src, s),
-                                  table2(), _stage2_on(s, src))
+                                  words2(), _stage2_on(s, src))
         else:
-            run = SuperBPERun(words(), table2, s, undo=undo)
+            run = SuperBPERun(words(), words2, s, undo=undo)
             if prepare and undo:
                 if progress is not None:
                     progress(PREPARING, 0, 0)

@@ -1,22 +1,34 @@
 """Training in one call: :func:`train_bpe` (files or word-count tables to a vocabulary
-and merges, as CS336 asks) and :func:`train_from_iterator` (texts from any iterable to a
-tokenizer, streamed). Both build their run with :func:`~.build.build_run`, as the window
-and the command line do, and run it forward only (no undo log: less memory)."""
+and merges, as CS336 asks), :func:`train_from_iterator` (texts from any iterable to a
+tokenizer, streamed), :func:`train_on` (more merges on top of a tokenizer),
+:func:`train_superbpe` and :func:`stage2` (SuperBPE), :func:`train_parity` (parity-aware
+BPE). Each makes a :class:`~.spec.TrainingSpec` and builds its run with
+:func:`~.build.build_run`, as the window and the command line do, and runs it forward
+only (no undo log: less memory)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, cast
 
 from .. import checks
 from ..corpus.table import PretokenTable
 from ..corpus.table_sums import read_tables, settings_for_table
-from ..errors import CancelFn, CorpusError
+from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from .build import build_run
-from .spec import TrainingSpec
+from .spec import (PARITY, SUPERBPE, TRAIN_ON, ParityOptions, TrainingSpec, named_languages,
+                   unused)
 from .trainer import Trainer, TrainSettings, _table_name
 
 if TYPE_CHECKING:
     from ..tokenizers.trained import Tokenizer
+    from .inherited import InheritedTrainer
+    from .parity import Named, ParityTrainer
+    from .superbpe import SuperBPETrainer
+    from .superbpe_run import SuperBPERun
+
+Progress = Callable[[str, int, int], None]
+TRAINED_ON = "the tokenizer trained on"   # (a spec's name for a tokenizer given in memory)
 
 
 def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
@@ -127,3 +139,138 @@ def _check_train_bpe(input_path, vocab_size, special_tokens, counts, options) ->
     if unknown:
         raise checks.ArgumentTypeError(f"train_bpe() got the unknown option(s) "
                                        f"{', '.join(unknown)}; its options are {', '.join(known)}.")
+
+
+def train_on(tokenizer: Tokenizer,
+             corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
+             settings: TrainSettings | None = None, *, text: str | None = None,
+             pattern: str | None = None, progress: Progress | None = None,
+             cancel: CancelFn | None = None, detail: bool = False) -> InheritedTrainer:
+    """Train on from ``tokenizer``: keep its merges and ids, learn more on ``corpus``
+    (files, or a table from ``count_corpus`` made with its pattern and special tokens)
+    or ``text``, until ``settings``' target (``num_merges`` new merges, or a total
+    ``vocab_size``); every tie rule works. Returns the trainer, run: ``.tokenizer()``,
+    ``.vocab``, ``.merges``, ``.n_inherited``, ``.steps`` (the new merges).
+    ``pattern``: a pre-tokenizer of the caller's instead of the tokenizer's (its merge
+    list is then the rule, not its own encoder).
+
+    ``progress(phase, done, total)`` reports "pretokenize", "segment" then "merge", as
+    build_run and train_bpe do.
+
+    Example::
+
+        t = train_on(load_tokenizer("gpt2/"), "chinese.txt", TrainSettings(num_merges=2000))
+        t.n_inherited, t.n_steps          # 50000 kept, 2000 new
+    """
+    from .inherited import merge_list_tokenizer
+    if corpus is None and text is None:
+        raise SettingsError("Give the corpus to train on: files, a count table, or text=.")
+    if pattern is not None and pattern != tokenizer.pattern:
+        counts = (tokenizer.meta or {}).get("merge_counts")
+        tokenizer = merge_list_tokenizer(tokenizer, pattern)
+        tokenizer.meta = {"merge_counts": counts} if counts else {}
+    table = corpus if isinstance(corpus, PretokenTable) else None
+    spec = _spec(TRAIN_ON, corpus, text, settings or TrainSettings(num_merges=1000), (table,))
+    return cast("InheritedTrainer", _run(spec, progress, cancel, detail, base=tokenizer,
+                                         table=table))
+
+
+def stage2(tokenizer: Tokenizer,
+           corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
+           settings: TrainSettings | None = None, *, text: str | None = None,
+           progress: Progress | None = None, cancel: CancelFn | None = None,
+           detail: bool = False) -> SuperBPETrainer:
+    """SuperBPE's stage 2 on top of any byte-level tokenizer (all its merges; pass
+    ``tok.at_step(T)`` for the first T): the reference's ``extend_existing_tokenizer``.
+    ``settings``' target counts the stage-2 merges (``num_merges``) or the whole vocab.
+    ``corpus``: files, or a table counted with ``stage2_pretokenizer``."""
+    if corpus is None and text is None:
+        raise SettingsError("Give the corpus for stage 2: files, a count table, or text=.")
+    s = replace(settings or TrainSettings(num_merges=1000), superbpe_from=None)
+    table = corpus if isinstance(corpus, PretokenTable) else None
+    spec = _spec(SUPERBPE, corpus, text, s, (table,))
+    return cast("SuperBPETrainer", _run(spec, progress, cancel, detail, base=tokenizer,
+                                        table2=table))
+
+
+def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
+                   settings: TrainSettings | None = None, *, text: str | None = None,
+                   stage1_table: PretokenTable | None = None,
+                   stage2_table: PretokenTable | None = None,
+                   progress: Progress | None = None,
+                   cancel: CancelFn | None = None) -> SuperBPETrainer:
+    """Both stages: ordinary BPE to merge ``settings.superbpe_from`` (T), then stage 2 to
+    the target (``vocab_size`` or ``num_merges``, counting both stages). The corpus is
+    files or ``text``; or the two word-count tables (``count_corpus`` with the stage-1
+    pattern, and with ``stage2_pretokenizer``). Returns the stage-2 trainer:
+    ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T, ``.stage1_steps``
+    stage 1's records. ``progress(phase, done, total)`` reports "pretokenize", "merge"
+    (both stages' steps) and, at T, "pretokenize stage 2"."""
+    from .superbpe import check_transition
+    s = (settings or TrainSettings()).validated()
+    check_transition(s)   # (before the spec puts pruning back: refused, not ignored)
+    spec = _spec(SUPERBPE, corpus, text, s, (stage1_table, stage2_table), on=False)
+    run = cast("SuperBPERun", _run(spec, progress, cancel, False, table=stage1_table,
+                                   table2=stage2_table))
+    if run.stage2 is None:   # cancelled in stage 1
+        raise Cancelled()
+    return run.stage2
+
+
+def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
+                 dev: Named | None = None, ratios: Named | None = None,
+                 global_merges: int = 0, window_size: int = 100, alpha: float = 2.0,
+                 min_frequency: int = 0, lines: bool = False,
+                 progress: Callable[[int, int], None] | None = None,
+                 cancel: CancelFn | None = None) -> ParityTrainer:
+    """The command line's ``bpe-gui train --parity`` as one call: ``languages`` maps each
+    name to its training file, ``dev`` each name to its dev file, or ``ratios`` each name
+    to its target ratio (one of the two, for every language). Returns the trainer, run
+    to the end (``.merges``, ``.tokenizer()``, ``.steps``); its count tables are let go
+    (as the command line's are).
+
+    Example::
+
+        t = train_parity({"en": "en.txt", "de": "de.txt"}, num_merges=8000,
+                         dev={"en": "en.dev", "de": "de.dev"}, lines=True)
+        export_tokenizer(t.tokenizer(), "out", "hf")
+    """
+    spec = TrainingSpec(mode=PARITY, settings=TrainSettings(
+        num_merges=num_merges, lines=lines,
+        min_frequency=min_frequency or 1),   # (HF's 0: every pair occurs at least once)
+        parity=ParityOptions(named_languages(languages, dev, ratios), variant,
+                             global_merges, window_size, alpha))
+    run = cast("ParityTrainer", build_run(spec, None, cancel, undo=False))
+    run.run(progress=progress, cancel=cancel, detail=False)
+    return run
+
+
+def _spec(mode: str, corpus, text: str | None, s: TrainSettings, tables: tuple,
+          on: bool = True) -> TrainingSpec:
+    """The spec of a one-call function's corpus: its files or text; or, when every table
+    it needs is given (nothing left to read), the last table's name (as word-count
+    tables when the mode reads them, else as the corpus: SuperBPE's tables are given
+    to build_run apart). ``on``: on top of a tokenizer given to build_run."""
+    spec = TrainingSpec(mode=mode, settings=s, base=TRAINED_ON if on else None)
+    why = unused(spec)
+    for key in ("prune", "lines"):   # (the spec would put them back unasked: refused)
+        if getattr(s, key) and key in why:
+            raise SettingsError(f"{why[key]}: leave {key} off.")
+    if all(t is not None for t in tables):
+        name = (getattr(tables[-1], "source", None) or "the count table",)
+        return replace(spec, counts=name) if mode == TRAIN_ON else replace(spec, corpus=name)
+    if text is not None:
+        return replace(spec, text=text)
+    if corpus is None:
+        return spec   # (validated says to give the corpus)
+    paths = [corpus] if isinstance(corpus, (str, Path)) else corpus
+    return replace(spec, corpus=tuple(str(p) for p in paths))
+
+
+def _run(spec: TrainingSpec, progress: Progress | None, cancel: CancelFn | None,
+         detail: bool, **kw):
+    """``spec``'s run from build_run, forward only, run to its target."""
+    run = build_run(spec, progress, cancel, undo=False, **kw)
+    run.run(progress=(lambda d, n: progress("merge", d, n)) if progress else None,
+            cancel=cancel, detail=detail)
+    return run

@@ -15,7 +15,7 @@ would not give.
 Example::
 
     >>> gpt2 = load_tokenizer("gpt2/")                      # vocab.json + merges.txt
-    >>> t = train_on(gpt2, "chinese.txt", TrainSettings(num_merges=2000))
+    >>> t = train_on(gpt2, "chinese.txt", TrainSettings(num_merges=2000))   # (calls.py)
     >>> t.n_inherited, t.n_steps                            # 50000 kept, 2000 new
     >>> tok = t.tokenizer()          # ids 0-50256 unchanged, new ids from 50257
 """
@@ -23,16 +23,11 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import replace
-from pathlib import Path
-from typing import Callable, Sequence
 
-from ..corpus.table_sums import check_settings
-from ..corpus.counting import count_corpus, table_from_text
 from ..display import readable
-from ..errors import CancelFn, SettingsError
+from ..errors import SettingsError
 from ..tokenizers.merge_model import word_cache
 from ..corpus.table import PretokenTable
-from ..text.pretokenize import Pretokenizer
 from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.trained import Tokenizer
 from .trainer import TrainSettings, Trainer, summed_words
@@ -83,29 +78,6 @@ class InheritedTrainer(Trainer):
         if check:
             check_merge_list(source, self.source, table)
         super().__init__(table, settings)
-
-    # ----- construction -------------------------------------------------------------
-    @classmethod  # the source tokenizer comes first: not a drop-in for Trainer.from_text
-    def from_text(cls, source: BaseTokenizer, text: str,  # type: ignore[override]
-                  settings: TrainSettings | None = None,
-                  *, pattern: str | None = None, **kw) -> "InheritedTrainer":
-        s = inherited_settings(source, settings, pattern)
-        return cls(source, table_from_text(text, Pretokenizer(s.pattern, s.special_tokens), **kw),
-                   s, pattern=pattern)
-
-    @classmethod  # (as from_text)
-    def from_files(cls, source: BaseTokenizer,  # type: ignore[override]
-                   paths: str | Path | Sequence[str | Path],
-                   settings: TrainSettings | None = None, *, pattern: str | None = None,
-                   **kw) -> "InheritedTrainer":
-        """The new corpus streamed in blocks (``count_corpus``): memory grows with its
-        unique words, not its size."""
-        s = inherited_settings(source, settings, pattern)
-        if isinstance(paths, (str, Path)):
-            paths = [paths]
-        return cls(source, count_corpus(paths, Pretokenizer(s.pattern, s.special_tokens),
-                                        lines=s.lines, **kw),
-                   s, pattern=pattern)
 
     def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
         vocab = self.source.vocab
@@ -222,34 +194,3 @@ def check_merge_list(source: BaseTokenizer, merged: Tokenizer,
         "or builds tokens no merge makes), so merges learned on top of it would not "
         "encode as trained. Train on from a byte-level BPE tokenizer without a normalizer "
         "(GPT-2 files, tiktoken encodings, or one trained here).")
-
-
-def train_on(tokenizer: Tokenizer,
-             corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
-             settings: TrainSettings | None = None, *, text: str | None = None,
-             pattern: str | None = None,
-             progress: Callable[[str, int, int], None] | None = None,
-             cancel: CancelFn | None = None, detail: bool = False) -> InheritedTrainer:
-    """Train on from ``tokenizer``: keep its merges and ids, learn more on ``corpus``
-    (files, or a table from ``count_corpus`` made with its pattern and special tokens)
-    or ``text``, until ``settings``' target (``num_merges`` new merges, or a total
-    ``vocab_size``); every tie rule works. Returns the trainer, run: ``.tokenizer()``,
-    ``.vocab``, ``.merges``, ``.n_inherited``, ``.steps`` (the new merges).
-
-    ``progress(phase, done, total)`` reports "pretokenize" then "merge", as in train_bpe.
-    """
-    s = inherited_settings(tokenizer, settings, pattern)
-    if isinstance(corpus, PretokenTable):
-        check_settings(corpus.meta, s, getattr(corpus, "source", None) or "the count table")
-        t = InheritedTrainer(tokenizer, corpus, s, pattern=pattern)
-    elif text is not None:
-        t = InheritedTrainer.from_text(tokenizer, text, s, pattern=pattern)
-    else:
-        if corpus is None:
-            raise SettingsError("Give the corpus to train on: files, a count table, or text=.")
-        ptok = (lambda d, n: progress("pretokenize", d, n)) if progress else None
-        t = InheritedTrainer.from_files(tokenizer, corpus, s, pattern=pattern, progress=ptok,
-                                        cancel=cancel)
-    pmerge = (lambda d, n: progress("merge", d, n)) if progress else None
-    t.run(progress=pmerge, cancel=cancel, detail=detail)
-    return t

@@ -339,7 +339,9 @@ def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
         try:
             out.append(float(r))   # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise SettingsError(f"Ratio for {n!r} is {r!r}: give a positive number.") from None
+            out.append(math.nan)
+        if isinstance(r, bool) or not math.isfinite(out[-1]) or out[-1] <= 0:
+            raise SettingsError(f"Ratio for {n!r} is {r!r}: give a positive number.")
     return tuple(out)
 
 
@@ -999,28 +1001,3 @@ class ParityTrainer:
                     "min_frequency": s.min_frequency,
                     "turns": [st.language for st in steps]},
                 "merge_counts": [st.count for st in steps]}
-
-
-def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
-                 dev: Named | None = None, ratios: Named | None = None,
-                 global_merges: int = 0, window_size: int = 100, alpha: float = 2.0,
-                 min_frequency: int = 0, lines: bool = False, progress: Callable[[int, int], None] | None = None,
-                 cancel: CancelFn | None = None) -> ParityTrainer:
-    """The command line's ``bpe-gui train --parity`` as one call: ``languages`` maps each
-    name to its training file, ``dev`` each name to its dev file, or ``ratios`` each name
-    to its target ratio (one of the two, for every language). Returns the trainer, run
-    to the end (``.merges``, ``.tokenizer()``, ``.steps``).
-
-    Example::
-
-        t = train_parity({"en": "en.txt", "de": "de.txt"}, num_merges=8000,
-                         dev={"en": "en.dev", "de": "de.dev"}, lines=True)
-        export_tokenizer(t.tokenizer(), "out", "hf")
-    """
-    data = ParityData.from_files(languages, dev, lines=lines)
-    settings = ParitySettings(num_merges=num_merges, variant=variant,
-                              global_merges=global_merges, window_size=window_size, alpha=alpha,
-                              min_frequency=min_frequency, ratios=None if ratios is None else ratios_for(data.names, ratios))
-    t = ParityTrainer(data, settings, undo=False)
-    t.run(progress=progress, cancel=cancel)
-    return t

@@ -20,7 +20,8 @@ spelling), whatever the window's fields say: the algorithm is HF's (its paramete
 Example::
 
     run = ParityRun.from_files({"en": "en.txt", "de": "de.txt"},
-                               {"en": "en.dev", "de": "de.dev"}, ParitySettings(num_merges=50))
+                               {"en": "en.dev", "de": "de.dev"}, ParitySettings(num_merges=50),
+                               lines=True)
     run.step()                             # a MergeStep
     run.parity.names[run.parity.steps[0].language]   # whose turn step 1 was
 """
@@ -61,11 +62,6 @@ class ParityRun(ParityTrainer):
             self._words = PretokenTable.from_words(texts, freqs,
                                                    n_bytes=sum(self.initial_train_tokens))
         return self._words
-
-    @classmethod
-    def from_files(cls, train, dev=None, settings: ParitySettings | None = None, *,
-                   lines: bool = True) -> "ParityRun":
-        return cls(ParityData.from_files(train, dev, lines=lines), settings)
 
     @property
     def parity(self) -> ParityTrainer | None:

@@ -23,11 +23,10 @@ Example::
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 
 from ..errors import SettingsError
-from .trainer import TrainSettings
+from .trainer import SUPERBPE_LINES, SUPERBPE_PRUNE, TrainSettings
 
 PLAIN, SUPERBPE, TRAIN_ON, PARITY = "plain", "superbpe", "train-on", "parity"
 MODES = (PLAIN, SUPERBPE, TRAIN_ON, PARITY)
@@ -75,9 +74,8 @@ ON_UNUSED = {   # training on (and SuperBPE on a tokenizer): the tokenizer decid
                      "--superbpe`; training on here learns plain merges",
 }
 SUPERBPE_UNUSED = {
-    "prune": "SuperBPE counts every token of the vocabulary: turn pruning off to train it",
-    "lines": "SuperBPE reads its corpus its own way (stage 2 line by line, with its own "
-             "pattern), so one text per line does not apply to it",
+    "prune": SUPERBPE_PRUNE,
+    "lines": SUPERBPE_LINES,
     "threads": "SuperBPE picks its own threads",
 }
 NO_TABLES = ("SuperBPE's stage 2 cuts the text without splitting at spaces, and a "
@@ -191,9 +189,6 @@ class TrainingSpec:
                 raise SettingsError("SuperBPE reads its corpus twice (stage 1, then stage 2 "
                                     "with its own pattern), so the standard input (-) is "
                                     "read into memory: give it alone, or files only.")
-            if s.mode != "byte":
-                raise SettingsError("SuperBPE needs byte mode (stage 2's tokens hold spaces "
-                                    "as bytes).")
             if not self.base:
                 from .superbpe import check_transition
                 check_transition(s, 256 + len(s.special_tokens))
@@ -339,34 +334,23 @@ class TrainingSpec:
 
 def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
     """``spec`` (parity mode) with its languages checked, as a parity run reads it."""
-    from .parity import check_language_names
     p = spec.parity or ParityOptions()
     if spec.settings.num_merges is None:
         raise SettingsError("Parity training needs a number of merges (a vocabulary "
                             "size is not its target).")
-    check_language_names([lang.name for lang in p.languages], [], False)
+    devs = [(lang.name, lang.dev) for lang in p.languages if lang.dev]
+    ratios = [(lang.name, lang.ratio) for lang in p.languages if lang.ratio is not None]
+    if devs and ratios:
+        raise SettingsError("Give a dev text for every language (--dev NAME=FILE) or a "
+                            "ratio for every language (--ratio NAME=R), not both: the dev "
+                            "set measures each language's compression, ratios set targets "
+                            "instead.")
+    named_languages([(lang.name, lang.train) for lang in p.languages], devs or None,
+                    ratios or None)   # (each name, dev text and ratio checked there)
     for lang in p.languages:
         if not lang.train:
             raise SettingsError(f"Language {lang.name!r} has no training file: give "
                                 "its path.")
-    devs = [lang.name for lang in p.languages if lang.dev]
-    ratios = [lang.name for lang in p.languages if lang.ratio is not None]
-    if devs and ratios:
-        raise SettingsError("Give a dev text for every language or a ratio for every "
-                            "language, not both: the dev set measures each language's "
-                            "compression, ratios set targets instead.")
-    missing = [lang.name for lang in p.languages
-               if (devs and not lang.dev) or (ratios and lang.ratio is None)]
-    if missing:
-        what = "dev text" if devs else "ratio"
-        raise SettingsError(f"No {what} for {', '.join(map(repr, missing))}: give a "
-                            f"{what} for every language.")
-    for lang in p.languages:
-        r = lang.ratio
-        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float))
-                              or not math.isfinite(r) or r <= 0):
-            raise SettingsError(f"Ratio for {lang.name!r} is {r!r}: give a positive "
-                                "number.")
     spec.parity_settings(p).validated(len(p.languages))
     if p.variant == "base":   # the window's share is the window variant's
         p = replace(p, window_size=100, alpha=2.0)

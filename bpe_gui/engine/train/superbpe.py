@@ -31,22 +31,20 @@ the recorded cuts. Step, undo and every tie rule work as in any Trainer.
 from __future__ import annotations
 
 from array import array
-from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
-from typing import Callable, Sequence, cast
+from typing import TYPE_CHECKING, Sequence
 
-from ..corpus.counting import count_corpus
-from ..corpus.table_sums import check_settings
-from ..errors import CancelFn, SettingsError
+from ..errors import SettingsError
 from ..corpus.table import PretokenTable
 from ..text.pretokenize import Pretokenizer
 from ..text.presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_TRAIN_PATTERN
 from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
 from ..tokenizers.base import BaseTokenizer
-from ..tokenizers.trained import Tokenizer
 from .inherited import InheritedTrainer
-from .trainer import TrainSettings, Trainer, new_core
+from .trainer import SUPERBPE_PRUNE, TrainSettings, new_core
+
+if TYPE_CHECKING:
+    pass
 
 MAX_WORDS = 4
 #: the split regex with the text between its matches as pieces too, over the whole text
@@ -247,35 +245,6 @@ def stage2_pretokenizer(special_tokens: Sequence[str] = ()) -> Pretokenizer:
     return Pretokenizer(TRAIN_PATTERN, list(special_tokens))
 
 
-def stage2(tokenizer: Tokenizer,
-           corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
-           settings: TrainSettings | None = None, *, text: str | None = None,
-           progress: Callable[[str, int, int], None] | None = None,
-           cancel: CancelFn | None = None, detail: bool = False) -> SuperBPETrainer:
-    """SuperBPE's stage 2 on top of any byte-level tokenizer (all its merges; pass
-    ``tok.at_step(T)`` for the first T): the reference's ``extend_existing_tokenizer``.
-    ``settings``' target counts the stage-2 merges (``num_merges``) or the whole vocab."""
-    specials = tuple(tokenizer.special_tokens)
-    s = replace(settings or TrainSettings(num_merges=1000), pattern=ENCODE_PATTERN,
-                special_tokens=specials, superbpe_from=tokenizer.n_merges).validated()
-    if isinstance(corpus, PretokenTable):
-        check_settings(corpus.meta, replace(s, pattern=TRAIN_PATTERN), "the stage-2 count table")
-        table = corpus
-    else:
-        texts = [text] if text is not None else []
-        paths = [] if corpus is None else [corpus] if isinstance(corpus, (str, Path)) \
-            else list(corpus)
-        if not texts and not paths:
-            raise SettingsError("Give the corpus for stage 2: files, a count table, or text=.")
-        ptok = (lambda d, n: progress("pretokenize", d, n)) if progress else None
-        table = count_corpus(paths, stage2_pretokenizer(specials), texts=texts,
-                             progress=ptok, cancel=cancel)
-    t = SuperBPETrainer(tokenizer, table, s)
-    pmerge = (lambda d, n: progress("merge", d, n)) if progress else None
-    t.run(progress=pmerge, cancel=cancel, detail=detail)
-    return t
-
-
 def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
     """Refuse a transition the target cannot reach (a SettingsError saying the fix).
 
@@ -286,8 +255,7 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
         raise SettingsError("Set superbpe_from (the step where stage 2 starts), e.g. "
                             "TrainSettings(vocab_size=32000, superbpe_from=28000).")
     if s.prune:
-        raise SettingsError("SuperBPE counts every token of the vocabulary: turn pruning "
-                            "off to train it.")
+        raise SettingsError(SUPERBPE_PRUNE + ".")
     target = s.num_merges if s.num_merges is not None else \
         None if n_initial is None or s.vocab_size is None else s.vocab_size - n_initial
     if target is not None and T > target:
@@ -295,35 +263,3 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
             f"vocabulary {s.vocab_size:,} ({target:,} merges)"
         raise SettingsError(f"Stage 2 from step {T:,} is after the target of {what}: "
                             "choose a transition step below it (about 90% of the way).")
-
-
-def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
-                   settings: TrainSettings | None = None, *, text: str | None = None,
-                   stage1_table: PretokenTable | None = None,
-                   stage2_table: PretokenTable | None = None,
-                   progress: Callable[[str, int, int], None] | None = None,
-                   cancel: CancelFn | None = None) -> SuperBPETrainer:
-    """Both stages: ordinary BPE to merge ``settings.superbpe_from`` (T), then stage 2 to
-    the target (``vocab_size`` or ``num_merges``, counting both stages). The corpus is
-    files or ``text``; or the two word-count tables (``count_corpus`` with the stage-1
-    pattern, and with :func:`stage2_pretokenizer`). Returns the stage-2 trainer:
-    ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T."""
-    s = (settings or TrainSettings()).validated()
-    check_transition(s)
-    T = cast(int, s.superbpe_from)   # (check_transition refuses None)
-    s1 = replace(s, num_merges=T, superbpe_from=None)
-    if stage1_table is not None:
-        t1 = Trainer.from_counts(stage1_table, s1)
-    elif text is not None:
-        t1 = Trainer.from_text(text, s1)
-    else:   # (corpus None too: from_files says no corpus files were given)
-        t1 = Trainer.from_files(cast("str | Path | Sequence[str | Path]", corpus), s1)
-    t1.run(detail=False, cancel=cancel,
-           progress=(lambda d, n: progress("stage 1", d, n)) if progress else None)
-    tok1, steps1 = t1.tokenizer(), tuple(t1.steps)
-    del t1   # stage 1's core is not needed any more
-    rest = replace(s, num_merges=None if s.num_merges is None else s.num_merges - T)
-    t2 = stage2(tok1, stage2_table if stage2_table is not None else corpus, rest,
-                text=text if stage2_table is None else None, progress=progress, cancel=cancel)
-    t2.stage1_steps = steps1
-    return t2

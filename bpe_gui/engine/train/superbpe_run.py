@@ -3,8 +3,9 @@
 1's tokenizer at T when stage 1 gets there). Step, undo, goto, run and
 ``tokenizer(at_step)`` go across the transition, so a SuperBPE training is browsed
 merge by merge like any other; stage-2 records are numbered from T+1 (the engine's
-SuperBPETrainer counts them from 1). The merges are exactly ``train_superbpe``'s with
-the same settings (tests/engine/test_superbpe_run.py).
+SuperBPETrainer counts them from 1). The merges are exactly those of the two stages
+trained apart, a Trainer to T and then ``stage2`` on its tokenizer
+(tests/engine/train/test_superbpe_run.py); ``train_superbpe`` runs this class.
 
 Step T itself is stage 1's last state (its tokenizer cuts with stage 1's pattern); the
 candidates for step T+1 are stage 2's. A stage-2 record whose pair came up after stage
@@ -12,7 +13,8 @@ candidates for step T+1 are stage 2's. A stage-2 record whose pair came up after
 
 Example::
 
-    >>> run = SuperBPERun.from_text(text, TrainSettings(num_merges=300, superbpe_from=250))
+    >>> run = build_run(TrainingSpec(mode=SUPERBPE, text=text,
+    ...                              settings=TrainSettings(num_merges=300, superbpe_from=250)))
     >>> run.run(); run.transition, run.stage_of(251)
     (250, 2)
 """
@@ -21,11 +23,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from ..corpus.counting import table_from_text
 from ..errors import CancelFn, SettingsError
-from ..text.pretokenize import Pretokenizer
-from .superbpe import (ENCODE_PATTERN, SuperBPETrainer, check_transition, skip_reason,
-                       stage2_pretokenizer)
+from .superbpe import (ENCODE_PATTERN, SuperBPETrainer, check_transition, skip_reason)
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
 from .trainer import MergeStep, Stop, Trainer, TrainSettings, step_asked
@@ -66,12 +65,6 @@ class SuperBPERun:
         if t1.is_done:
             self._enter2()
 
-    @classmethod
-    def from_text(cls, text: str, settings: TrainSettings) -> "SuperBPERun":
-        s = settings.validated()
-        return cls(table_from_text(text, Pretokenizer(s.pattern, s.special_tokens)),
-                   table_from_text(text, stage2_pretokenizer(s.special_tokens)), s)
-
     parity = None   # one language's run (parity_run.py has several)
 
     @property
@@ -104,7 +97,7 @@ class SuperBPERun:
 
     def _stage2_settings(self, s: TrainSettings, T: int) -> TrainSettings:
         rest = replace(s, num_merges=None if s.num_merges is None
-                       else s.num_merges - self._T)   # as train_superbpe
+                       else s.num_merges - self._T)   # (both stages count)
         return replace(rest, pattern=ENCODE_PATTERN, superbpe_from=T)
 
     def _enter2(self) -> None:

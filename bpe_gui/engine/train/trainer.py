@@ -42,6 +42,12 @@ if TYPE_CHECKING:   # (the tokenizer is built when first asked for: exports need
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
 TRAINING_ONLY = ("tie_rule", "min_frequency", "prune", "lines")
+# SuperBPE's rules about the corpus, said once: TrainSettings.validated refuses them, the
+# window greys the setting with them (spec.unused), the command line refuses the option
+SUPERBPE_BYTES = "SuperBPE needs byte mode (stage 2's tokens hold spaces as bytes)"
+SUPERBPE_LINES = ("SuperBPE reads its corpus its own way (stage 2 line by line, with its "
+                  "own pattern), so one text per line does not apply to it")
+SUPERBPE_PRUNE = "SuperBPE counts every token of the vocabulary: turn pruning off to train it"
 TIE_RULES = {"greatest": _core.GREATEST, "first-seen": _core.FIRST_SEEN,
              "lowest-ids": _core.LOWEST_IDS, "lowest-ids-hf": _core.LOWEST_HF}
 TIE_RULE_LABELS = {
@@ -108,12 +114,9 @@ class TrainSettings:
         alphabet is known, i.e. when the caller passes ``n_base``).
         """
         if self.superbpe_from is not None and self.mode != "byte":
-            raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
-                                "byte mode and a merge number of 0 or more.")
+            raise SettingsError(f"{SUPERBPE_BYTES}: use mode byte, or turn SuperBPE off.")
         if self.superbpe_from is not None and self.lines:
-            raise SettingsError("SuperBPE reads its corpus its own way (stage 2 line by line, "
-                                "with its own pattern), so one text per line (lines/--lines) "
-                                "does not apply to it: turn one of them off.")
+            raise SettingsError(f"{SUPERBPE_LINES} (lines/--lines): turn one of them off.")
         if self.num_merges is None and self.vocab_size is None:
             raise SettingsError("Give a target vocabulary size or a number of merges.")
         specials = validate_special_tokens(self.special_tokens)
@@ -145,7 +148,7 @@ class TrainSettings:
                                 "and merges).")
         if self.superbpe_from is not None and self.superbpe_from < 0:
             raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
-                                "byte mode and a merge number of 0 or more.")
+                                "a merge number of 0 or more.")
 
     def _check_vocab_size(self, n_base: int | None) -> None:
         """The target vocabulary must hold the base alphabet and the special tokens
@@ -414,7 +417,7 @@ class Trainer:
         starts from another tokenizer's vocabulary overrides it: engine/train_on.py)."""
         if s.superbpe_from is not None:
             raise SettingsError("SuperBPE trains in two stages with two pre-tokenizers: use "
-                                "bpe_gui.engine.train.superbpe.train_superbpe, not Trainer/train_bpe.")
+                                "bpe_gui.engine.train.train_superbpe, not Trainer/train_bpe.")
         self.base = base_symbols(table, s)
         self._symbols_are_bytes = s.mode == "byte"   # (each symbol of a word is a byte)
         self.n_base = len(self.base)

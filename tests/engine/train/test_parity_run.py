@@ -34,7 +34,7 @@ def trainer_state(request, monkeypatch, tmp_path_factory):
 def _run(merges: int = 40, **kw) -> ParityRun:
     return ParityRun.from_files([(n, FIXTURES / f"{n}.train.txt") for n in LANGS],
                                 [(n, FIXTURES / f"{n}.dev.txt") for n in LANGS],
-                                ParitySettings(num_merges=merges, **kw))
+                                ParitySettings(num_merges=merges, **kw), lines=True)
 
 
 def test_it_is_a_trainer_protocol_run():

@@ -16,9 +16,8 @@ import pytest
 import regex
 
 from bpe_gui.engine.tokenizers import Tokenizer
-from bpe_gui.engine.train import ParityRun, ParitySettings, TrainSettings, Trainer
-from bpe_gui.engine.train.inherited import InheritedTrainer
-from bpe_gui.engine.train.superbpe_run import SuperBPERun
+from bpe_gui.engine.train import (SUPERBPE, TRAIN_ON, ParityRun, ParitySettings, TrainingSpec,
+                                  TrainSettings, Trainer, build_run)
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
@@ -60,7 +59,9 @@ def test_plain_records():
 def test_superbpe_records_within_each_stage():
     """Stage 2 reads the corpus again with its own pieces: its first record follows
     stage 2's count at the transition, every other record its predecessor."""
-    run = SuperBPERun.from_text(TEXT, TrainSettings(num_merges=60, superbpe_from=30))
+    run = build_run(TrainingSpec(mode=SUPERBPE, text=TEXT,
+                                 settings=TrainSettings(num_merges=60, superbpe_from=30)),
+                    prepare=False)
     recs = list(run.run(detail=False))
     assert len(recs) == 60
     check(recs[:30], len(TEXT.encode()))
@@ -73,7 +74,8 @@ def test_train_on_records():
                                 TrainSettings(num_merges=30))
     src_run.run(detail=False)
     src: Tokenizer = src_run.tokenizer()
-    t = InheritedTrainer.from_text(src, TEXT, TrainSettings(num_merges=25))
+    t = build_run(TrainingSpec(mode=TRAIN_ON, text=TEXT, settings=TrainSettings(num_merges=25),
+                               base="src"), base=src)
     recs = list(t.run(detail=False))
     assert len(recs) == 25
     check(recs, len(src.encode(TEXT)))
@@ -84,6 +86,6 @@ def test_parity_records():
     langs = ("en", "de")
     run = ParityRun.from_files([(n, FIXTURES / f"{n}.train.txt") for n in langs],
                                [(n, FIXTURES / f"{n}.dev.txt") for n in langs],
-                               ParitySettings(num_merges=30))
+                               ParitySettings(num_merges=30), lines=True)
     recs = list(run.run(detail=False))
     check(recs, sum(len((FIXTURES / f"{n}.train.txt").read_bytes()) for n in langs))

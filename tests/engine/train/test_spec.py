@@ -1,9 +1,11 @@
 """TrainingSpec and build_run (engine/train/spec.py, build.py): every mode built in one
-place gives the merges of the engine's own trainer of that mode (train_bpe's Trainer,
-train_superbpe, train_on, ParityTrainer); the rules of which modes and settings go
+place gives the merges of the engine's own trainer of that mode, built by hand (a
+Trainer; a Trainer to T then a SuperBPETrainer on its tokenizer; an InheritedTrainer;
+a ParityTrainer); the rules of which modes and settings go
 together; a run's table lent to the next run that reads the same words."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,11 @@ import pytest
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.train import (PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityData,
                                   ParityOptions, ParitySettings, ParityTrainer, Trainer,
-                                  TrainingSpec, TrainSettings, build_run, resolve,
-                                  train_on, train_superbpe, unused)
+                                  TrainingSpec, TrainSettings, build_run, resolve, unused)
+from bpe_gui.engine.corpus.counting import table_from_text
+from bpe_gui.engine.text.pretokenize import Pretokenizer
+from bpe_gui.engine.train.inherited import InheritedTrainer
+from bpe_gui.engine.train.superbpe import SuperBPETrainer, stage2_pretokenizer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
 TEXT = (FIXTURES / "en.train.txt").read_text("utf-8")
@@ -43,13 +48,21 @@ def test_each_mode_gives_its_own_trainers_merges(corpus, undo):
     sb = TrainSettings(num_merges=60, superbpe_from=40)
     run = build_run(TrainingSpec(SUPERBPE, corpus=(str(corpus),), settings=sb), undo=undo)
     run.run(detail=False)
-    assert run.tokenizer().merges == train_superbpe([corpus], sb).tokenizer().merges
+    t1 = Trainer.from_text(TEXT, replace(sb, num_merges=40, superbpe_from=None))
+    t1.run()
+    t2 = SuperBPETrainer(t1.tokenizer(), table_from_text(TEXT, stage2_pretokenizer()),
+                         replace(sb, num_merges=20, superbpe_from=40))
+    t2.run()
+    assert run.tokenizer().merges == t2.tokenizer().merges
 
     src = base_tokenizer()
     on = build_run(TrainingSpec(TRAIN_ON, text=TEXT, settings=s, base="src"), base=src,
                    undo=undo)
     on.run(detail=False)
-    assert on.merges == train_on(src, text=TEXT, settings=s).merges
+    by_hand = InheritedTrainer(src, table_from_text(TEXT, Pretokenizer(src.pattern,
+                                                                      src.special_tokens)), s)
+    by_hand.run()
+    assert on.merges == by_hand.merges
     assert on.spec.settings.special_tokens == ("<s>",)   # the tokenizer's, filled in
 
     langs = (Language("en", str(FIXTURES / "en.train.txt"), ratio=1.0),

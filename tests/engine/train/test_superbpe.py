@@ -12,8 +12,9 @@ from bpe_gui.engine.corpus.table_file import read_table, write_table
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
 from bpe_gui.engine.text.pretokenize import Pretokenizer
+from bpe_gui.engine.train import stage2, train_superbpe
 from bpe_gui.engine.train.superbpe import (
-    ENCODE_PATTERN, TRAIN_PATTERN, SuperBPETrainer, stage2, stage2_pretokenizer, train_superbpe)
+    ENCODE_PATTERN, TRAIN_PATTERN, SuperBPETrainer, stage2_pretokenizer)
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 from continue_oracle import (SUPERBPE_SPLIT, gpt2_words, isolated_split, ref_train,
@@ -126,3 +127,11 @@ def test_settings_are_checked():
         train_superbpe(text="a b", settings=TrainSettings(num_merges=5, superbpe_from=9))
     with pytest.raises(SettingsError, match="superbpe_from"):
         train_superbpe(text="a b", settings=TrainSettings(num_merges=5))
+
+
+def test_stage2_refuses_what_it_does_not_use():
+    tok1 = Trainer.from_text(TEXT, TrainSettings(num_merges=50, special_tokens=(EOT,)))
+    tok1.run()
+    for extra, why in ((dict(lines=True), "one text per line"), (dict(prune=True), "pruning")):
+        with pytest.raises(SettingsError, match=why):
+            stage2(tok1.tokenizer(), text=TEXT, settings=TrainSettings(num_merges=5, **extra))

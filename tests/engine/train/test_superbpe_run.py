@@ -1,14 +1,17 @@
-"""SuperBPERun (both SuperBPE stages as one run of steps, for the window) against
-train_superbpe, which test_superbpe.py checks against a slow stage-2 reference: the same
+"""SuperBPERun (both SuperBPE stages as one run of steps, for the window) against the two
+stages trained apart (a Trainer to T, then ``stage2`` on its tokenizer, which
+test_superbpe.py checks against a slow stage-2 reference): the same
 merges in one numbering, whether run at once, stepped by hand across the transition, or
 undone back over it; the tokenizer of each step is its stage's."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
-from bpe_gui.engine.train.superbpe import ENCODE_PATTERN, skip_reason, skipped, train_superbpe
-from bpe_gui.engine.train.superbpe_run import SuperBPERun
+from bpe_gui.engine.train import SUPERBPE, TrainingSpec, build_run, stage2
+from bpe_gui.engine.train.superbpe import ENCODE_PATTERN, skip_reason, skipped
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 
 from continue_oracle import sample_text
@@ -17,6 +20,21 @@ EOT = "<|endoftext|>"
 TEXT = sample_text(5, 500) + EOT + sample_text(6, 150) + "".join(
     f"Note: the end of the line {k} and so on and so forth{' .' * (k % 6)}\n" for k in range(40))
 HELD_OUT = sample_text(11, 60) + "Note: and so on and so forth."
+
+
+def superbpe_run(text, settings):
+    """A SuperBPE run over ``text`` at step 0 (stage 2 built when stage 1 gets to T)."""
+    return build_run(TrainingSpec(mode=SUPERBPE, text=text, settings=settings), prepare=False)
+
+
+def apart(text, s):
+    """Stage 1 as a plain Trainer to T, then stage 2 on its tokenizer."""
+    t1 = Trainer.from_text(text, replace(s, num_merges=s.superbpe_from, superbpe_from=None))
+    t1.run(detail=False)
+    t2 = stage2(t1.tokenizer(), text=text, settings=replace(
+        s, num_merges=s.num_merges - s.superbpe_from, superbpe_from=None))
+    t2.stage1_steps = tuple(t1.steps)
+    return t2
 
 
 def _settings(rule="greatest", T=90, n=150):
@@ -30,8 +48,8 @@ def _merges(recs):
 @pytest.mark.parametrize("rule", ["greatest", "first-seen", "lowest-ids"])
 def test_one_run_equals_train_superbpe(rule):
     s = _settings(rule)
-    ref = train_superbpe(text=TEXT, settings=s)
-    run = SuperBPERun.from_text(TEXT, s)
+    ref = apart(TEXT, s)
+    run = superbpe_run(TEXT, s)
     recs = run.run(detail=False)
     assert _merges(recs) == _merges(ref.stage1_steps) + _merges(ref.steps)
     assert [r.index for r in run.steps] == list(range(1, 151))
@@ -49,10 +67,10 @@ def test_one_run_equals_train_superbpe(rule):
 
 def test_stepping_across_the_transition_and_back():
     s = _settings()
-    batch = SuperBPERun.from_text(TEXT, s)
+    batch = superbpe_run(TEXT, s)
     batch.run(detail=False)
     want = _merges(batch.steps)
-    run = SuperBPERun.from_text(TEXT, s)
+    run = superbpe_run(TEXT, s)
     run.goto(85)
     for _ in range(15):            # 86..100 by hand, with detail, across T = 90
         rec = run.step()
@@ -76,7 +94,7 @@ def test_stepping_across_the_transition_and_back():
 
 
 def test_skipped_pairs_are_explained_and_never_merged():
-    run = SuperBPERun.from_text(TEXT, _settings(T=90, n=200))
+    run = superbpe_run(TEXT, _settings(T=90, n=200))
     notes = []
     while run.step() is not None:
         if run.n_steps > 90 and "skipped" in run.steps[-1].reason:
@@ -90,14 +108,14 @@ def test_skipped_pairs_are_explained_and_never_merged():
 
 def test_a_transition_past_the_target_is_refused():
     with pytest.raises(SettingsError, match="after the target"):
-        SuperBPERun.from_text(TEXT, _settings(T=200, n=150))
+        superbpe_run(TEXT, _settings(T=200, n=150))
     with pytest.raises(SettingsError, match="after the target of vocabulary 400"):
-        SuperBPERun.from_text(TEXT, TrainSettings(vocab_size=400, superbpe_from=300))
+        superbpe_run(TEXT, TrainSettings(vocab_size=400, superbpe_from=300))
 
 
 def test_retarget_keeps_the_merges():
     s = _settings()
-    run = SuperBPERun.from_text(TEXT, s)
+    run = superbpe_run(TEXT, s)
     run.run(detail=False)
     want = _merges(run.steps)
     bigger = TrainSettings(num_merges=170, superbpe_from=90, special_tokens=(EOT,))
@@ -123,11 +141,11 @@ def test_stage_2_rules_have_their_own_names():
 
 def test_prepare_builds_stage_2_and_changes_nothing_else():
     s = _settings()
-    run = SuperBPERun.from_text(TEXT, s)
+    run = superbpe_run(TEXT, s)
     run.goto(40)
     run.prepare()
     assert run.stage2 is not None and run.n_steps == 40 and run.next_choice().index == 41
     run.run(detail=False)
-    ref = SuperBPERun.from_text(TEXT, s)
+    ref = superbpe_run(TEXT, s)
     ref.run(detail=False)
     assert _merges(run.steps) == _merges(ref.steps)

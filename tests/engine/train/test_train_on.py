@@ -11,7 +11,7 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-from bpe_gui.engine.train.inherited import InheritedTrainer, train_on
+from bpe_gui.engine.train import TRAIN_ON, TrainingSpec, build_run, train_on
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 from continue_oracle import gpt2_words, ref_encode, ref_train, sample_text
@@ -28,6 +28,12 @@ def stage_tok():
     t = Trainer.from_text(OLD_TEXT, TrainSettings(num_merges=120, special_tokens=(EOT,)))
     t.run()
     return t.tokenizer(at_step=90)   # a tokenizer as of a step: 90 of its 120 merges
+
+
+def _on(src, text, settings):
+    """A run of training on from ``src`` over ``text``, at step 0."""
+    return build_run(TrainingSpec(mode=TRAIN_ON, text=text, settings=settings, base="src"),
+                     base=src)
 
 
 def tiktoken_encoding(folder):
@@ -104,7 +110,7 @@ def test_gpt2_layout_with_bytes_in_alphabet_order(stage_tok, tmp_path):
 def test_each_word_starts_segmented_by_the_source_merges(stage_tok, fmt, tmp_path):
     src = stage_tok if fmt in ("trained", "NUL in the text") else _load_as(stage_tok, fmt, tmp_path)
     text = NEW_TEXT + (" the\x00end \x00\x00 of" if fmt == "NUL in the text" else "")
-    t = InheritedTrainer.from_text(src, text, TrainSettings(num_merges=5))
+    t = _on(src, text, TrainSettings(num_merges=5))
     ranks = {(bytes(a), bytes(b)): r for r, (a, b) in enumerate(src.merges)}
     words = gpt2_words(text, [EOT])
     assert t.word_texts == list(words)
@@ -113,7 +119,7 @@ def test_each_word_starts_segmented_by_the_source_merges(stage_tok, fmt, tmp_pat
 
 
 def test_steps_undo_and_the_tokenizer_as_of_a_new_step(stage_tok):
-    t = InheritedTrainer.from_text(stage_tok, NEW_TEXT, TrainSettings(num_merges=20))
+    t = _on(stage_tok, NEW_TEXT, TrainSettings(num_merges=20))
     recs = t.run(detail=True)
     assert [r.index for r in recs] == list(range(1, 21))
     tok5 = t.tokenizer(at_step=5)
@@ -203,3 +209,11 @@ def test_training_on_the_same_corpus_continues_the_original_run(mode, rule):
     assert [(x.left, x.right, x.new_id, x.count) for x in r.steps] == \
         [(x.left, x.right, x.new_id, x.count) for x in t.steps[60:]]
     assert r.tokenizer().encode(HELD_OUT, allowed_special="all") == t.tokenizer().encode(HELD_OUT, allowed_special="all")
+
+
+@pytest.mark.regression
+def test_pruning_is_refused_when_training_on(stage_tok):
+    """train_on(prune=True) pruned the live count of a run that keeps every inherited id
+    (the window and the command line refuse pruning there)."""
+    with pytest.raises(SettingsError, match="none is pruned"):
+        train_on(stage_tok, text=NEW_TEXT, settings=TrainSettings(num_merges=5, prune=True))

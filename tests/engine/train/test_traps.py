@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.errors import BPEError, SettingsError
-from bpe_gui.engine.train import (ParityRun, ParitySettings, ParityTrainer, SuperBPERun,
-                                  Trainer, TrainSettings, train_on)
+from bpe_gui.engine.train import (SUPERBPE, ParityRun, ParitySettings, ParityTrainer,
+                                  Trainer, TrainingSpec, TrainSettings, build_run, train_on)
 
 TEXT = "low low lower newest newest widest widest widest " * 20
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
@@ -18,7 +18,8 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
 def runs():
     """A run of every kind, two steps made."""
     plain = Trainer.from_text(TEXT, TrainSettings(num_merges=10))
-    superbpe = SuperBPERun.from_text(TEXT, TrainSettings(num_merges=10, superbpe_from=1))
+    superbpe = build_run(TrainingSpec(mode=SUPERBPE, text=TEXT, settings=TrainSettings(
+        num_merges=10, superbpe_from=1)), prepare=False)
     base = Trainer.from_text(TEXT, TrainSettings(num_merges=3))
     base.run()
     on = train_on(base.tokenizer(), text=TEXT, settings=TrainSettings(num_merges=10))
@@ -26,7 +27,8 @@ def runs():
     files = [(lang, FIXTURES / f"{lang}.train.txt") for lang in ("en", "de")]
     parity = ParityTrainer.from_files(files, None, ParitySettings(num_merges=10,
                                                                   ratios=(1.0, 1.0)))
-    run = ParityRun.from_files(files, None, ParitySettings(num_merges=10, ratios=(1.0, 1.0)))
+    run = ParityRun.from_files(files, None, ParitySettings(num_merges=10, ratios=(1.0, 1.0)),
+                               lines=True)
     out = {"plain": plain, "superbpe": superbpe, "train-on": on, "parity": parity,
            "parity-run": run}
     for t in out.values():
