@@ -194,21 +194,7 @@ static PyObject *col_ranked(ColObject *self, Py_ssize_t col, Py_ssize_t k, int s
     BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
     if (!pairs)
         return PyErr_NoMemory();
-    int64_t m = bpe_core_col_ranked(c, (int32_t)col, k, same, pairs);
-    if (m < 0) {
-        free(pairs);
-        return PyErr_NoMemory();
-    }
-    PyObject *list = PyList_New((Py_ssize_t)m);
-    for (int64_t i = 0; list && i < m; i++) {
-        PyObject *x = pair_tuple(&pairs[i]);
-        if (!x)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, x);
-    }
-    free(pairs);
-    return list;
+    return pair_list(pairs, bpe_core_col_ranked(c, (int32_t)col, k, same, pairs));
 }
 
 static PyObject *Col_top(ColObject *self, PyObject *args)
@@ -269,16 +255,7 @@ static PyObject *Col_undo(ColObject *self, PyObject *Py_UNUSED(ignored))
 
 static PyObject *Col_totals(ColObject *self, PyObject *Py_UNUSED(ignored))
 {
-    const BpeCore *c = self->core;
-    PyObject *t = PyTuple_New(c->n_cols);
-    for (int32_t k = 0; t && k < c->n_cols; k++) {
-        PyObject *x = PyLong_FromLongLong((long long)c->col_syms[k]);
-        if (!x)
-            Py_CLEAR(t);
-        else
-            PyTuple_SET_ITEM(t, k, x);
-    }
-    return t;
+    return bpe_py_ints64(self->core->col_syms, (size_t)self->core->n_cols, 0);
 }
 
 static PyObject *Col_rows(ColObject *self, PyObject *args)
@@ -315,14 +292,10 @@ static PyObject *Col_touched(ColObject *self, PyObject *args)
         PyErr_SetString(PyExc_IndexError, "column out of range");
         return NULL;
     }
-    int32_t *ids;
+    int32_t *ids = NULL;
     int64_t n_ids;
     int64_t nd = bpe_core_col_touched(self->core, (int32_t)col, limit, &ids, &n_ids);
-    if (nd < 0)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
-    free(ids);
-    return list ? Py_BuildValue("(LN)", (long long)nd, list) : NULL;
+    return touched_result(nd, ids, n_ids);
 }
 
 static PyObject *Col_word(ColObject *self, PyObject *args)
@@ -330,18 +303,7 @@ static PyObject *Col_word(ColObject *self, PyObject *args)
     Py_ssize_t w;
     if (!PyArg_ParseTuple(args, "n:word", &w) || col_usable(self) < 0)
         return NULL;
-    const BpeCore *c = self->core;
-    if (w < 0 || w >= c->n_words) {
-        PyErr_SetString(PyExc_IndexError, "word index out of range");
-        return NULL;
-    }
-    int64_t room = c->starts[w + 1] - c->starts[w];
-    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
-    if (!sym)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
-    free(sym);
-    return list;
+    return word_list(self->core, w);
 }
 
 static PyObject *Col_symbol_count(ColObject *self, PyObject *args)

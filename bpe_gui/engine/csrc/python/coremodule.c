@@ -529,20 +529,10 @@ static PyObject *Core_best(CoreObject *self, PyObject *Py_UNUSED(ignored))
     return pair_tuple(&p);
 }
 
-/* [(a, b, count), ...] of up to k best pairs (only those of the top count if asked) */
-static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
+/* [(a, b, count), ...] of pairs[0..m) (m < 0: out of memory), pairs freed */
+static PyObject *pair_list(BpePairCount *pairs, int64_t m)
 {
-    if (k > c->heap_n)
-        k = c->heap_n;
-    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
-    if (!pairs)
-        return PyErr_NoMemory();
-    int64_t m = bpe_core_ranked(c, k, same_count_only, pairs);
-    if (m < 0) {
-        free(pairs);
-        return PyErr_NoMemory();
-    }
-    PyObject *list = PyList_New((Py_ssize_t)m);
+    PyObject *list = m < 0 ? PyErr_NoMemory() : PyList_New((Py_ssize_t)m);
     for (int64_t i = 0; list && i < m; i++) {
         PyObject *t = pair_tuple(&pairs[i]);
         if (!t)
@@ -552,6 +542,44 @@ static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
     }
     free(pairs);
     return list;
+}
+
+/* (nd, [ids...]) of a `touched` query (nd < 0: out of memory), ids freed */
+static PyObject *touched_result(int64_t nd, int32_t *ids, int64_t n_ids)
+{
+    if (nd < 0)
+        return PyErr_NoMemory();
+    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
+    free(ids);
+    return bpe_py_steal_tuple(2, PyLong_FromLongLong((long long)nd), list);
+}
+
+/* word w's symbols now as a list of ids */
+static PyObject *word_list(const BpeCore *c, Py_ssize_t w)
+{
+    if (w < 0 || w >= c->n_words) {
+        PyErr_SetString(PyExc_IndexError, "word index out of range");
+        return NULL;
+    }
+    int64_t room = c->starts[w + 1] - c->starts[w];
+    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
+    if (!sym)
+        return PyErr_NoMemory();
+    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
+    free(sym);
+    return list;
+}
+
+/* [(a, b, count), ...] of up to k best pairs (only those of the top count if asked) */
+static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
+{
+    if (k > c->heap_n)
+        k = c->heap_n;
+    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
+    if (!pairs)
+        return PyErr_NoMemory();
+    int64_t m = bpe_core_ranked(c, k, same_count_only, pairs);
+    return pair_list(pairs, m);
 }
 
 static PyObject *Core_top(CoreObject *self, PyObject *args)
@@ -657,16 +685,10 @@ static PyObject *Core_touched(CoreObject *self, PyObject *args)
         return NULL;
     if (check_usable(self) < 0)
         return NULL;
-    int32_t *ids;
+    int32_t *ids = NULL;
     int64_t n_ids;
     int64_t nd = bpe_core_touched(self->core, limit, &ids, &n_ids);
-    if (nd < 0)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
-    free(ids);
-    if (!list)
-        return NULL;
-    return Py_BuildValue("(LN)", (long long)nd, list);
+    return touched_result(nd, ids, n_ids);
 }
 
 static PyObject *Core_word(CoreObject *self, PyObject *args)
@@ -676,18 +698,7 @@ static PyObject *Core_word(CoreObject *self, PyObject *args)
         return NULL;
     if (check_usable(self) < 0)
         return NULL;
-    const BpeCore *c = self->core;
-    if (w < 0 || w >= c->n_words) {
-        PyErr_SetString(PyExc_IndexError, "word index out of range");
-        return NULL;
-    }
-    int64_t room = c->starts[w + 1] - c->starts[w];
-    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
-    if (!sym)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
-    free(sym);
-    return list;
+    return word_list(self->core, w);
 }
 
 /* Every word's symbols at once (SuperBPE's rebuild reads them all): bytes of int32 ids,

@@ -36,6 +36,7 @@
 #include "python/cached_words.h"
 #include "python/convert.h"
 #include "merge/merge.h"
+#include "merge/readers.h"
 #include "scan/scan.h"
 #include "python/scan_python.h"
 #include "python/merge_strategies.h"
@@ -49,17 +50,6 @@
 #include "util/utf8.h"
 #include "scan/scan_fast.h"
 
-#ifdef _WIN32
-#include <windows.h>
-static void pause_a_little(void) { Sleep(1); }
-#else
-#include <time.h>
-static void pause_a_little(void)
-{
-    struct timespec t = {0, 200000}; /* 0.2 ms */
-    nanosleep(&t, NULL);
-}
-#endif
 
 /* ---- WordCache: a WordCacheTable (merge/wordcache.h), one per thread encoding; its
  * methods refuse while encode_pieces uses it ------------------------------------ */
@@ -147,7 +137,7 @@ typedef struct {
     MergeTable own;
     const MergeTable *t; /* &own, or an imported model's table (Merger.wrap) */
     PyObject *owner;     /* that table's capsule, which keeps its model alive */
-    Py_ssize_t readers; /* threads merging without the GIL (changed with it held only) */
+    MergeReaders readers; /* threads merging without the GIL (they come in with it held) */
     /* id -> int object, made once, so building the result list is a copy of pointers */
     BpeIdObjs ids;
     size_t id_objs_dense; /* every id below this has its object */
@@ -213,13 +203,13 @@ static PyObject *Merger_encode_pieces(Merger *m, PyObject *args)
         goto done;
     }
     int rc;
-    m->readers++;
+    mr_enter(&m->readers);
     c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     rc = wc_encode_pieces(m->t, &c->wc, (const uint8_t *)joins.buf,
                           (const unsigned char *)blob.buf, st, n, limit, &out, out_starts);
+    mr_leave(&m->readers);
     Py_END_ALLOW_THREADS
-    m->readers--;
     c->busy = 0;
     if (rc < 0)
         PyErr_NoMemory();
@@ -263,7 +253,7 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
         }
     }
     Py_DECREF(seq);
-    if (mt_init(&m->own, byte_ids) < 0) {
+    if (mt_init(&m->own, byte_ids) < 0 || mr_init(&m->readers) < 0) {
         mt_free(&m->own);
         PyErr_NoMemory();
         return -1;
@@ -275,6 +265,7 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
 static void Merger_dealloc(Merger *m)
 {
     mt_free(&m->own);
+    mr_free(&m->readers);
     Py_XDECREF(m->owner);
     bpe_py_id_objs_free(&m->ids);
     Py_TYPE(m)->tp_free((PyObject *)m);
@@ -292,10 +283,11 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
         as_id(onew, &new_id) < 0)
         return NULL;
     /* other threads merge with the table without the GIL: wait until they are done
-     * (a trainer adding a step while a view encodes; each encode is short) */
-    while (m->readers > 0) {
+     * (a trainer adding a step while a view encodes); readers come in with the GIL held,
+     * so none can between the last look and the write below */
+    while (mr_busy(&m->readers)) {
         Py_BEGIN_ALLOW_THREADS
-        pause_a_little();
+        mr_wait_idle(&m->readers);
         Py_END_ALLOW_THREADS
     }
     if (m->owner) {
@@ -404,6 +396,10 @@ static PyObject *Merger_wrap(PyObject *cls, PyObject *cap)
     Merger *m = (Merger *)MergerType.tp_alloc(&MergerType, 0);
     if (!m)
         return NULL;
+    if (mr_init(&m->readers) < 0) {
+        Py_DECREF(m);
+        return PyErr_NoMemory();
+    }
     Py_INCREF(cap);
     m->owner = cap;
     m->t = t;
@@ -670,12 +666,12 @@ static int encode_released(Encoder *e, EncScratch *sc, const EncText *t, int spe
 {
     int rc;
     Merger *m = e->merger;
-    m->readers++;
+    mr_enter(&m->readers);
     e->active++;
     Py_BEGIN_ALLOW_THREADS
     rc = encode_ref(e, sc, t, specials);
+    mr_leave(&m->readers);
     Py_END_ALLOW_THREADS
-    m->readers--;
     e->active--;
     drop_text_copy(sc);
     return rc;
@@ -772,184 +768,73 @@ static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *const *a
  * by id: tokenizers' ByteLevel offset trimming, after `align` (both: imported/offsets.h).
  * -> (ids, tokens[id] of each, spans as (start, end) tuples, indices of the special
  * tokens found), or None when the lengths do not tile the text or an id has no token. */
-static PyObject *tail_none(EncScratch *sc, Encoder *e, int64_t *a, int64_t *b)
-{
-    PyMem_RawFree(a);
-    PyMem_RawFree(b);
-    sc->mark = 0;
-    give_scratch(e, sc);
-    Py_RETURN_NONE;
-}
-
-static int int_buffer(PyObject *o, Py_buffer *b, Py_ssize_t item, Py_ssize_t n, const char *what)
-{
-    if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0)
-        return -1;
-    if (b->len != n * item) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd bytes, got %zd", what, n * item,
-                     b->len);
-        PyBuffer_Release(b);
-        return -1;
-    }
-    return 0;
-}
-
 static PyObject *Encoder_encode_offsets(Encoder *e, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"text", "lengths", "tokens", "ordinary", "align", "trim", NULL};
     PyObject *text, *lengths, *tokens, *align = Py_None, *trim = Py_None;
-    int ordinary = 0, prefix = 0;
+    int ordinary = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!|pOO:encode_offsets", kwlist, &text,
                                      &lengths, &PyList_Type, &tokens, &ordinary, &align, &trim))
         return NULL;
     EncText t;
     if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
         return NULL;
-    Py_buffer lb = {0}, as = {0}, ae = {0}, tl = {0}, tt = {0};
-    PyObject *res = NULL;
-    if (PyObject_GetBuffer(lengths, &lb, PyBUF_SIMPLE) < 0)
+    Py_buffer bufs[5] = {{0}}, *lb = &bufs[0];  /* lengths, align's two, trim's two */
+    PyObject *res = NULL, *a0, *a1, *t0, *t1;
+    OffAdjust adj = {0};
+    if (PyObject_GetBuffer(lengths, lb, PyBUF_SIMPLE) < 0)
         return NULL;
-    if (lb.len % 4) {
+    if (lb->len % 4) {
         PyErr_SetString(PyExc_ValueError, "lengths: int32 by id");
         goto out;
     }
-    Py_ssize_t n_len = lb.len / 4;
-    if (align != Py_None) {
-        PyObject *a0, *a1;
-        if (!PyArg_ParseTuple(align, "OO:align", &a0, &a1) ||
-            int_buffer(a0, &as, 8, t.len, "align starts") < 0)
-            goto out;
-        if (int_buffer(a1, &ae, 8, t.len, "align ends") < 0)
-            goto out;
-    }
-    if (trim != Py_None) {
-        PyObject *t0, *t1;
-        if (!PyArg_ParseTuple(trim, "OOp:trim", &t0, &t1, &prefix) ||
-            int_buffer(t0, &tl, 4, n_len, "trim lead") < 0)
-            goto out;
-        if (int_buffer(t1, &tt, 4, n_len, "trim trail") < 0)
-            goto out;
-    }
+    Py_ssize_t n_len = lb->len / 4;
+    if (align != Py_None && (!PyArg_ParseTuple(align, "OO:align", &a0, &a1) ||
+                             bpe_py_buffer_n(a0, &bufs[1], 8, t.len, "align starts") < 0 ||
+                             bpe_py_buffer_n(a1, &bufs[2], 8, t.len, "align ends") < 0))
+        goto out;
+    if (trim != Py_None && (!PyArg_ParseTuple(trim, "OOp:trim", &t0, &t1, &adj.prefix) ||
+                            bpe_py_buffer_n(t0, &bufs[3], 4, n_len, "trim lead") < 0 ||
+                            bpe_py_buffer_n(t1, &bufs[4], 4, n_len, "trim trail") < 0))
+        goto out;
+    adj.starts = bufs[1].buf, adj.ends = bufs[2].buf, adj.n_chars = (size_t)t.len;
+    adj.lead = bufs[3].buf, adj.trail = bufs[4].buf, adj.n_ids = (size_t)n_len;
+    adj.n_tokens = (size_t)PyList_GET_SIZE(tokens);
     EncScratch *sc = take_scratch(e);
     if (!sc)
         goto out;
     sc->mark = 1;
     sc->n_marks = 0;
     int rc = encode_released(e, sc, &t, !ordinary);
-    Merger *m = e->merger;
+    size_t n = sc->n;
+    int64_t *st = NULL, *en = NULL;
     if (rc < 0) {
         encode_error(rc, text);
-        sc->mark = 0;
-        give_scratch(e, sc);
-        goto out;
-    }
-    size_t n = sc->n;
-    int64_t *st = PyMem_RawMalloc((n ? n : 1) * sizeof(int64_t)),
-            *en = PyMem_RawMalloc((n ? n : 1) * sizeof(int64_t));
-    if (!st || !en) {
+    } else if (!(st = PyMem_RawMalloc((n ? n : 1) * sizeof(int64_t))) ||
+               !(en = PyMem_RawMalloc((n ? n : 1) * sizeof(int64_t)))) {
         PyErr_NoMemory();
-        PyMem_RawFree(st);
-        PyMem_RawFree(en);
-        sc->mark = 0;
-        give_scratch(e, sc);
-        goto out;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    rc = enc_char_spans(t.kind, t.data, (size_t)t.len, sc->ids, n, lb.buf, (size_t)n_len,
-                        sc->marks, sc->n_marks, st, en);
-    if (rc == 0 && as.buf) /* normalized characters -> the original's */
-        off_align(st, en, n, as.buf, ae.buf, (size_t)t.len);
-    if (rc == 0 && tl.buf) /* tokenizers' ByteLevel offset trimming */
-        rc = off_trim(st, en, sc->ids, n, tl.buf, tt.buf, (size_t)n_len, prefix);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
-        res = tail_none(sc, e, st, en);
-        goto out;
-    }
-    Py_ssize_t n_tok = PyList_GET_SIZE(tokens);
-    for (size_t i = 0; i < n; i++)
-        if ((Py_ssize_t)sc->ids[i] >= n_tok) {
-            res = tail_none(sc, e, st, en);
-            goto out;
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        rc = enc_char_spans(t.kind, t.data, (size_t)t.len, sc->ids, n, lb->buf, (size_t)n_len,
+                            sc->marks, sc->n_marks, st, en);
+        if (rc == 0)
+            rc = off_adjust(st, en, sc->ids, n, &adj);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) {
+            res = Py_NewRef(Py_None);
+        } else {
+            PyObject *offs = bpe_py_spans(st, en, n); /* (first: see bpe_py_spans) */
+            res = bpe_py_steal_tuple(4, bpe_py_id_list(&e->merger->ids, sc->ids, n),
+                                     bpe_py_pick(tokens, sc->ids, n), offs,
+                                     bpe_py_u32_every(sc->marks, sc->n_marks, 2));
         }
-    PyObject *ids = bpe_py_id_list(&m->ids, sc->ids, n), *toks = PyList_New((Py_ssize_t)n),
-             *offs = PyList_New((Py_ssize_t)n), *specials = PyList_New((Py_ssize_t)sc->n_marks);
-    int bad = !ids || !toks || !offs || !specials;
-    /* the spans: most of the time (132k tokens of Chinese: 4 ms of ids, ~20 ms of spans
-     * made one object at a time). A token's end is mostly the next one's start, and the
-     * tokens of one character's bytes share their span: those objects are shared; the
-     * pairs, holding only ints, are untracked by the cycle collector at once (as its
-     * first pass would) */
-    PyObject *last = NULL, *last_s = NULL, *last_e = NULL;
-    /* the pairs made trigger the collector every 700: it would walk these young lists
-     * each time (quadratic), so they are hidden from it until they are full */
-    int hidden = !bad;
-    if (hidden) {
-        PyObject_GC_UnTrack(ids);
-        PyObject_GC_UnTrack(toks);
-        PyObject_GC_UnTrack(offs);
     }
-    for (size_t i = 0; !bad && i < n; i++) {
-        PyObject *tok = PyList_GET_ITEM(tokens, (Py_ssize_t)sc->ids[i]);
-        Py_INCREF(tok);
-        PyList_SET_ITEM(toks, (Py_ssize_t)i, tok);
-        if (last && st[i] == st[i - 1] && en[i] == en[i - 1]) {
-            Py_INCREF(last);
-            PyList_SET_ITEM(offs, (Py_ssize_t)i, last);
-            continue;
-        }
-        PyObject *a = last && st[i] == en[i - 1] ? last_e : last && st[i] == st[i - 1] ? last_s
-                                                                                      : NULL;
-        if (a)
-            Py_INCREF(a);
-        else
-            a = PyLong_FromLongLong(st[i]);
-        PyObject *b = en[i] == st[i] && a ? (Py_INCREF(a), a) : PyLong_FromLongLong(en[i]);
-        PyObject *pair = a && b ? PyTuple_New(2) : NULL;
-        if (!pair) {
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            bad = 1;
-            break;
-        }
-        PyTuple_SET_ITEM(pair, 0, a);
-        PyTuple_SET_ITEM(pair, 1, b);
-        PyObject_GC_UnTrack(pair);
-        PyList_SET_ITEM(offs, (Py_ssize_t)i, pair);
-        last = pair, last_s = a, last_e = b;
-    }
-    for (size_t k = 0; !bad && k < sc->n_marks; k++) {
-        PyObject *v = PyLong_FromSize_t(sc->marks[2 * k]);
-        if (!v)
-            bad = 1;
-        else
-            PyList_SET_ITEM(specials, (Py_ssize_t)k, v);
-    }
-    if (hidden) { /* (tracked again as they were, before any exit) */
-        PyObject_GC_Track(ids);
-        PyObject_GC_Track(toks);
-        PyObject_GC_Track(offs);
-    }
-    if (!bad)
-        res = PyTuple_Pack(4, ids, toks, offs, specials);
-    Py_XDECREF(ids);
-    Py_XDECREF(toks); /* (unfilled items are NULL) */
-    Py_XDECREF(offs);
-    Py_XDECREF(specials);
     PyMem_RawFree(st);
     PyMem_RawFree(en);
     sc->mark = 0;
     give_scratch(e, sc);
 out:
-    PyBuffer_Release(&lb);
-    if (as.obj)
-        PyBuffer_Release(&as);
-    if (ae.obj)
-        PyBuffer_Release(&ae);
-    if (tl.obj)
-        PyBuffer_Release(&tl);
-    if (tt.obj)
-        PyBuffer_Release(&tt);
+    bpe_py_release(bufs, 5);
     return res;
 }
 
@@ -1070,12 +955,12 @@ static PyObject *Encoder_encode_batch(Encoder *e, PyObject *args, PyObject *kw)
     for (; taken < k; taken++)
         if (!(b.scratch[taken] = take_scratch(e)))
             goto done;
-    m->readers++;
+    mr_enter(&m->readers);
     e->active++;
     Py_BEGIN_ALLOW_THREADS
     enc_batch_encode(&b, k);
+    mr_leave(&m->readers);
     Py_END_ALLOW_THREADS
-    m->readers--;
     e->active--;
     for (size_t i = 0; i < n; i++)
         if (b.err[i] < 0) {
@@ -1321,7 +1206,7 @@ static PyObject *trim_offsets_py(PyObject *mod, PyObject *args)
     Py_ssize_t n_ids = tl.len / 4;
     uint32_t *id = NULL;
     int64_t *st = NULL, *en = NULL;
-    if (tl.len % 4 || int_buffer(trail, &tt, 4, n_ids, "trim_offsets trail") < 0) {
+    if (tl.len % 4 || bpe_py_buffer_n(trail, &tt, 4, n_ids, "trim_offsets trail") < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "trim_offsets: lead is int32 by id");
         goto out;
@@ -1354,14 +1239,7 @@ static PyObject *trim_offsets_py(PyObject *mod, PyObject *args)
             goto out;
     }
     off_trim(st, en, id, (size_t)n, tl.buf, tt.buf, (size_t)n_ids, prefix);
-    res = PyList_New(n);
-    for (Py_ssize_t i = 0; res && i < n; i++) {
-        PyObject *pair = Py_BuildValue("(LL)", (long long)st[i], (long long)en[i]);
-        if (!pair)
-            Py_CLEAR(res);
-        else
-            PyList_SET_ITEM(res, i, pair);
-    }
+    res = bpe_py_spans(st, en, (size_t)n);
 out:
     PyMem_Free(id);
     PyMem_Free(st);

@@ -728,13 +728,8 @@ static PyObject *tokenize_error(int err) {
 }
 
 static PyObject *spans_of(const MergeScratch *x, size_t n) {
-    PyObject *ids = bpe_py_ints(x->sym, n, 0), *starts = bpe_py_ints(x->st, n, 0),
-             *ends = bpe_py_ints(x->en, n, 0);
-    if (ids && starts && ends) return Py_BuildValue("(NNN)", ids, starts, ends);
-    Py_XDECREF(ids);
-    Py_XDECREF(starts);
-    Py_XDECREF(ends);
-    return NULL;
+    return bpe_py_steal_tuple(3, bpe_py_ints(x->sym, n, 0), bpe_py_ints(x->st, n, 0),
+                              bpe_py_ints(x->en, n, 0));
 }
 
 static PyObject *spm_tuple(const SpmOut *o, int spans);
@@ -747,17 +742,7 @@ static PyObject *Model_tokenize(Model *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O", &word)) return NULL;
     Py_ssize_t len;
     const char *w;
-    if (PyBytes_Check(word)) {
-        w = PyBytes_AS_STRING(word);
-        len = PyBytes_GET_SIZE(word);
-    } else if (PyUnicode_Check(word)) {
-        w = PyUnicode_AsUTF8AndSize(word, &len);
-    } else {
-        PyErr_Format(PyExc_TypeError, "tokenize() takes a str or bytes, not %.80s",
-                     Py_TYPE(word)->tp_name);
-        return NULL;
-    }
-    if (!w) return NULL;
+    if (bpe_py_str_or_bytes(word, &w, &len, "tokenize(): the word") < 0) return NULL;
     if (self->pm.kind == KIND_SPM) {
         SpmOut o = {0};
         int err;
@@ -842,14 +827,9 @@ static PyObject *Model_merge_table(Model *m, PyObject *noargs) {
 
 /* ids (spans: (ids, starts, ends) with the spans' byte offsets) of an SpmOut */
 static PyObject *spm_tuple(const SpmOut *o, int spans) {
-    PyObject *ids = bpe_py_ints(o->ids, o->n, 0);
-    if (!ids || !spans) return ids;
-    PyObject *st = bpe_py_ints64(o->st, o->n, 0), *en = bpe_py_ints64(o->en, o->n, 0);
-    if (st && en) return Py_BuildValue("(NNN)", ids, st, en);
-    Py_DECREF(ids);
-    Py_XDECREF(st);
-    Py_XDECREF(en);
-    return NULL;
+    if (!spans) return bpe_py_ints(o->ids, o->n, 0);
+    return bpe_py_steal_tuple(3, bpe_py_ints(o->ids, o->n, 0), bpe_py_ints64(o->st, o->n, 0),
+                              bpe_py_ints64(o->en, o->n, 0));
 }
 
 /* A SentencePiece model of n pieces (their texts keys[i] of lens[i] bytes, scores, types);
@@ -893,18 +873,10 @@ static PyObject *Model_from_spm(PyObject *cls, PyObject *args) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *p = PyList_GET_ITEM(pieces, i);
         Py_ssize_t len;
-        if (PyBytes_Check(p)) {
-            keys[i] = PyBytes_AS_STRING(p);
-            len = PyBytes_GET_SIZE(p);
-        } else if (PyUnicode_Check(p)) {
-            keys[i] = PyUnicode_AsUTF8AndSize(p, &len);
-            if (!keys[i]) goto done;
-        } else {
-            PyErr_Format(PyExc_TypeError, "from_spm: piece %zd is not str or bytes", i);
+        if (bpe_py_str_or_bytes(PyList_GET_ITEM(pieces, i), &keys[i], &len,
+                                "from_spm: a piece") < 0)
             goto done;
-        }
         lens[i] = (size_t)len;
     }
     r = spm_model(keys, lens, (size_t)n, scores.buf, types.buf, llama, byte_fallback, 0);
@@ -1111,19 +1083,10 @@ static PyObject *spm_encode_py(Model *self, PyObject *args, int offsets) {
         spm_out_free(&o);
         return PyErr_NoMemory();
     }
-    PyObject *r;
-    if (!offsets) {
-        r = bpe_py_ints_shared(o.ids, o.n);
-    } else {
-        PyObject *a = bpe_py_ints_shared(o.ids, o.n), *b = bpe_py_ints64(o.st, o.n, 1),
-                 *c = bpe_py_ints64(o.en, o.n, 1);
-        r = (a && b && c) ? Py_BuildValue("(NNN)", a, b, c) : NULL;
-        if (!r) {
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            Py_XDECREF(c);
-        }
-    }
+    PyObject *r = !offsets ? bpe_py_ints_shared(o.ids, o.n)
+                           : bpe_py_steal_tuple(3, bpe_py_ints_shared(o.ids, o.n),
+                                                bpe_py_ints64(o.st, o.n, 1),
+                                                bpe_py_ints64(o.en, o.n, 1));
     spm_out_free(&o);
     return r;
 }
@@ -1170,21 +1133,13 @@ static PyObject *Model_spm_normalize(Model *self, PyObject *args) {
     if (spm_normalize_text(&self->pm, (const unsigned char *)s, (size_t)n, prefix, &norm, &nl,
                            &n2o) < 0)
         return PyErr_NoMemory();
-    /* one source a normalized character (its first byte's), and the end */
-    size_t nc = 0;
-    for (size_t i = 0; i < nl; i++)
-        if (((unsigned char)norm[i] & 0xC0) != 0x80) n2o[nc++] = n2o[i];
-    n2o[nc++] = n2o[nl];
-    bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, n2o, nc);
-    PyObject *str = PyUnicode_DecodeUTF8(norm, (Py_ssize_t)nl, "replace");
-    PyObject *src = str ? bpe_py_ints64(n2o, nc, 1) : NULL;
+    size_t nc = bpe_utf8_char_sources((const unsigned char *)s, (size_t)n,
+                                      (const unsigned char *)norm, nl, n2o);
+    PyObject *r = bpe_py_steal_tuple(2, PyUnicode_DecodeUTF8(norm, (Py_ssize_t)nl, "replace"),
+                                     bpe_py_ints64(n2o, nc, 1));
     free(norm);
     free(n2o);
-    if (!src) {
-        Py_XDECREF(str);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", str, src);
+    return r;
 }
 
 static PyObject *Model_spm_segments(Model *self, PyObject *args) {

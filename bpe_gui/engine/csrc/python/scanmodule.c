@@ -182,7 +182,6 @@ static int emit_end(void *ctx, PyObject *text, const utf8_t *u, span_t s) {
     return 0;
 }
 
-static PyObject *array_q; /* array.array */
 
 static PyObject *py_words(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
@@ -206,11 +205,8 @@ static PyObject *py_word_ends(PyObject *Py_UNUSED(self), PyObject *args) {
         PyMem_Free(v.buf);
         return NULL;
     }
-    PyObject *raw = PyBytes_FromStringAndSize((const char *)v.buf, (Py_ssize_t)(v.n * 8));
+    PyObject *arr = bpe_py_array("q", v.buf, v.n * sizeof(long long));
     PyMem_Free(v.buf);
-    if (!raw) return NULL;
-    PyObject *arr = PyObject_CallFunction(array_q, "sO", "q", raw);
-    Py_DECREF(raw);
     return arr;
 }
 
@@ -561,16 +557,8 @@ static PyObject *py_unsafe_spans(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     Stretches st = {NULL, 0, 0};
     PyObject *out = NULL;
-    if (find_stretches(text, bits.buf, top, gap, NULL, NULL, &st) == 0 &&
-        (out = PyList_New((Py_ssize_t)st.n)) != NULL)
-        for (size_t k = 0; k < st.n; k++) {
-            PyObject *v = PyLong_FromSsize_t(st.v[k]);
-            if (!v) {
-                Py_CLEAR(out);
-                break;
-            }
-            PyList_SET_ITEM(out, (Py_ssize_t)k, v);
-        }
+    if (find_stretches(text, bits.buf, top, gap, NULL, NULL, &st) == 0)
+        out = bpe_py_int_seq(st.v, st.n, BPE_PY_SSIZE, 1);
     PyMem_Free(st.v);
     PyBuffer_Release(&bits);
     return out;
@@ -962,11 +950,6 @@ static struct PyModuleDef moduledef = {
 };
 
 PyMODINIT_FUNC PyInit__scan(void) {
-    PyObject *arr = PyImport_ImportModule("array");
-    if (!arr) return NULL;
-    array_q = PyObject_GetAttrString(arr, "array");
-    Py_DECREF(arr);
-    if (!array_q) return NULL;
     if (PyType_Ready(&FinderType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&moduledef);
