@@ -151,7 +151,7 @@ setup(
     cmdclass={"build_ext": BuildExt},
     ext_modules=[
         # the training core (plain C in core/) and its Python type
-        ext("train._core", files("python/coremodule.c") + CORE, ("core",)),
+        ext("train._core", files("python/coremodule.c", "python/core_columns.c") + CORE, ("core",)),
         ext("tokenizers._encode", files("python/encodemodule.c", "imported/offsets.c") + MERGE
             + WORDCACHE + SCAN_SHARED,
             ("merge", "scan", "imported")),
