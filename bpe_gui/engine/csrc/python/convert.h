@@ -116,6 +116,34 @@ static inline PyObject *bpe_py_id_list(BpeIdObjs *t, const uint32_t *ids, size_t
     return list;
 }
 
+/* (*ids)[0..n) as a list, their block handed back as the list fills: the list is filled
+ * from the end `step` ids at a time and the block shrunk behind (*cap: its room), so the
+ * ids and their list (twice their size) are never both whole: a long text's peak. NULL
+ * with an exception set. */
+static inline PyObject *bpe_py_id_list_giving_back(BpeIdObjs *t, uint32_t **ids, size_t *cap,
+                                                   size_t n, size_t step)
+{
+    if (n <= step)
+        return bpe_py_id_list(t, *ids, n);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list)
+        return NULL;
+    for (size_t hi = n; hi;) {
+        size_t lo = hi > step ? hi - step : 0;
+        if (bpe_py_fill_ids(t, list, *ids, lo, hi) < 0) {
+            Py_DECREF(list); /* (unfilled items are NULL) */
+            return NULL;
+        }
+        hi = lo;
+        uint32_t *p = hi ? (uint32_t *)realloc(*ids, hi * sizeof(uint32_t)) : NULL;
+        if (p) { /* (a failed shrink keeps the larger block) */
+            *ids = p;
+            *cap = hi;
+        }
+    }
+    return list;
+}
+
 static inline void bpe_py_id_objs_free(BpeIdObjs *t)
 {
     for (size_t i = 0; i < t->n; i++)

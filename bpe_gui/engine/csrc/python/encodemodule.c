@@ -472,34 +472,6 @@ static void drop_text_copy(EncScratch *sc)
     }
 }
 
-/* A whole text's ids as a list, the scratch's memory handed back as the list fills: the
- * list is filled from the end a SCRATCH_KEEP of ids at a time and the ids' buffer shrunk
- * behind, so the ids and their list (twice their size) are never both whole. */
-
-static PyObject *scratch_list(Merger *m, EncScratch *sc)
-{
-    size_t n = sc->n, step = SCRATCH_KEEP / sizeof(uint32_t);
-    if (n <= step)
-        return bpe_py_id_list(&m->ids, sc->ids, n);
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    if (!list)
-        return NULL;
-    for (size_t hi = n; hi;) {
-        size_t lo = hi > step ? hi - step : 0;
-        if (bpe_py_fill_ids(&m->ids, list, sc->ids, lo, hi) < 0) {
-            Py_DECREF(list); /* (unfilled items are NULL) */
-            return NULL;
-        }
-        hi = lo;
-        uint32_t *p = hi ? realloc(sc->ids, hi * sizeof(uint32_t)) : NULL;
-        if (p) { /* (a failed shrink keeps the larger block) */
-            sc->ids = p;
-            sc->cap = hi;
-        }
-    }
-    return list;
-}
-
 /* One idle scratch (with the GIL held); NULL when out of memory. */
 static EncScratch *take_scratch(Encoder *e)
 {
@@ -560,8 +532,6 @@ static PyObject *encode_error(int rc, PyObject *text)
     return NULL;
 }
 
-/* list[lo .. hi) = the int objects of ids[lo .. hi) (the list's items there are still
- * NULL: PyList_SET_ITEM, the public way to fill a new list); -1 when out of memory. */
 static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"merger", "preset", "limit", "specials", "cache_words", NULL};
@@ -719,7 +689,9 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
         if (rc < 0)
             encode_error(rc, text);
         else if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 1), "around[1]: ids after") == 0)
-            res = as_array ? bpe_py_id_array(sc->ids, sc->n) : scratch_list(e->merger, sc);
+            res = as_array ? bpe_py_id_array(sc->ids, sc->n)
+                           : bpe_py_id_list_giving_back(&e->merger->ids, &sc->ids, &sc->cap,
+                                                        sc->n, SCRATCH_KEEP / sizeof(uint32_t));
     }
     give_scratch(e, sc);
     return res;

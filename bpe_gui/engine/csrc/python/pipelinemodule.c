@@ -578,26 +578,16 @@ static PyObject *py_find_model_tables(PyObject *mod, PyObject *args) {
 
 /* The key of an id as the file spells it (ByteLevel keys in GPT-2's alphabet). */
 static PyObject *Model_key_text(Model *self, PyObject *args) {
-    const PipeModel *m = &self->pm;
     Py_ssize_t id;
     if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
+    const PipeModel *m = &self->pm;
     if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
-    const Entry *en = &m->entries[m->first_entry[id]];
-    const char *p = m->arena + en->off;
-    if (!(m->kind == KIND_HF && m->byte_level && en->lookup))
-        return PyUnicode_DecodeUTF8(p, en->len, "replace");
-    /* the smallest kind that holds the characters: a str of a wider kind than its
-       characters need compares unequal to the same text made any other way */
-    Py_UCS4 top = 0;
-    for (int32_t i = 0; i < en->len; i++) {
-        Py_UCS4 c = (Py_UCS4)byte_to_cp[(unsigned char)p[i]];
-        if (c > top) top = c;
-    }
-    PyObject *s = PyUnicode_New(en->len, top);
-    if (!s) return NULL;
-    for (int32_t i = 0; i < en->len; i++)
-        PyUnicode_WriteChar(s, i, (Py_UCS4)byte_to_cp[(unsigned char)p[i]]);
-    return s;
+    size_t n;
+    char *p = key_text(m, id, &n);
+    if (!p) return PyErr_NoMemory();
+    PyObject *r = PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "replace");
+    free(p);
+    return r;
 }
 
 /* The id of a key given as the file spells it, or -1. */
