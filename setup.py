@@ -160,7 +160,8 @@ setup(
         ext("text._scan", files("python/scanmodule.c", "text/normal_form.c", "text/special_find.c") + SCAN,
             ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
-        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "merge/wordcache.c")
+        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "python/pipeline_spm.c",
+                                                  "merge/wordcache.c")
             + IMPORTED + MERGE, ("imported", "merge")),
     ]
 )
