@@ -14,17 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* v[0..n) as Python ints, a tuple or a list (`list`); v holds int32_t, int64_t, size_t
- * or Py_ssize_t values (`type`); NULL with an exception set */
-enum { BPE_PY_I32, BPE_PY_I64, BPE_PY_SIZE, BPE_PY_SSIZE };
+/* v[0..n) as Python ints, a tuple or a list (`list`); v holds int32_t, int64_t or
+ * size_t values (`type`); NULL with an exception set */
+enum { BPE_PY_I32, BPE_PY_I64, BPE_PY_SIZE };
 static inline PyObject *bpe_py_int_seq(const void *v, size_t n, int type, int list)
 {
     PyObject *out = list ? PyList_New((Py_ssize_t)n) : PyTuple_New((Py_ssize_t)n);
     for (size_t i = 0; out && i < n; i++) {
         PyObject *x = type == BPE_PY_I32   ? PyLong_FromLong(((const int32_t *)v)[i])
                       : type == BPE_PY_I64 ? PyLong_FromLongLong(((const int64_t *)v)[i])
-                      : type == BPE_PY_SIZE ? PyLong_FromSize_t(((const size_t *)v)[i])
-                                            : PyLong_FromSsize_t(((const Py_ssize_t *)v)[i]);
+                                           : PyLong_FromSize_t(((const size_t *)v)[i]);
         if (!x)
             Py_CLEAR(out);
         else if (list)

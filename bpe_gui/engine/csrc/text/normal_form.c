@@ -185,11 +185,11 @@ int nf_all_in(int kind, const void *data, size_t n, const unsigned char *bits, u
     return ok;
 }
 
-static int stretch_add(NfStretches *s, ptrdiff_t a, ptrdiff_t z)
+static int stretch_add(NfStretches *s, int64_t a, int64_t z)
 {
     if (s->n + 2 > s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 256;
-        ptrdiff_t *v = (ptrdiff_t *)realloc(s->v, cap * sizeof(ptrdiff_t));
+        int64_t *v = (int64_t *)realloc(s->v, cap * sizeof(int64_t));
         if (!v)
             return -1;
         s->v = v, s->cap = cap;

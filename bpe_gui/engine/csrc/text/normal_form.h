@@ -62,7 +62,7 @@ int nf_all_in(int kind, const void *data, size_t n, const unsigned char *bits, u
 
 /* The stretches a normal form may change, as pairs of character offsets (start, end) */
 typedef struct {
-    ptrdiff_t *v;  /* start0, end0, start1, end1, ... (malloc'ed: free it) */
+    int64_t *v;    /* start0, end0, start1, end1, ... (malloc'ed: free it) */
     size_t n, cap; /* offsets held (twice the stretches), room */
 } NfStretches;
 
