@@ -151,8 +151,9 @@ setup(
     cmdclass={"build_ext": BuildExt},
     ext_modules=[
         # the training core (plain C in core/) and its Python type
-        ext("train._core", files("python/coremodule.c") + CORE, ("core",)),
-        ext("tokenizers._encode", files("python/encodemodule.c", "imported/offsets.c") + MERGE
+        ext("train._core", files("python/coremodule.c", "python/core_columns.c") + CORE, ("core",)),
+        ext("tokenizers._encode", files("python/encodemodule.c", "python/encoder_python.c",
+                                        "imported/offsets.c") + MERGE
             + WORDCACHE + SCAN_SHARED,
             ("merge", "scan", "imported")),
         ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
@@ -160,7 +161,8 @@ setup(
         ext("text._scan", files("python/scanmodule.c", "text/normal_form.c", "text/special_find.c") + SCAN,
             ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
-        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "merge/wordcache.c")
+        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "python/pipeline_spm.c",
+                                                  "merge/wordcache.c")
             + IMPORTED + MERGE, ("imported", "merge")),
     ]
 )

@@ -83,3 +83,59 @@ def test_every_entry_point_refuses_while_run_works_on_another_thread():
     assert core.n_steps == 1 + result["done"]
     core.undo()
     assert core.n_steps == result["done"]
+
+
+# ColumnCore: the same guard around merge() and undo(), which release the GIL too
+COL_CALLS = {
+    "best": (0,), "top": (0, 5), "tied": (0, 5), "merge": (99, 100), "undo": (),
+    "totals": (), "rows": (0,), "touched": (0, 5), "word": (0,), "symbol_count": (97,),
+    "token": (97,), "pair_count": (0, 97, 98), "_check": (), "_stats": (),
+}
+COL_GETTERS = ("n_tokens", "n_steps", "n_words", "n_columns", "n_heaped")
+
+
+def test_the_column_busy_test_covers_every_entry_point():
+    public = {name for name in dir(_core.ColumnCore) if not name.startswith("__")}
+    assert public == set(COL_CALLS) | set(COL_GETTERS)
+
+
+@pytest.mark.regression
+def test_every_column_entry_point_refuses_while_merge_works_on_another_thread():
+    """ColumnCore.merge held the GIL for its whole merge (a quarter of a second on a word
+    of four million symbols), so no other thread ran meanwhile."""
+    from array import array
+    blob = b"ab" * 2_000_000
+    core = _core.ColumnCore([(blob, array("q", [0, len(blob)]), array("q", [1]))], 1)
+    started = threading.Event()
+    result = {}
+
+    def work():
+        started.set()
+        result["id"] = core.merge(97, 98)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    started.wait()
+    while True:   # until merge() holds the core (the GIL released: this thread runs)
+        try:
+            _ = core.n_steps
+        except RuntimeError:
+            break
+        assert worker.is_alive(), "merge() ended before it could be observed"
+    refused = []
+    for name, args in COL_CALLS.items():
+        with pytest.raises(RuntimeError, match="busy"):
+            getattr(core, name)(*args)
+        refused.append(name)
+    for name in COL_GETTERS:
+        with pytest.raises(RuntimeError, match="busy"):
+            getattr(core, name)
+        refused.append(name)
+    still_running = worker.is_alive()
+    worker.join()
+    assert still_running, "merge() finished before every call was tried; make it longer"
+    assert result["id"] == 256 and len(refused) == len(COL_CALLS) + len(COL_GETTERS)
+    core._check()
+    assert core.n_steps == 1 and core.word(0)[:3] == [256, 256, 256]
+    core.undo()
+    assert core.n_steps == 0

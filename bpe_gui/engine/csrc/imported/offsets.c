@@ -38,3 +38,15 @@ int off_trim(int64_t *st, int64_t *en, const uint32_t *ids, size_t n, const int3
     }
     return 0;
 }
+
+int off_adjust(int64_t *st, int64_t *en, const uint32_t *ids, size_t n, const OffAdjust *a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= a->n_tokens)
+            return -1;
+    if (a->starts) /* normalized characters -> the original's */
+        off_align(st, en, n, a->starts, a->ends, a->n_chars);
+    if (a->lead) /* tokenizers' ByteLevel offset trimming */
+        return off_trim(st, en, ids, n, a->lead, a->trail, a->n_ids, a->prefix);
+    return 0;
+}

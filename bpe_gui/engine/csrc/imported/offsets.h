@@ -27,4 +27,18 @@ void off_align(int64_t *st, int64_t *en, size_t n, const int64_t *starts,
 int off_trim(int64_t *st, int64_t *en, const uint32_t *ids, size_t n, const int32_t *lead,
              const int32_t *trail, size_t n_ids, int prefix);
 
+/* What an encode with offsets does to its tokens' character spans once it has them: */
+typedef struct {
+    const int64_t *starts, *ends; /* off_align's (NULL: the text is the original) */
+    size_t n_chars;
+    const int32_t *lead, *trail;  /* off_trim's by id (NULL: no trimming) */
+    size_t n_ids;
+    int prefix;
+    size_t n_tokens; /* every id must have a token: below this */
+} OffAdjust;
+
+/* off_align, then off_trim, as `a` asks; 0, or -1 when an id is not below a->n_tokens
+ * or (trimming) a->n_ids: then the spans are not all adjusted. */
+int off_adjust(int64_t *st, int64_t *en, const uint32_t *ids, size_t n, const OffAdjust *a);
+
 #endif

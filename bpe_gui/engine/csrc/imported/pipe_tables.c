@@ -437,3 +437,28 @@ void pipe_problem_free(PipeProblem *pr) {
     free(pr->owned);
     pr->owned = NULL;
 }
+
+char *key_text(const PipeModel *m, int64_t id, size_t *n) {
+    if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) return NULL;
+    const Entry *en = &m->entries[m->first_entry[id]];
+    const unsigned char *p = (const unsigned char *)m->arena + en->off;
+    char *out = malloc(2 * (size_t)en->len + 1); /* (GPT-2's alphabet: below U+0800) */
+    if (!out) return NULL;
+    if (!(m->kind == KIND_HF && m->byte_level && en->lookup)) {
+        memcpy(out, p, (size_t)en->len);
+        *n = (size_t)en->len;
+        return out;
+    }
+    size_t k = 0;
+    for (int32_t i = 0; i < en->len; i++) {
+        uint32_t c = (uint32_t)byte_to_cp[p[i]];
+        if (c < 0x80) {
+            out[k++] = (char)c;
+        } else {
+            out[k++] = (char)(0xC0 | c >> 6);
+            out[k++] = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    *n = k;
+    return out;
+}

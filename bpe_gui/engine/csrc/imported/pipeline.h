@@ -175,6 +175,10 @@ ptrdiff_t utf8_byte_level(const char *p, size_t n, char *out);
 int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp);
 /* The same, also among the keys that are only shown (compared as UTF-8). */
 int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp);
+/* The key of id as the file spells it, in UTF-8 (text_id's reverse): a ByteLevel key's
+   bytes as GPT-2's alphabet's characters, another key's bytes as they are. NULL when id
+   has no key; else a malloc'ed block of *n bytes (free it). */
+char *key_text(const PipeModel *m, int64_t id, size_t *n);
 
 /* b64.c */
 void init_b64(void);

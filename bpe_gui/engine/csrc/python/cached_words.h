@@ -10,6 +10,8 @@
 #ifndef BPE_CACHED_WORDS_H
 #define BPE_CACHED_WORDS_H
 
+#include "python/convert.h"
+
 /* A new tuple of the ids of one word (its bytes); NULL with an exception set. */
 typedef PyObject *(*word_ids_fn)(void *ctx, const char *utf8, Py_ssize_t len);
 
@@ -33,13 +35,7 @@ static PyObject *encode_words_cached(PyObject *words, PyObject *cache,
                 goto fail;
             Py_ssize_t len;
             const char *utf8;
-            if (PyBytes_Check(w)) {
-                utf8 = PyBytes_AS_STRING(w);
-                len = PyBytes_GET_SIZE(w);
-            } else {
-                utf8 = PyUnicode_AsUTF8AndSize(w, &len);
-            }
-            if (!utf8)
+            if (bpe_py_str_or_bytes(w, &utf8, &len, "encode_words: a word") < 0)
                 goto fail;
             ids = ids_of(ctx, utf8, len);
             if (!ids)

@@ -1,12 +1,15 @@
 /*
- * convert.h -- C arrays of ids and offsets into Python objects, the one copy the
- * extensions share: a tuple or a list of ints, an array('I') of ids, and the table of
- * one int object per id that a list of millions of ids is made from. Include it after
- * Python.h; static inline (each extension has its own copy of what it uses).
+ * convert.h -- the conversions between Python objects and C arrays, the one copy the
+ * extensions share. Out: a tuple or a list of ints, an array of ids or offsets, a list of
+ * (start, end) spans, the table of one int object per id that a list of millions of ids
+ * is made from, a tuple of results made one by one. In: a str's UTF-8 or a bytes-like
+ * object's bytes, a buffer of n fixed-size items. Include it after Python.h; static
+ * inline (each extension has its own copy of what it uses).
  */
 #ifndef BPE_PY_CONVERT_H
 #define BPE_PY_CONVERT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,20 @@ static inline PyObject *bpe_py_ints64(const int64_t *v, size_t n, int list)
 static inline PyObject *bpe_py_sizes(const size_t *v, size_t n)
 {
     return bpe_py_int_seq(v, n, BPE_PY_SIZE, 1);
+}
+
+/* v[0], v[stride], v[2 * stride]... (n of them) as a list of ints */
+static inline PyObject *bpe_py_u32_every(const uint32_t *v, size_t n, size_t stride)
+{
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *x = PyLong_FromUnsignedLong(v[i * stride]);
+        if (!x)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, (Py_ssize_t)i, x);
+    }
+    return out;
 }
 
 /* ---- one int object per id: a long list of ids is a copy of pointers (a text's
@@ -98,6 +115,34 @@ static inline PyObject *bpe_py_id_list(BpeIdObjs *t, const uint32_t *ids, size_t
     return list;
 }
 
+/* (*ids)[0..n) as a list, their block handed back as the list fills: the list is filled
+ * from the end `step` ids at a time and the block shrunk behind (*cap: its room), so the
+ * ids and their list (twice their size) are never both whole: a long text's peak. NULL
+ * with an exception set. */
+static inline PyObject *bpe_py_id_list_giving_back(BpeIdObjs *t, uint32_t **ids, size_t *cap,
+                                                   size_t n, size_t step)
+{
+    if (n <= step)
+        return bpe_py_id_list(t, *ids, n);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list)
+        return NULL;
+    for (size_t hi = n; hi;) {
+        size_t lo = hi > step ? hi - step : 0;
+        if (bpe_py_fill_ids(t, list, *ids, lo, hi) < 0) {
+            Py_DECREF(list); /* (unfilled items are NULL) */
+            return NULL;
+        }
+        hi = lo;
+        uint32_t *p = hi ? (uint32_t *)realloc(*ids, hi * sizeof(uint32_t)) : NULL;
+        if (p) { /* (a failed shrink keeps the larger block) */
+            *ids = p;
+            *cap = hi;
+        }
+    }
+    return list;
+}
+
 static inline void bpe_py_id_objs_free(BpeIdObjs *t)
 {
     for (size_t i = 0; i < t->n; i++)
@@ -135,11 +180,11 @@ static inline PyObject *bpe_py_ints_shared(const int32_t *v, size_t n)
     return list;
 }
 
-/* ---- array('I') */
-/* ids[0..n) as an array('I'): copied once, straight from the buffer (a memoryview of
- * it; a bytes object in between was a second copy of every id, and a third block of
- * their size). NULL with an exception set. */
-static inline PyObject *bpe_py_id_array(const uint32_t *ids, size_t n)
+/* ---- arrays */
+/* bytes [v, v + size) as an array of `typecode` ('I', 'q'...): copied once, straight
+ * from the memory (a memoryview of it; a bytes object in between was a second copy of
+ * every item, and a third block of their size). NULL with an exception set. */
+static inline PyObject *bpe_py_array(const char *typecode, const void *v, size_t size)
 {
     static PyObject *bpe_py_array_type; /* array.array, imported at the first call */
     if (!bpe_py_array_type) {
@@ -151,10 +196,9 @@ static inline PyObject *bpe_py_id_array(const uint32_t *ids, size_t n)
         if (!bpe_py_array_type)
             return NULL;
     }
-    PyObject *arr = PyObject_CallFunction(bpe_py_array_type, "s", "I");
-    PyObject *view = arr ? PyMemoryView_FromMemory(n ? (char *)ids : (char *)"",
-                                                   (Py_ssize_t)(n * sizeof(uint32_t)),
-                                                   PyBUF_READ)
+    PyObject *arr = PyObject_CallFunction(bpe_py_array_type, "s", typecode);
+    PyObject *view = arr ? PyMemoryView_FromMemory(size ? (char *)v : (char *)"",
+                                                   (Py_ssize_t)size, PyBUF_READ)
                          : NULL;
     PyObject *r = view ? PyObject_CallMethod(arr, "frombytes", "O", view) : NULL;
     Py_XDECREF(view);
@@ -162,6 +206,176 @@ static inline PyObject *bpe_py_id_array(const uint32_t *ids, size_t n)
         Py_CLEAR(arr);
     Py_XDECREF(r);
     return arr;
+}
+
+/* ids[0..n) as an array('I') */
+static inline PyObject *bpe_py_id_array(const uint32_t *ids, size_t n)
+{
+    return bpe_py_array("I", ids, n * sizeof(uint32_t));
+}
+
+/* ---- spans */
+/* [(st[i], en[i]) ...] as a list of tuples. A token's end is mostly the next one's start,
+ * and the tokens of one character's bytes share their span: those objects are shared
+ * (most of the time of an encode with offsets is these objects: 132k tokens of Chinese,
+ * ~20 ms made one at a time against 4 ms of ids). The pairs, holding only ints, are
+ * untracked by the cycle collector at once (as its first pass would), and the list is
+ * hidden from it while it fills: the pairs made trigger it every 700, and it would walk
+ * the young list each time (quadratic). Make the spans before any other long young list
+ * of the same result, for the same reason. NULL with an exception set. */
+static inline PyObject *bpe_py_spans(const int64_t *st, const int64_t *en, size_t n)
+{
+    PyObject *offs = PyList_New((Py_ssize_t)n);
+    if (!offs)
+        return NULL;
+    PyObject_GC_UnTrack(offs);
+    PyObject *last = NULL, *last_s = NULL, *last_e = NULL;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (last && st[i] == st[i - 1] && en[i] == en[i - 1]) {
+            Py_INCREF(last);
+            PyList_SET_ITEM(offs, (Py_ssize_t)i, last);
+            continue;
+        }
+        PyObject *a = last && st[i] == en[i - 1] ? last_e : last && st[i] == st[i - 1] ? last_s
+                                                                                      : NULL;
+        if (a)
+            Py_INCREF(a);
+        else
+            a = PyLong_FromLongLong(st[i]);
+        PyObject *b = en[i] == st[i] && a ? (Py_INCREF(a), a) : PyLong_FromLongLong(en[i]);
+        PyObject *pair = a && b ? PyTuple_New(2) : NULL;
+        if (!pair) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            bad = 1;
+            break;
+        }
+        PyTuple_SET_ITEM(pair, 0, a);
+        PyTuple_SET_ITEM(pair, 1, b);
+        PyObject_GC_UnTrack(pair);
+        PyList_SET_ITEM(offs, (Py_ssize_t)i, pair);
+        last = pair, last_s = a, last_e = b;
+    }
+    PyObject_GC_Track(offs); /* (tracked again as it was, before any exit) */
+    if (bad)
+        Py_CLEAR(offs); /* (unfilled items are NULL) */
+    return offs;
+}
+
+/* [items[idx[i]] ...]: each a new reference to an item of `items` (a list; every idx[i]
+ * below its length, checked by the caller); NULL with an exception set */
+static inline PyObject *bpe_py_pick(PyObject *items, const uint32_t *idx, size_t n)
+{
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *x = PyList_GET_ITEM(items, (Py_ssize_t)idx[i]);
+        Py_INCREF(x);
+        PyList_SET_ITEM(out, (Py_ssize_t)i, x);
+    }
+    return out;
+}
+
+/* ---- results */
+/* (x0, ..., x[n-1]), made of n new references, taken (stolen) even when one of them is
+ * NULL: then NULL, the exception of the one that failed still set. Saves each caller's
+ * "if all made, pack them, else drop those made". */
+static inline PyObject *bpe_py_steal_tuple(int n, ...)
+{
+    PyObject *t = PyTuple_New(n);
+    int bad = !t;
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) {
+        PyObject *x = va_arg(ap, PyObject *);
+        if (!x)
+            bad = 1;
+        if (t)
+            PyTuple_SET_ITEM(t, i, x); /* (a NULL item: fine to free) */
+        else
+            Py_XDECREF(x);
+    }
+    va_end(ap);
+    if (bad)
+        Py_CLEAR(t);
+    return t;
+}
+
+/* ---- input */
+/* The bytes of a str (its UTF-8, cached in the str) or of a bytes object (as they are),
+ * borrowed from o: 0, or -1 with an exception set (TypeError naming `what`; a lone
+ * surrogate: UnicodeEncodeError). */
+static inline int bpe_py_str_or_bytes(PyObject *o, const char **p, Py_ssize_t *n,
+                                      const char *what)
+{
+    if (PyBytes_Check(o)) {
+        *p = PyBytes_AS_STRING(o);
+        *n = PyBytes_GET_SIZE(o);
+        return 0;
+    }
+    if (PyUnicode_Check(o))
+        return (*p = PyUnicode_AsUTF8AndSize(o, n)) ? 0 : -1;
+    PyErr_Format(PyExc_TypeError, "%s must be str or bytes, not %.80s", what,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+/* A text as UTF-8 bytes: a str (its cached UTF-8 form) or any bytes-like object (a
+ * buffer held until bpe_py_text_release). */
+typedef struct {
+    Py_buffer view;
+    int has_view;
+    const unsigned char *p;
+    Py_ssize_t n;
+} BpeText;
+
+static inline int bpe_py_text_get(PyObject *o, BpeText *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (PyUnicode_Check(o)) {
+        const char *p = PyUnicode_AsUTF8AndSize(o, &t->n);
+        if (!p)
+            return -1; /* lone surrogates: UnicodeEncodeError */
+        t->p = (const unsigned char *)p;
+        return 0;
+    }
+    if (PyObject_GetBuffer(o, &t->view, PyBUF_SIMPLE) < 0)
+        return -1;
+    t->has_view = 1;
+    t->p = (const unsigned char *)t->view.buf;
+    t->n = t->view.len;
+    return 0;
+}
+
+static inline void bpe_py_text_release(BpeText *t)
+{
+    if (t->has_view)
+        PyBuffer_Release(&t->view);
+    t->has_view = 0;
+}
+
+/* o's buffer, which must hold n items of `item` bytes: 0, or -1 with an exception set
+ * (ValueError naming `what`); release it with PyBuffer_Release. */
+static inline int bpe_py_buffer_n(PyObject *o, Py_buffer *b, Py_ssize_t item, Py_ssize_t n,
+                                  const char *what)
+{
+    if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (b->len != n * item) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd bytes, got %zd", what, n * item,
+                     b->len);
+        PyBuffer_Release(b);
+        return -1;
+    }
+    return 0;
+}
+
+/* PyBuffer_Release of each buffer that holds one (b->obj set) */
+static inline void bpe_py_release(Py_buffer *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i].obj)
+            PyBuffer_Release(&b[i]);
 }
 
 #endif

@@ -30,7 +30,7 @@
  *       total_symbols (frequency-weighted number of symbols in all words now)
  *   _check() (full consistency check, for tests), _stats() (internal sizes)
  *   ColumnCore: parity training's core, a count per column on every word
- *       (python/core_columns.h)
+ *       (python/core_columns.c)
  * GREATEST compares (bytes(a), bytes(b)) like Python tuples; equal bytes: greater ids win.
  */
 #define PY_SSIZE_T_CLEAN
@@ -39,49 +39,12 @@
 #include "python/convert.h"
 
 #include "core/core.h"
+#include "python/core_python.h"
 #include "util/simd.h"
-
-typedef struct {
-    PyObject_HEAD
-    BpeCore *core;  /* never NULL once constructed */
-    int busy;       /* in run() (or construction) without the GIL on some thread */
-} CoreObject;
-
-/* Every entry point starts here: while run() works without the GIL on another thread,
- * the tables may be reallocated under any reader, so nothing may be read meanwhile. */
-static inline int check_idle(CoreObject *self)
-{
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Core is busy in run() on another thread");
-        return -1;
-    }
-    return 0;
-}
-
-/* ... and those that read or change the training state also need it whole */
-static inline int check_usable(CoreObject *self)
-{
-    if (check_idle(self) < 0)
-        return -1;
-    if (self->core->broken) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Core state was lost after a failed memory allocation");
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- construction ---------------------------------------------------------------- */
 
-typedef struct {
-    Py_buffer view;
-    int has_view;
-    void *owned;
-    const void *data;
-    Py_ssize_t n;
-} IntArr;
-
-static void intarr_release(IntArr *x)
+void intarr_release(IntArr *x)
 {
     if (x->has_view)
         PyBuffer_Release(&x->view);
@@ -91,7 +54,7 @@ static void intarr_release(IntArr *x)
 }
 
 /* accept a 1-d buffer of integers of the given item size, or any sequence of ints */
-static int intarr_get(PyObject *obj, int itemsize, const char *name, IntArr *out)
+int intarr_get(PyObject *obj, int itemsize, const char *name, IntArr *out)
 {
     memset(out, 0, sizeof(*out));
     if (PyObject_CheckBuffer(obj)) {
@@ -294,7 +257,7 @@ static void Core_dealloc(CoreObject *self)
 
 /* ---- stepping --------------------------------------------------------------------- */
 
-static PyObject *raise_step_error(int err)
+PyObject *raise_step_error(int err)
 {
     if (err == ERR_NO_UNDO) {
         PyErr_SetString(PyExc_RuntimeError,
@@ -514,7 +477,7 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
 
 /* ---- reading ---------------------------------------------------------------------- */
 
-static PyObject *pair_tuple(const BpePairCount *p)
+PyObject *pair_tuple(const BpePairCount *p)
 {
     return Py_BuildValue("(iiL)", p->a, p->b, (long long)p->count);
 }
@@ -529,20 +492,10 @@ static PyObject *Core_best(CoreObject *self, PyObject *Py_UNUSED(ignored))
     return pair_tuple(&p);
 }
 
-/* [(a, b, count), ...] of up to k best pairs (only those of the top count if asked) */
-static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
+/* [(a, b, count), ...] of pairs[0..m) (m < 0: out of memory), pairs freed */
+PyObject *pair_list(BpePairCount *pairs, int64_t m)
 {
-    if (k > c->heap_n)
-        k = c->heap_n;
-    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
-    if (!pairs)
-        return PyErr_NoMemory();
-    int64_t m = bpe_core_ranked(c, k, same_count_only, pairs);
-    if (m < 0) {
-        free(pairs);
-        return PyErr_NoMemory();
-    }
-    PyObject *list = PyList_New((Py_ssize_t)m);
+    PyObject *list = m < 0 ? PyErr_NoMemory() : PyList_New((Py_ssize_t)m);
     for (int64_t i = 0; list && i < m; i++) {
         PyObject *t = pair_tuple(&pairs[i]);
         if (!t)
@@ -552,6 +505,44 @@ static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
     }
     free(pairs);
     return list;
+}
+
+/* (nd, [ids...]) of a `touched` query (nd < 0: out of memory), ids freed */
+PyObject *touched_result(int64_t nd, int32_t *ids, int64_t n_ids)
+{
+    if (nd < 0)
+        return PyErr_NoMemory();
+    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
+    free(ids);
+    return bpe_py_steal_tuple(2, PyLong_FromLongLong((long long)nd), list);
+}
+
+/* word w's symbols now as a list of ids */
+PyObject *word_list(const BpeCore *c, Py_ssize_t w)
+{
+    if (w < 0 || w >= c->n_words) {
+        PyErr_SetString(PyExc_IndexError, "word index out of range");
+        return NULL;
+    }
+    int64_t room = c->starts[w + 1] - c->starts[w];
+    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
+    if (!sym)
+        return PyErr_NoMemory();
+    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
+    free(sym);
+    return list;
+}
+
+/* [(a, b, count), ...] of up to k best pairs (only those of the top count if asked) */
+static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
+{
+    if (k > c->heap_n)
+        k = c->heap_n;
+    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
+    if (!pairs)
+        return PyErr_NoMemory();
+    int64_t m = bpe_core_ranked(c, k, same_count_only, pairs);
+    return pair_list(pairs, m);
 }
 
 static PyObject *Core_top(CoreObject *self, PyObject *args)
@@ -657,16 +648,10 @@ static PyObject *Core_touched(CoreObject *self, PyObject *args)
         return NULL;
     if (check_usable(self) < 0)
         return NULL;
-    int32_t *ids;
+    int32_t *ids = NULL;
     int64_t n_ids;
     int64_t nd = bpe_core_touched(self->core, limit, &ids, &n_ids);
-    if (nd < 0)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
-    free(ids);
-    if (!list)
-        return NULL;
-    return Py_BuildValue("(LN)", (long long)nd, list);
+    return touched_result(nd, ids, n_ids);
 }
 
 static PyObject *Core_word(CoreObject *self, PyObject *args)
@@ -676,18 +661,7 @@ static PyObject *Core_word(CoreObject *self, PyObject *args)
         return NULL;
     if (check_usable(self) < 0)
         return NULL;
-    const BpeCore *c = self->core;
-    if (w < 0 || w >= c->n_words) {
-        PyErr_SetString(PyExc_IndexError, "word index out of range");
-        return NULL;
-    }
-    int64_t room = c->starts[w + 1] - c->starts[w];
-    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
-    if (!sym)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
-    free(sym);
-    return list;
+    return word_list(self->core, w);
 }
 
 /* Every word's symbols at once (SuperBPE's rebuild reads them all): bytes of int32 ids,
@@ -737,7 +711,7 @@ static PyObject *Core_symbol_count(CoreObject *self, PyObject *args)
     return PyLong_FromLongLong((long long)self->core->symcount[t]);
 }
 
-static PyObject *Core_token(CoreObject *self, PyObject *args)
+PyObject *Core_token(CoreObject *self, PyObject *args)
 {
     long long t;
     if (!PyArg_ParseTuple(args, "L:token", &t))
@@ -753,12 +727,10 @@ static PyObject *Core_token(CoreObject *self, PyObject *args)
 }
 
 /* consistency check of the internal structures, for tests */
-static PyObject *Core_check(CoreObject *self, PyObject *Py_UNUSED(ignored))
+PyObject *check_result(const BpeCore *c)
 {
-    if (check_usable(self) < 0)
-        return NULL;
     int is_mem;
-    const char *err = bpe_core_check(self->core, &is_mem);
+    const char *err = bpe_core_check(c, &is_mem);
     if (err && is_mem)
         return PyErr_NoMemory();
     if (err) {
@@ -766,6 +738,11 @@ static PyObject *Core_check(CoreObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     }
     Py_RETURN_NONE;
+}
+
+static PyObject *Core_check(CoreObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return check_usable(self) < 0 ? NULL : check_result(self->core);
 }
 
 /* sizes of the internal structures, for benchmarks */
@@ -784,7 +761,6 @@ static PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
                          "approx_bytes", (long long)s.approx_bytes);
 }
 
-#include "python/core_columns.h"   /* ColumnCore: the helpers above are its too */
 
 /* ---- the type and the module ----------------------------------------------------- */
 

@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "scan/scan.h"
+#include "python/convert.h"
 #include "python/scan_python.h"
 #include "count/tsv.h"
 #include "count/wordtable.h"
@@ -190,39 +191,6 @@ static void Counter_dealloc(Counter *c)
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-/* A text as UTF-8 bytes: a str (its cached UTF-8 form) or a bytes-like object. */
-typedef struct {
-    Py_buffer view;
-    int has_view;
-    const unsigned char *p;
-    Py_ssize_t n;
-} Text;
-
-static int text_get(PyObject *o, Text *t)
-{
-    memset(t, 0, sizeof(*t));
-    if (PyUnicode_Check(o)) {
-        const char *p = PyUnicode_AsUTF8AndSize(o, &t->n);
-        if (!p)
-            return -1; /* lone surrogates: UnicodeEncodeError */
-        t->p = (const unsigned char *)p;
-        return 0;
-    }
-    if (PyObject_GetBuffer(o, &t->view, PyBUF_SIMPLE) < 0)
-        return -1;
-    t->has_view = 1;
-    t->p = (const unsigned char *)t->view.buf;
-    t->n = t->view.len;
-    return 0;
-}
-
-static void text_release(Text *t)
-{
-    if (t->has_view)
-        PyBuffer_Release(&t->view);
-    t->has_view = 0;
-}
-
 static PyObject *Counter_count(Counter *c, PyObject *args)
 {
     PyObject *o;
@@ -245,11 +213,11 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
         PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
         return NULL;
     }
-    Text t;
-    if (text_get(o, &t) < 0)
+    BpeText t;
+    if (bpe_py_text_get(o, &t) < 0)
         return NULL;
     if (ordinal + (uint64_t)t.n > (1ull << 32)) { /* a word has at least one byte */
-        text_release(&t);
+        bpe_py_text_release(&t);
         PyErr_SetString(PyExc_OverflowError, ORDINAL_OVERFLOW);
         return NULL;
     }
@@ -263,7 +231,7 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     c->t.bytes += (int64_t)until;
     Py_END_ALLOW_THREADS
     c->busy = 0;
-    text_release(&t);
+    bpe_py_text_release(&t);
     if (rc < 0)
         return PyErr_NoMemory();
     return PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));

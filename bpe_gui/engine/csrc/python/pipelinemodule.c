@@ -1,8 +1,10 @@
 /*
  * bpe_gui.engine.tokenizers.imported._pipeline -- the tables of an imported tokenizer, built and run in C
- * (imported/pipeline.h tells how). This file is the only one of _pipeline that knows
- * Python: the Model type around a PipeModel, from_hf (which reads the dict and list
- * json made), the words of the loaders' problems, and every Python object.
+ * (imported/pipeline.h tells how). This file and pipeline_spm.c (the SentencePiece calls
+ * and the Charsmap type; pipeline_python.h what they share) are the only ones of
+ * _pipeline that know Python: the Model type around a PipeModel, from_hf (which reads
+ * the dict and list json made), the words of the loaders' problems, and every Python
+ * object.
  *
  * Python API
  * ----------
@@ -72,24 +74,15 @@
 #include "imported/pipeline.h"
 #include "python/cached_words.h"
 #include "python/convert.h"
+#include "python/pipeline_python.h"
 #include "util/simd.h"
 #include "util/utf8.h"
 #include "python/merge_strategies.h"
 
-typedef struct {
-    PyObject_HEAD
-    PipeModel pm;
-    /* tokenize's scratch, kept between calls (tokenize holds the GIL: one caller at a
-       time): a fresh one per word made merging's tables again each call (token_boundaries.c's
-       4 MB piece cache, a rank-based model's 1 MB memo: ~100 us a word, most of
-       encode_with_offsets on Chinese); dropped when the model's configuration changes */
-    MergeScratch x;
-} Model;
 
-static PyTypeObject ModelType;
 
 /* The exception of a PIPE_* error code; NULL. */
-static PyObject *pipe_error(const PipeModel *pm, int rc) {
+PyObject *pipe_error(const PipeModel *pm, int rc) {
     if (rc == PIPE_INVALID)
         PyErr_SetString(PyExc_ValueError, pm->error);
     else
@@ -97,7 +90,7 @@ static PyObject *pipe_error(const PipeModel *pm, int rc) {
     return NULL;
 }
 
-static Model *new_model(int kind) {
+Model *new_model(int kind) {
     Model *m = (Model *)ModelType.tp_alloc(&ModelType, 0);
     if (!m) return NULL;
     pipe_init(&m->pm, kind);
@@ -578,26 +571,16 @@ static PyObject *py_find_model_tables(PyObject *mod, PyObject *args) {
 
 /* The key of an id as the file spells it (ByteLevel keys in GPT-2's alphabet). */
 static PyObject *Model_key_text(Model *self, PyObject *args) {
-    const PipeModel *m = &self->pm;
     Py_ssize_t id;
     if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
+    const PipeModel *m = &self->pm;
     if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
-    const Entry *en = &m->entries[m->first_entry[id]];
-    const char *p = m->arena + en->off;
-    if (!(m->kind == KIND_HF && m->byte_level && en->lookup))
-        return PyUnicode_DecodeUTF8(p, en->len, "replace");
-    /* the smallest kind that holds the characters: a str of a wider kind than its
-       characters need compares unequal to the same text made any other way */
-    Py_UCS4 top = 0;
-    for (int32_t i = 0; i < en->len; i++) {
-        Py_UCS4 c = (Py_UCS4)byte_to_cp[(unsigned char)p[i]];
-        if (c > top) top = c;
-    }
-    PyObject *s = PyUnicode_New(en->len, top);
-    if (!s) return NULL;
-    for (int32_t i = 0; i < en->len; i++)
-        PyUnicode_WriteChar(s, i, (Py_UCS4)byte_to_cp[(unsigned char)p[i]]);
-    return s;
+    size_t n;
+    char *p = key_text(m, id, &n);
+    if (!p) return PyErr_NoMemory();
+    PyObject *r = PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "replace");
+    free(p);
+    return r;
 }
 
 /* The id of a key given as the file spells it, or -1. */
@@ -719,7 +702,7 @@ static PyObject *Model_merge(Model *self, PyObject *args) {
 /* ---- encoding ------------------------------------------------------------------------ */
 
 /* The exception of a failed pipe_tokenize; NULL. */
-static PyObject *tokenize_error(int err) {
+PyObject *tokenize_error(int err) {
     if (err == PIPE_WORD_TOO_LONG)
         PyErr_SetString(PyExc_ValueError, "a word of 512 MiB or more");
     else
@@ -728,16 +711,17 @@ static PyObject *tokenize_error(int err) {
 }
 
 static PyObject *spans_of(const MergeScratch *x, size_t n) {
-    PyObject *ids = bpe_py_ints(x->sym, n, 0), *starts = bpe_py_ints(x->st, n, 0),
-             *ends = bpe_py_ints(x->en, n, 0);
-    if (ids && starts && ends) return Py_BuildValue("(NNN)", ids, starts, ends);
-    Py_XDECREF(ids);
-    Py_XDECREF(starts);
-    Py_XDECREF(ends);
-    return NULL;
+    return bpe_py_steal_tuple(3, bpe_py_ints(x->sym, n, 0), bpe_py_ints(x->st, n, 0),
+                              bpe_py_ints(x->en, n, 0));
 }
 
-static PyObject *spm_tuple(const SpmOut *o, int spans);
+
+/* ids (spans: (ids, starts, ends) with the spans' byte offsets) of an SpmOut */
+static PyObject *spm_tuple(const SpmOut *o, int spans) {
+    if (!spans) return bpe_py_ints(o->ids, o->n, 0);
+    return bpe_py_steal_tuple(3, bpe_py_ints(o->ids, o->n, 0), bpe_py_ints64(o->st, o->n, 0),
+                              bpe_py_ints64(o->en, o->n, 0));
+}
 
 #define TOKENIZE_KEEP ((size_t)1 << 16) /* symbols whose arrays tokenize keeps */
 
@@ -747,17 +731,7 @@ static PyObject *Model_tokenize(Model *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O", &word)) return NULL;
     Py_ssize_t len;
     const char *w;
-    if (PyBytes_Check(word)) {
-        w = PyBytes_AS_STRING(word);
-        len = PyBytes_GET_SIZE(word);
-    } else if (PyUnicode_Check(word)) {
-        w = PyUnicode_AsUTF8AndSize(word, &len);
-    } else {
-        PyErr_Format(PyExc_TypeError, "tokenize() takes a str or bytes, not %.80s",
-                     Py_TYPE(word)->tp_name);
-        return NULL;
-    }
-    if (!w) return NULL;
+    if (bpe_py_str_or_bytes(word, &w, &len, "tokenize(): the word") < 0) return NULL;
     if (self->pm.kind == KIND_SPM) {
         SpmOut o = {0};
         int err;
@@ -837,501 +811,6 @@ static PyObject *Model_merge_table(Model *m, PyObject *noargs) {
     return cap;
 }
 
-
-/* ---- SentencePiece BPE ---------------------------------------------------------------- */
-
-/* ids (spans: (ids, starts, ends) with the spans' byte offsets) of an SpmOut */
-static PyObject *spm_tuple(const SpmOut *o, int spans) {
-    PyObject *ids = bpe_py_ints(o->ids, o->n, 0);
-    if (!ids || !spans) return ids;
-    PyObject *st = bpe_py_ints64(o->st, o->n, 0), *en = bpe_py_ints64(o->en, o->n, 0);
-    if (st && en) return Py_BuildValue("(NNN)", ids, st, en);
-    Py_DECREF(ids);
-    Py_XDECREF(st);
-    Py_XDECREF(en);
-    return NULL;
-}
-
-/* A SentencePiece model of n pieces (their texts keys[i] of lens[i] bytes, scores, types);
-   nogil: the texts lie in a buffer no other thread can change, so the tables are built
-   without the GIL (not when they are inside str objects of a list). NULL: the error set. */
-static PyObject *spm_model(const char *const *keys, const size_t *lens, size_t n,
-                           const void *scores, const void *types, int llama, int fb,
-                           int nogil) {
-    Model *m = new_model(KIND_SPM);
-    if (!m) return NULL;
-    int rc;
-    PyThreadState *ts = nogil ? PyEval_SaveThread() : NULL;
-    rc = spm_load(&m->pm, n, keys, lens, (const float *)scores, (const uint8_t *)types, llama, fb);
-    if (ts) PyEval_RestoreThread(ts);
-    if (rc < 0) {
-        pipe_error(&m->pm, rc);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return (PyObject *)m;
-}
-
-static PyObject *Model_from_spm(PyObject *cls, PyObject *args) {
-    PyObject *pieces;
-    Py_buffer scores, types;
-    int llama, byte_fallback;
-    (void)cls;
-    if (!PyArg_ParseTuple(args, "O!y*y*pp", &PyList_Type, &pieces, &scores, &types, &llama,
-                          &byte_fallback))
-        return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(pieces);
-    PyObject *r = NULL;
-    const char **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(char *));
-    size_t *lens = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(size_t));
-    if (!keys || !lens) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (scores.len != n * (Py_ssize_t)sizeof(float) || types.len != n) {
-        PyErr_SetString(PyExc_ValueError, "from_spm: one score (float32) and one type a piece");
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *p = PyList_GET_ITEM(pieces, i);
-        Py_ssize_t len;
-        if (PyBytes_Check(p)) {
-            keys[i] = PyBytes_AS_STRING(p);
-            len = PyBytes_GET_SIZE(p);
-        } else if (PyUnicode_Check(p)) {
-            keys[i] = PyUnicode_AsUTF8AndSize(p, &len);
-            if (!keys[i]) goto done;
-        } else {
-            PyErr_Format(PyExc_TypeError, "from_spm: piece %zd is not str or bytes", i);
-            goto done;
-        }
-        lens[i] = (size_t)len;
-    }
-    r = spm_model(keys, lens, (size_t)n, scores.buf, types.buf, llama, byte_fallback, 0);
-done:
-    PyMem_Free(keys);
-    PyMem_Free(lens);
-    PyBuffer_Release(&scores);
-    PyBuffer_Release(&types);
-    return r;
-}
-
-/* ---- a SentencePiece .model read in place (imported/pipe_load_spm.c) ------------------ */
-
-/* spm_proto(data) -> (starts, lens, scores, types, (trainer, normalizer, denormalizer))
-   | None: native uint32 starts and lengths of the pieces' texts in data, float32 scores,
-   a type byte each; each spec message's (start, end) or None. None: refused (the Python
-   reader says why). */
-static PyObject *Model_spm_proto(PyObject *cls, PyObject *args) {
-    Py_buffer b;
-    (void)cls;
-    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
-    SpmProto p;
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = spm_proto_read(b.buf, (size_t)b.len, &p);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&b);
-    if (rc < 0) return PyErr_NoMemory();
-    if (rc > 0) Py_RETURN_NONE;
-    PyObject *specs = PyTuple_New(3);
-    for (int k = 0; specs && k < 3; k++) {
-        PyObject *v = p.spec[k][0] < 0 ? Py_NewRef(Py_None)
-                                       : Py_BuildValue("(LL)", (long long)p.spec[k][0],
-                                                       (long long)p.spec[k][1]);
-        if (!v) Py_CLEAR(specs);
-        else PyTuple_SET_ITEM(specs, k, v);
-    }
-    PyObject *r = specs ? Py_BuildValue("(y#y#y#y#N)", (const char *)p.start,
-                                        (Py_ssize_t)(p.n * 4), (const char *)p.len,
-                                        (Py_ssize_t)(p.n * 4), (const char *)p.score,
-                                        (Py_ssize_t)(p.n * 4), (const char *)p.type,
-                                        (Py_ssize_t)p.n, specs)
-                        : NULL;
-    spm_proto_free(&p);
-    return r;
-}
-
-/* The buffers of spm_proto's arrays as an SpmProto (pointers into them, n pieces): 0, or
-   -1 with ValueError when they do not fit data. */
-static int proto_view(Py_buffer *data, Py_buffer *starts, Py_buffer *lens, Py_buffer *types,
-                      SpmProto *p) {
-    memset(p, 0, sizeof *p);
-    size_t n = (size_t)types->len;
-    if ((size_t)starts->len != 4 * n || (size_t)lens->len != 4 * n) {
-        PyErr_SetString(PyExc_ValueError, "spm_proto: starts and lens: one uint32 a piece");
-        return -1;
-    }
-    const uint32_t *st = starts->buf, *ln = lens->buf;
-    for (size_t i = 0; i < n; i++)
-        if (st[i] > (size_t)data->len || ln[i] > (size_t)data->len - st[i]) {
-            PyErr_Format(PyExc_ValueError, "spm_proto: piece %zu lies outside the data", i);
-            return -1;
-        }
-    p->n = n;
-    p->start = (uint32_t *)starts->buf;
-    p->len = (uint32_t *)lens->buf;
-    p->type = (uint8_t *)types->buf;
-    return 0;
-}
-
-/* spm_proto_ok(data, starts, lens, types, byte_fallback) -> bool: nothing sentencepiece
-   refuses on load (False: the Python reader says what) */
-static PyObject *Model_spm_proto_ok(PyObject *cls, PyObject *args) {
-    Py_buffer d, st, ln, ty;
-    int fb;
-    (void)cls;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*p", &d, &st, &ln, &ty, &fb)) return NULL;
-    SpmProto p;
-    PyObject *r = NULL;
-    if (proto_view(&d, &st, &ln, &ty, &p) == 0) {
-        int rc = spm_proto_check(d.buf, &p, fb);
-        r = rc < 0 ? PyErr_NoMemory() : PyBool_FromLong(rc == 0);
-    }
-    PyBuffer_Release(&d);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&ln);
-    PyBuffer_Release(&ty);
-    return r;
-}
-
-/* spm_proto_texts(data, starts, lens) -> list[str] (bytes not UTF-8: surrogateescape) */
-static PyObject *Model_spm_proto_texts(PyObject *cls, PyObject *args) {
-    Py_buffer d, st, ln;
-    (void)cls;
-    if (!PyArg_ParseTuple(args, "y*y*y*", &d, &st, &ln)) return NULL;
-    PyObject *list = NULL;
-    size_t n = (size_t)st.len / 4;
-    const uint32_t *s = st.buf, *l = ln.buf;
-    if ((size_t)ln.len != 4 * n) {
-        PyErr_SetString(PyExc_ValueError, "spm_proto_texts: one start and one length a piece");
-        goto done;
-    }
-    list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *t = NULL;
-        if (s[i] <= (size_t)d.len && l[i] <= (size_t)d.len - s[i])
-            t = PyUnicode_DecodeUTF8((const char *)d.buf + s[i], (Py_ssize_t)l[i],
-                                     "surrogateescape");
-        else
-            PyErr_Format(PyExc_ValueError, "spm_proto_texts: piece %zu lies outside the data",
-                         i);
-        if (!t) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-    }
-done:
-    PyBuffer_Release(&d);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&ln);
-    return list;
-}
-
-/* from_spm_proto(data, starts, lens, scores, types, llama, byte_fallback) -> Model: as
-   from_spm, the pieces' texts read where spm_proto found them */
-static PyObject *Model_from_spm_proto(PyObject *cls, PyObject *args) {
-    Py_buffer d, st, ln, sc, ty;
-    int llama, fb;
-    (void)cls;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*pp", &d, &st, &ln, &sc, &ty, &llama, &fb))
-        return NULL;
-    PyObject *r = NULL;
-    const char **keys = NULL;
-    size_t *lens = NULL;
-    SpmProto p;
-    if (proto_view(&d, &st, &ln, &ty, &p) < 0) goto done;
-    if ((size_t)sc.len != 4 * p.n) {
-        PyErr_SetString(PyExc_ValueError, "from_spm_proto: one score (float32) a piece");
-        goto done;
-    }
-    keys = PyMem_Malloc((p.n ? p.n : 1) * sizeof(char *));
-    lens = PyMem_Malloc((p.n ? p.n : 1) * sizeof(size_t));
-    if (!keys || !lens) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (size_t i = 0; i < p.n; i++) {
-        keys[i] = (const char *)d.buf + p.start[i];
-        lens[i] = p.len[i];
-    }
-    r = spm_model(keys, lens, p.n, sc.buf, ty.buf, llama, fb, 1);
-done:
-    PyMem_Free(keys);
-    PyMem_Free(lens);
-    PyBuffer_Release(&d);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&ln);
-    PyBuffer_Release(&sc);
-    PyBuffer_Release(&ty);
-    return r;
-}
-
-static int need_spm(Model *self) {
-    if (self->pm.kind != KIND_SPM) {
-        PyErr_SetString(PyExc_TypeError, "not a SentencePiece (spm) model");
-        return -1;
-    }
-    return 0;
-}
-
-static PyObject *Model_spm_normalizer(Model *self, PyObject *args) {
-    PyObject *cm;
-    int adp, rew, esc, suf;
-    if (!PyArg_ParseTuple(args, "Opppp", &cm, &adp, &rew, &esc, &suf)) return NULL;
-    if (need_spm(self) < 0) return NULL;
-    if (cm != Py_None && !PyBytes_Check(cm)) {
-        PyErr_SetString(PyExc_TypeError, "spm_normalizer: charsmap must be bytes or None");
-        return NULL;
-    }
-    const unsigned char *p = cm == Py_None ? NULL : (const unsigned char *)PyBytes_AS_STRING(cm);
-    size_t n = cm == Py_None ? 0 : (size_t)PyBytes_GET_SIZE(cm);
-    int rc = spm_set_normalizer(&self->pm, p, n, adp, rew, esc, suf);
-    if (rc < 0) return pipe_error(&self->pm, rc);
-    Py_RETURN_NONE;
-}
-
-
-static PyObject *spm_encode_py(Model *self, PyObject *args, int offsets) {
-    PyObject *text;
-    int prefix = 1;
-    if (!PyArg_ParseTuple(args, "U|p", &text, &prefix)) return NULL;
-    if (need_spm(self) < 0) return NULL;
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (!s) return NULL;
-    SpmOut o = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = spm_encode(&self->pm, (const unsigned char *)s, (size_t)n, prefix, offsets, &o);
-    if (!rc && offsets) {
-        bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, o.st, o.n);
-        bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, o.en, o.n);
-    }
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
-        spm_out_free(&o);
-        return PyErr_NoMemory();
-    }
-    PyObject *r;
-    if (!offsets) {
-        r = bpe_py_ints_shared(o.ids, o.n);
-    } else {
-        PyObject *a = bpe_py_ints_shared(o.ids, o.n), *b = bpe_py_ints64(o.st, o.n, 1),
-                 *c = bpe_py_ints64(o.en, o.n, 1);
-        r = (a && b && c) ? Py_BuildValue("(NNN)", a, b, c) : NULL;
-        if (!r) {
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            Py_XDECREF(c);
-        }
-    }
-    spm_out_free(&o);
-    return r;
-}
-
-/* encode_cut(text) -> list of ids, or None when the model cannot be cut (see pipeline.h) */
-static PyObject *Model_encode_cut(Model *self, PyObject *args) {
-    PyObject *text;
-    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
-    int rc = pipe_build_cuts(&self->pm);
-    if (rc < 0) return PyErr_NoMemory();
-    if (rc == 0) Py_RETURN_NONE;
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (!s) return NULL;
-    SpmOut o = {0};
-    Py_BEGIN_ALLOW_THREADS
-    rc = pipe_encode_cut(&self->pm, (const unsigned char *)s, (size_t)n, &o);
-    Py_END_ALLOW_THREADS
-    PyObject *r = rc == PIPE_INVALID ? tokenize_error(PIPE_WORD_TOO_LONG) :
-                  rc < 0 ? PyErr_NoMemory() : bpe_py_ints_shared(o.ids, o.n);
-    spm_out_free(&o);
-    return r;
-}
-
-static PyObject *Model_spm_encode(Model *self, PyObject *args) {
-    return spm_encode_py(self, args, 0);
-}
-
-static PyObject *Model_spm_encode_offsets(Model *self, PyObject *args) {
-    return spm_encode_py(self, args, 1);
-}
-
-static PyObject *Model_spm_normalize(Model *self, PyObject *args) {
-    PyObject *text;
-    int prefix = 1;
-    if (!PyArg_ParseTuple(args, "U|p", &text, &prefix)) return NULL;
-    if (need_spm(self) < 0) return NULL;
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (!s) return NULL;
-    char *norm;
-    size_t nl;
-    int64_t *n2o;
-    if (spm_normalize_text(&self->pm, (const unsigned char *)s, (size_t)n, prefix, &norm, &nl,
-                           &n2o) < 0)
-        return PyErr_NoMemory();
-    /* one source a normalized character (its first byte's), and the end */
-    size_t nc = 0;
-    for (size_t i = 0; i < nl; i++)
-        if (((unsigned char)norm[i] & 0xC0) != 0x80) n2o[nc++] = n2o[i];
-    n2o[nc++] = n2o[nl];
-    bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, n2o, nc);
-    PyObject *str = PyUnicode_DecodeUTF8(norm, (Py_ssize_t)nl, "replace");
-    PyObject *src = str ? bpe_py_ints64(n2o, nc, 1) : NULL;
-    free(norm);
-    free(n2o);
-    if (!src) {
-        Py_XDECREF(str);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", str, src);
-}
-
-static PyObject *Model_spm_segments(Model *self, PyObject *args) {
-    PyObject *text;
-    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
-    if (need_spm(self) < 0) return NULL;
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (!s) return NULL;
-    size_t *ends, ne;
-    if (spm_segments(&self->pm, (const unsigned char *)s, (size_t)n, &ends, &ne) < 0)
-        return PyErr_NoMemory();
-    int64_t *e64 = malloc((ne ? ne : 1) * sizeof(int64_t));
-    if (!e64) {
-        free(ends);
-        return PyErr_NoMemory();
-    }
-    for (size_t i = 0; i < ne; i++) e64[i] = (int64_t)ends[i];
-    free(ends);
-    bpe_utf8_char_offsets((const unsigned char *)s, (size_t)n, e64, ne);
-    PyObject *r = bpe_py_ints64(e64, ne, 1);
-    free(e64);
-    return r;
-}
-
-/* ---- tokenizers' Precompiled normalizer ---------------------------------------------- */
-
-static uint8_t *grapheme_classes; /* 0x110000 bytes, set once by set_grapheme_classes */
-
-typedef struct {
-    PyObject_HEAD
-    Charsmap cm;
-} CharsmapObject;
-
-static PyTypeObject CharsmapType;
-
-static PyObject *Charsmap_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    Py_buffer blob;
-    (void)kw;
-    if (!PyArg_ParseTuple(args, "y*", &blob)) return NULL;
-    CharsmapObject *c = (CharsmapObject *)type->tp_alloc(type, 0);
-    if (!c) {
-        PyBuffer_Release(&blob);
-        return NULL;
-    }
-    char why[96];
-    int rc = charsmap_load(&c->cm, blob.buf, (size_t)blob.len, 1, why, sizeof why);
-    PyBuffer_Release(&blob);
-    if (rc < 0) {
-        if (rc == PIPE_INVALID)
-            PyErr_SetString(PyExc_ValueError, why);
-        else
-            PyErr_NoMemory();
-        Py_DECREF(c);
-        return NULL;
-    }
-    return (PyObject *)c;
-}
-
-static void Charsmap_dealloc(CharsmapObject *c) {
-    charsmap_free(&c->cm);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *Charsmap_normalize_hf(CharsmapObject *self, PyObject *args) {
-    PyObject *text;
-    int want = 0;
-    if (!PyArg_ParseTuple(args, "U|p", &text, &want)) return NULL;
-    if (!grapheme_classes) {
-        PyErr_SetString(PyExc_RuntimeError, "set_grapheme_classes() was not called");
-        return NULL;
-    }
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (!s) return NULL;
-    CmBuf out = {0};
-    int32_t *ch = NULL;
-    size_t nch = 0;
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = charsmap_hf(&self->cm, grapheme_classes, (const unsigned char *)s, (size_t)n, &out,
-                     want ? &ch : NULL, &nch);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
-        free(out.p);
-        free(ch);
-        return PyErr_NoMemory();
-    }
-    PyObject *str = PyUnicode_DecodeUTF8(out.p ? out.p : "", (Py_ssize_t)out.n, "replace");
-    free(out.p);
-    if (!want || !str) {
-        free(ch);
-        return str;
-    }
-    PyObject *list = bpe_py_ints_shared(ch, nch);
-    free(ch);
-    if (!list) {
-        Py_DECREF(str);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", str, list);
-}
-
-static PyObject *py_set_grapheme_classes(PyObject *mod, PyObject *args) {
-    Py_buffer t;
-    (void)mod;
-    if (!PyArg_ParseTuple(args, "y*", &t)) return NULL;
-    if (t.len != 0x110000) {
-        PyBuffer_Release(&t);
-        PyErr_SetString(PyExc_ValueError, "set_grapheme_classes: one byte per code point");
-        return NULL;
-    }
-    uint8_t *copy = malloc(0x110000);
-    if (!copy) {
-        PyBuffer_Release(&t);
-        return PyErr_NoMemory();
-    }
-    memcpy(copy, t.buf, 0x110000);
-    PyBuffer_Release(&t);
-    uint8_t *old = grapheme_classes;
-    grapheme_classes = copy;
-    free(old);
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_has_grapheme_classes(PyObject *mod, PyObject *noargs) {
-    (void)mod;
-    (void)noargs;
-    return PyBool_FromLong(grapheme_classes != NULL);
-}
-
-static PyMethodDef Charsmap_methods[] = {
-    {"normalize_hf", (PyCFunction)Charsmap_normalize_hf, METH_VARARGS,
-     "normalize_hf(text, changes=False) -> str, or (str, alignment changes)"},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyTypeObject CharsmapType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name =
-        "bpe_gui.engine.tokenizers.imported._pipeline.Charsmap",
-    .tp_basicsize = sizeof(CharsmapObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A SentencePiece precompiled charsmap, checked (see the module docstring).",
-    .tp_dealloc = (destructor)Charsmap_dealloc,
-    .tp_methods = Charsmap_methods,
-    .tp_new = Charsmap_new,
-};
 
 /* ---- the type and the module ----------------------------------------------------------- */
 
@@ -1434,7 +913,7 @@ static PyGetSetDef Model_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyTypeObject ModelType = {
+PyTypeObject ModelType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.tokenizers.imported._pipeline.Model",
     .tp_basicsize = sizeof(Model),
     .tp_flags = Py_TPFLAGS_DEFAULT,

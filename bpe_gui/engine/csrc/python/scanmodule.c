@@ -182,7 +182,6 @@ static int emit_end(void *ctx, PyObject *text, const utf8_t *u, span_t s) {
     return 0;
 }
 
-static PyObject *array_q; /* array.array */
 
 static PyObject *py_words(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
@@ -206,11 +205,8 @@ static PyObject *py_word_ends(PyObject *Py_UNUSED(self), PyObject *args) {
         PyMem_Free(v.buf);
         return NULL;
     }
-    PyObject *raw = PyBytes_FromStringAndSize((const char *)v.buf, (Py_ssize_t)(v.n * 8));
+    PyObject *arr = bpe_py_array("q", v.buf, v.n * sizeof(long long));
     PyMem_Free(v.buf);
-    if (!raw) return NULL;
-    PyObject *arr = PyObject_CallFunction(array_q, "sO", "q", raw);
-    Py_DECREF(raw);
     return arr;
 }
 
@@ -411,36 +407,6 @@ static int bitmap_args(PyObject *text, Py_buffer *bits, const char *who, Py_UCS4
     return 0;
 }
 
-/* 8 bytes of a str's data at p: ASCII when none of the bits of `high` is set */
-static inline uint64_t load_chars(const void *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-#define HIGH1 0x8080808080808080ull /* per character kind: the bits above 0x7F */
-#define HIGH2 0xFF80FF80FF80FF80ull
-#define HIGH4 0xFFFFFF80FFFFFF80ull
-
-/* all_in's loop over characters of type T (HIGH: its bits above 0x7F): when every ASCII
- * character is in the set, 8 bytes at a time, those all ASCII skipped without a look-up
- * (Qwen2's NFC asks all_in of every long text that is not ASCII: English with a few curly
- * quotes took 12 instructions a character, a tenth of its encode; a test per character
- * whether it is ASCII cost Russian, whose ASCII characters stand alone, 3x) */
-#define IN_SET(c) ((c) < top && (b[(c) >> 3] >> ((c) & 7) & 1))
-#define ALL_IN_LOOP(T, HIGH)                                                              \
-    do {                                                                                  \
-        const T *q = data;                                                                \
-        const Py_ssize_t per = 8 / (Py_ssize_t)sizeof(T);                                 \
-        Py_ssize_t i = 0;                                                                 \
-        for (; ascii_in && ok && i + per <= n; i += per)                                  \
-            if (load_chars(q + i) & (HIGH))                                               \
-                for (Py_ssize_t k = 0; k < per; k++)                                      \
-                    ok &= IN_SET((Py_UCS4)q[i + k]);                                      \
-        for (; ok && i < n; i++)                                                          \
-            ok = IN_SET((Py_UCS4)q[i]);                                                   \
-    } while (0)
-
 /* all_in(text, bits): 1 when every character of text is a code point whose bit is set in
  * bits (8192 bytes or more: 8 code points a byte, little-endian within each byte; code
  * points past the bitmap are not in it). For the normal-form quick check
@@ -454,93 +420,20 @@ static PyObject *py_all_in(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_UCS4 top;
     if (bitmap_args(text, &bits, "all_in", &top) < 0)
         return NULL;
-    const unsigned char *b = bits.buf;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text), ok = 1;
-    const void *data = PyUnicode_DATA(text);
-    int ascii_in = 1; /* every ASCII character is in the set: runs of them are skipped */
-    for (int i = 0; i < 16; i++)
-        ascii_in &= b[i] == 0xFF;
-    if (kind == PyUnicode_1BYTE_KIND)
-        ALL_IN_LOOP(Py_UCS1, HIGH1);
-    else if (kind == PyUnicode_2BYTE_KIND)
-        ALL_IN_LOOP(Py_UCS2, HIGH2);
-    else
-        ALL_IN_LOOP(Py_UCS4, HIGH4);
+    int ok = nf_all_in(PyUnicode_KIND(text), PyUnicode_DATA(text),
+                       (size_t)PyUnicode_GET_LENGTH(text), bits.buf, top);
     PyBuffer_Release(&bits);
     return PyBool_FromLong(ok);
 }
 
-/* The stretches of text a normal form may change (see unsafe_spans below), as pairs of
- * character offsets in a growing C array. */
-typedef struct {
-    Py_ssize_t *v; /* start0, end0, start1, end1, ... */
-    size_t n, cap; /* offsets held (twice the stretches), room */
-} Stretches;
-
-static int stretch_add(Stretches *s, Py_ssize_t a, Py_ssize_t z) {
-    if (s->n + 2 > s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        Py_ssize_t *v = PyMem_Realloc(s->v, cap * sizeof(Py_ssize_t));
-        if (!v) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        s->v = v, s->cap = cap;
-    }
-    s->v[s->n++] = a;
-    s->v[s->n++] = z;
-    return 0;
-}
-
-/* The loop over characters of type T: a character in the bitmap is safe; a run of
- * others, from the safe one before to the safe one after, is a stretch (joined to the
- * one before when fewer than gap characters apart). With `known` (544 bytes: the blocks
- * of 256 code points above the BMP whose bits the bitmap holds), a character above the
- * BMP of a block not known sets its block's bit in `missing`. */
-#define STRETCH_LOOP(T)                                                                   \
-    do {                                                                                  \
-        const T *q = data;                                                                \
-        for (Py_ssize_t i = 0; i < n; i++) {                                              \
-            Py_UCS4 c = q[i];                                                             \
-            if (IN_SET(c)) {                                                              \
-                last_safe = i;                                                            \
-                continue;                                                                 \
-            }                                                                             \
-            Py_ssize_t s0 = last_safe, j = i;                                             \
-            for (;;) {                                                                    \
-                if (known && c > 0xFFFF && !(known[c >> 11] >> (c >> 8 & 7) & 1))         \
-                    missing[c >> 11] |= (unsigned char)(1u << (c >> 8 & 7));              \
-                if (++j == n)                                                             \
-                    break;                                                                \
-                c = q[j];                                                                 \
-                if (IN_SET(c))                                                            \
-                    break;                                                                \
-            }                                                                             \
-            if (zs >= 0 && s0 - ze < gap) {                                               \
-                ze = j; /* join */                                                        \
-            } else {                                                                      \
-                if (zs >= 0 && stretch_add(out, zs, ze) < 0)                              \
-                    return -1;                                                            \
-                zs = s0, ze = j;                                                          \
-            }                                                                             \
-            i = j - 1;                                                                    \
-            last_safe = j; /* (j < n: the safe character at j) */                         \
-        }                                                                                 \
-    } while (0)
-
+/* find_stretches over a str (nf_stretches), the error set */
 static int find_stretches(PyObject *text, const unsigned char *b, Py_UCS4 top, Py_ssize_t gap,
-                          const unsigned char *known, unsigned char *missing, Stretches *out) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), last_safe = 0, zs = -1, ze = -1;
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    if (kind == PyUnicode_1BYTE_KIND)
-        STRETCH_LOOP(Py_UCS1);
-    else if (kind == PyUnicode_2BYTE_KIND)
-        STRETCH_LOOP(Py_UCS2);
-    else
-        STRETCH_LOOP(Py_UCS4);
-    return zs >= 0 ? stretch_add(out, zs, ze) : 0;
+                          const unsigned char *known, unsigned char *missing, NfStretches *out) {
+    if (nf_stretches(PyUnicode_KIND(text), PyUnicode_DATA(text),
+                     (size_t)PyUnicode_GET_LENGTH(text), b, top, gap, known, missing, out) == 0)
+        return 0;
+    PyErr_NoMemory();
+    return -1;
 }
 
 /* unsafe_spans(text, bits, gap) -> [start0, end0, start1, end1, ...]: the stretches of
@@ -559,19 +452,11 @@ static PyObject *py_unsafe_spans(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_UCS4 top;
     if (bitmap_args(text, &bits, "unsafe_spans", &top) < 0)
         return NULL;
-    Stretches st = {NULL, 0, 0};
+    NfStretches st = {NULL, 0, 0};
     PyObject *out = NULL;
-    if (find_stretches(text, bits.buf, top, gap, NULL, NULL, &st) == 0 &&
-        (out = PyList_New((Py_ssize_t)st.n)) != NULL)
-        for (size_t k = 0; k < st.n; k++) {
-            PyObject *v = PyLong_FromSsize_t(st.v[k]);
-            if (!v) {
-                Py_CLEAR(out);
-                break;
-            }
-            PyList_SET_ITEM(out, (Py_ssize_t)k, v);
-        }
-    PyMem_Free(st.v);
+    if (find_stretches(text, bits.buf, top, gap, NULL, NULL, &st) == 0)
+        out = bpe_py_ints64(st.v, st.n, 1);
+    free(st.v);
     PyBuffer_Release(&bits);
     return out;
 }
@@ -600,7 +485,7 @@ static int class_of_part(int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
  * called on each stretch (Qwen2's NFC of 2 MB of random text: ~6,000 stretches, 9 ms).
  * The stretches' forms are made first (one buffer); then the str, of the narrowest kind
  * its characters need, the parts between them copied whole when the kind is the text's. */
-static PyObject *form_of(PyObject *text, const Py_ssize_t *sp, Py_ssize_t ns, const NfTables *t) {
+static PyObject *form_of(PyObject *text, const int64_t *sp, Py_ssize_t ns, const NfTables *t) {
     PyObject *res = NULL;
     uint32_t *outs = NULL, *in = NULL, *work = NULL;
     struct { Py_ssize_t s, e; size_t m; } *part = NULL; /* each stretch, its form's length */
@@ -618,7 +503,7 @@ static PyObject *form_of(PyObject *text, const Py_ssize_t *sp, Py_ssize_t ns, co
         goto nomem;
     Py_ssize_t last = 0;
     for (Py_ssize_t k = 0; k < ns; k += 2) {
-        Py_ssize_t s = sp[k], e = sp[k + 1];
+        int64_t s = sp[k], e = sp[k + 1]; /* (checked before any use as an index) */
         if (s < last || e < s || e > n) {
             PyErr_SetString(PyExc_ValueError, "normal_form: spans out of order or range");
             goto done;
@@ -709,7 +594,7 @@ static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     NfTables t;
     Py_ssize_t ns = PyList_GET_SIZE(spans);
-    Py_ssize_t *sp = PyMem_Malloc((size_t)(ns ? ns : 1) * sizeof(Py_ssize_t));
+    int64_t *sp = PyMem_Malloc((size_t)(ns ? ns : 1) * sizeof(int64_t));
     if (!sp) {
         PyErr_NoMemory();
         goto done;
@@ -723,7 +608,7 @@ static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
 #endif
     for (Py_ssize_t k = 0; k < ns; k++)
-        if ((sp[k] = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k))) == -1 && PyErr_Occurred())
+        if ((sp[k] = PyLong_AsLongLong(PyList_GET_ITEM(spans, k))) == -1 && PyErr_Occurred())
             goto done;
     res = form_of(text, sp, ns, &t);
 done:
@@ -746,7 +631,7 @@ static PyObject *py_normal_form_of(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "Uy*ny*y*:normal_form_of", &text, &bits, &gap, &blob, &known))
         return NULL;
     Py_UCS4 top;
-    Stretches st = {NULL, 0, 0};
+    NfStretches st = {NULL, 0, 0};
     unsigned char missing[0x110000 >> 11] = {0};
     NfTables t;
     if (bitmap_args(text, &bits, "normal_form_of", &top) < 0) {
@@ -777,7 +662,7 @@ static PyObject *py_normal_form_of(PyObject *Py_UNUSED(self), PyObject *args) {
     }
 done:
     Py_XDECREF(missing_obj);
-    PyMem_Free(st.v);
+    free(st.v);
     PyBuffer_Release(&bits), PyBuffer_Release(&blob), PyBuffer_Release(&known);
     return res;
 }
@@ -962,11 +847,6 @@ static struct PyModuleDef moduledef = {
 };
 
 PyMODINIT_FUNC PyInit__scan(void) {
-    PyObject *arr = PyImport_ImportModule("array");
-    if (!arr) return NULL;
-    array_q = PyObject_GetAttrString(arr, "array");
-    Py_DECREF(arr);
-    if (!array_q) return NULL;
     if (PyType_Ready(&FinderType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&moduledef);

@@ -7,6 +7,7 @@
  */
 #include "text/normal_form.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { S_BASE = 0xAC00, L_BASE = 0x1100, V_BASE = 0x1161, T_BASE = 0x11A7,
@@ -140,4 +141,106 @@ size_t nf_compose(const NfTables *t, const uint32_t *in, size_t n, uint32_t *out
         out[k++] = c;
     }
     return k;
+}
+
+/* ---- where a text may change */
+
+static inline uint64_t load_chars(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+#define HIGH1 0x8080808080808080ull /* per character kind: the bits above 0x7F */
+#define HIGH2 0xFF80FF80FF80FF80ull
+#define HIGH4 0xFFFFFF80FFFFFF80ull
+
+#define IN_SET(c) ((c) < top && (b[(c) >> 3] >> ((c) & 7) & 1))
+#define ALL_IN_LOOP(T, HIGH)                                                              \
+    do {                                                                                  \
+        const T *q = (const T *)data;                                                     \
+        const size_t per = 8 / sizeof(T);                                                 \
+        size_t i = 0;                                                                     \
+        for (; ascii_in && ok && i + per <= n; i += per)                                  \
+            if (load_chars(q + i) & (HIGH))                                               \
+                for (size_t k = 0; k < per; k++)                                          \
+                    ok &= IN_SET((uint32_t)q[i + k]);                                     \
+        for (; ok && i < n; i++)                                                          \
+            ok = IN_SET((uint32_t)q[i]);                                                  \
+    } while (0)
+
+int nf_all_in(int kind, const void *data, size_t n, const unsigned char *bits, uint32_t top)
+{
+    const unsigned char *b = bits;
+    int ok = 1, ascii_in = 1; /* every ASCII character is in the set: runs of them skipped */
+    for (int i = 0; i < 16; i++)
+        ascii_in &= b[i] == 0xFF;
+    if (kind == 1)
+        ALL_IN_LOOP(uint8_t, HIGH1);
+    else if (kind == 2)
+        ALL_IN_LOOP(uint16_t, HIGH2);
+    else
+        ALL_IN_LOOP(uint32_t, HIGH4);
+    return ok;
+}
+
+static int stretch_add(NfStretches *s, int64_t a, int64_t z)
+{
+    if (s->n + 2 > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        int64_t *v = (int64_t *)realloc(s->v, cap * sizeof(int64_t));
+        if (!v)
+            return -1;
+        s->v = v, s->cap = cap;
+    }
+    s->v[s->n++] = a;
+    s->v[s->n++] = z;
+    return 0;
+}
+
+#define STRETCH_LOOP(T)                                                                   \
+    do {                                                                                  \
+        const T *q = (const T *)data;                                                     \
+        for (ptrdiff_t i = 0; i < len; i++) {                                             \
+            uint32_t c = q[i];                                                            \
+            if (IN_SET(c)) {                                                              \
+                last_safe = i;                                                            \
+                continue;                                                                 \
+            }                                                                             \
+            ptrdiff_t s0 = last_safe, j = i;                                              \
+            for (;;) {                                                                    \
+                if (known && c > 0xFFFF && !(known[c >> 11] >> (c >> 8 & 7) & 1))         \
+                    missing[c >> 11] |= (unsigned char)(1u << (c >> 8 & 7));              \
+                if (++j == len)                                                           \
+                    break;                                                                \
+                c = q[j];                                                                 \
+                if (IN_SET(c))                                                            \
+                    break;                                                                \
+            }                                                                             \
+            if (zs >= 0 && s0 - ze < gap) {                                               \
+                ze = j; /* join */                                                        \
+            } else {                                                                      \
+                if (zs >= 0 && stretch_add(out, zs, ze) < 0)                              \
+                    return -1;                                                            \
+                zs = s0, ze = j;                                                          \
+            }                                                                             \
+            i = j - 1;                                                                    \
+            last_safe = j; /* (j < len: the safe character at j) */                       \
+        }                                                                                 \
+    } while (0)
+
+int nf_stretches(int kind, const void *data, size_t n, const unsigned char *bits, uint32_t top,
+                 ptrdiff_t gap, const unsigned char *known, unsigned char *missing,
+                 NfStretches *out)
+{
+    const unsigned char *b = bits;
+    ptrdiff_t len = (ptrdiff_t)n, last_safe = 0, zs = -1, ze = -1;
+    if (kind == 1)
+        STRETCH_LOOP(uint8_t);
+    else if (kind == 2)
+        STRETCH_LOOP(uint16_t);
+    else
+        STRETCH_LOOP(uint32_t);
+    return zs >= 0 ? stretch_add(out, zs, ze) : 0;
 }

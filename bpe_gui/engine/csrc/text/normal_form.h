@@ -47,4 +47,33 @@ int nf_tables(NfTables *t, const void *blob, size_t size);
 size_t nf_compose(const NfTables *t, const uint32_t *in, size_t n, uint32_t *out,
                   uint32_t *work, size_t room);
 
+/* ---- where a text may change: its characters against a bitmap of the "safe" ones (a
+ * character its own form and a boundary the form never crosses: text/normal_forms.py
+ * builds it). bits: a bit per code point below top, 8 a byte, little-endian within each
+ * byte; code points from top on are not in it. A text: n characters at data, `kind`
+ * bytes each (1, 2, 4), as Python's str keeps them. */
+
+/* 1 when every character is in the bitmap. When every ASCII character is, 8 bytes at a
+ * time, those all ASCII skipped without a look-up (Qwen2's NFC asks this of every long
+ * text that is not ASCII: English with a few curly quotes took 12 instructions a
+ * character, a tenth of its encode; a test per character whether it is ASCII cost
+ * Russian, whose ASCII characters stand alone, 3x). */
+int nf_all_in(int kind, const void *data, size_t n, const unsigned char *bits, uint32_t top);
+
+/* The stretches a normal form may change, as pairs of character offsets (start, end) */
+typedef struct {
+    int64_t *v;    /* start0, end0, start1, end1, ... (malloc'ed: free it) */
+    size_t n, cap; /* offsets held (twice the stretches), room */
+} NfStretches;
+
+/* Appends to out the stretches of the text: a character not in the bitmap, with the run
+ * of others around it, from the safe character before it to the safe one after
+ * (exclusive); stretches fewer than gap characters apart are joined. With `known` (544
+ * bytes: the blocks of 256 code points above the BMP whose bits the bitmap holds), a
+ * character above the BMP of a block not known sets its block's bit in `missing`.
+ * 0, or -1 out of memory. */
+int nf_stretches(int kind, const void *data, size_t n, const unsigned char *bits, uint32_t top,
+                 ptrdiff_t gap, const unsigned char *known, unsigned char *missing,
+                 NfStretches *out);
+
 #endif

@@ -61,6 +61,12 @@ BPE_FORCE_INLINE size_t bpe_fetch_add_rlx_size(size_t *p, size_t v)
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
+/* *p += v (v may be (uint32_t)-1 ...: modulo 2**32), acquire and release; the value before */
+BPE_FORCE_INLINE uint32_t bpe_fetch_add_acqrel_u32(uint32_t *p, uint32_t v)
+{
+    return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+
 BPE_FORCE_INLINE void bpe_or_rlx_u64(uint64_t *p, uint64_t v)
 {
     (void)__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
@@ -144,6 +150,11 @@ BPE_FORCE_INLINE size_t bpe_fetch_add_rlx_size(size_t *p, size_t v)
 #else
     return (size_t)_InterlockedExchangeAdd64((volatile __int64 *)p, (__int64)v);
 #endif
+}
+
+BPE_FORCE_INLINE uint32_t bpe_fetch_add_acqrel_u32(uint32_t *p, uint32_t v)
+{
+    return (uint32_t)_InterlockedExchangeAdd((volatile long *)p, (long)v);
 }
 
 BPE_FORCE_INLINE void bpe_or_rlx_u64(uint64_t *p, uint64_t v)

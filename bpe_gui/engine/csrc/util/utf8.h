@@ -166,6 +166,22 @@ static inline void bpe_utf8_char_offsets(const unsigned char *s, size_t n, int64
     }
 }
 
+/* A map from a normalized text's bytes to the bytes of the UTF-8 text s[0..n) it came
+ * from (src[i]: where norm[i]'s source starts; src[nl]: the end) made a map by
+ * characters, in place: src[c] the character of s where normalized character c comes
+ * from (its first byte's source), src[count]: the end's. Returns count + 1. */
+static inline size_t bpe_utf8_char_sources(const unsigned char *s, size_t n,
+                                           const unsigned char *norm, size_t nl, int64_t *src)
+{
+    size_t nc = 0;
+    for (size_t i = 0; i < nl; i++)
+        if ((norm[i] & 0xC0) != 0x80)
+            src[nc++] = src[i];
+    src[nc++] = src[nl];
+    bpe_utf8_char_offsets(s, n, src, nc);
+    return nc;
+}
+
 /* n characters at data (`kind` bytes each) as UTF-8 into out (room: bpe_utf8_room).
  * Returns the bytes written, or (size_t)-1 at a surrogate (UTF-8 cannot hold one). */
 static inline size_t bpe_utf8_from_ucs(int kind, const void *data, size_t n, unsigned char *out)

@@ -1,8 +1,8 @@
 /*
- * core_columns.h -- `_core.ColumnCore`, the Python type around a core with columns
+ * core_columns.c -- `_core.ColumnCore`, the Python type around a core with columns
  * (core/core.h, "Columns"; core/core_cols.c): parity training's one core, its words a
- * count per language. Included by coremodule.c after its helpers (intarr_get,
- * raise_step_error, pair_tuple), whose module registers the type.
+ * count per language. Its object and guards are Core's (python/core_python.h);
+ * coremodule.c registers the type.
  *
  *   ColumnCore(tables, n_train, with_sum=False, tie_rule=GREATEST_HF, undo=True)
  *       tables: a sequence of (blob, starts, counts) count tables (the words' bytes end
@@ -17,29 +17,22 @@
  *   touched(col, limit) -> (n, rows): the rows of col the last step changed
  *   word(w), symbol_count(t) (over the first n_train columns), token(t),
  *   pair_count(col, a, b), _check(); n_tokens, n_steps, n_words, n_columns, n_heaped
- * No method releases the GIL: nothing here needs the `busy` guard of Core.
+ * As Core's: construction, merge() and undo() run without the GIL, the `busy` guard
+ * keeping every other call on the same object out meanwhile.
  */
-#ifndef BPE_PY_CORE_COLUMNS_H
-#define BPE_PY_CORE_COLUMNS_H
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
 
-typedef struct {
-    PyObject_HEAD
-    BpeCore *core;
-} ColObject;
+#include "core/core.h"
+#include "python/convert.h"
+#include "python/core_python.h"
 
-static int col_usable(ColObject *self)
-{
-    if (self->core->broken) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Core state was lost after a failed memory allocation");
-        return -1;
-    }
-    return 0;
-}
+typedef CoreObject ColObject;
+
 
 static int col_heaped(ColObject *self, Py_ssize_t col)
 {
-    if (col_usable(self) < 0)
+    if (check_usable(self) < 0)
         return -1;
     if (col < 0 || col >= self->core->n_heaped) {
         PyErr_Format(PyExc_IndexError, "column %zd has no pair counts (the columns with "
@@ -194,21 +187,7 @@ static PyObject *col_ranked(ColObject *self, Py_ssize_t col, Py_ssize_t k, int s
     BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
     if (!pairs)
         return PyErr_NoMemory();
-    int64_t m = bpe_core_col_ranked(c, (int32_t)col, k, same, pairs);
-    if (m < 0) {
-        free(pairs);
-        return PyErr_NoMemory();
-    }
-    PyObject *list = PyList_New((Py_ssize_t)m);
-    for (int64_t i = 0; list && i < m; i++) {
-        PyObject *x = pair_tuple(&pairs[i]);
-        if (!x)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, x);
-    }
-    free(pairs);
-    return list;
+    return pair_list(pairs, bpe_core_col_ranked(c, (int32_t)col, k, same, pairs));
 }
 
 static PyObject *Col_top(ColObject *self, PyObject *args)
@@ -234,12 +213,17 @@ static PyObject *Col_tied(ColObject *self, PyObject *args)
 static PyObject *Col_merge(ColObject *self, PyObject *args)
 {
     int a, b, into = -1;
-    if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into) || col_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into) || check_usable(self) < 0)
         return NULL;
     int err;
     StepRec r;
-    int res = into < 0 ? bpe_core_merge(self->core, a, b, &err, &r)
-                       : bpe_core_merge_into(self->core, a, b, into, &err, &r);
+    int res;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    res = into < 0 ? bpe_core_merge(self->core, a, b, &err, &r)
+                   : bpe_core_merge_into(self->core, a, b, into, &err, &r);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
     if (res < 0)
         return raise_step_error(err);
     if (res == 0) {
@@ -253,11 +237,15 @@ static PyObject *Col_merge(ColObject *self, PyObject *args)
 
 static PyObject *Col_undo(ColObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (col_usable(self) < 0)
+    if (check_usable(self) < 0)
         return NULL;
-    int err;
+    int err, res;
     StepRec r;
-    int res = bpe_core_undo(self->core, &err, &r);
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    res = bpe_core_undo(self->core, &err, &r);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
     if (res < 0)
         return raise_step_error(err);
     if (res == 0) {
@@ -269,22 +257,15 @@ static PyObject *Col_undo(ColObject *self, PyObject *Py_UNUSED(ignored))
 
 static PyObject *Col_totals(ColObject *self, PyObject *Py_UNUSED(ignored))
 {
-    const BpeCore *c = self->core;
-    PyObject *t = PyTuple_New(c->n_cols);
-    for (int32_t k = 0; t && k < c->n_cols; k++) {
-        PyObject *x = PyLong_FromLongLong((long long)c->col_syms[k]);
-        if (!x)
-            Py_CLEAR(t);
-        else
-            PyTuple_SET_ITEM(t, k, x);
-    }
-    return t;
+    if (check_idle(self) < 0)
+        return NULL;
+    return bpe_py_ints64(self->core->col_syms, (size_t)self->core->n_cols, 0);
 }
 
 static PyObject *Col_rows(ColObject *self, PyObject *args)
 {
     Py_ssize_t col;
-    if (!PyArg_ParseTuple(args, "n:rows", &col))
+    if (!PyArg_ParseTuple(args, "n:rows", &col) || check_idle(self) < 0)
         return NULL;
     const BpeCore *c = self->core;
     if (col < 0 || col >= c->n_cols) {
@@ -309,64 +290,36 @@ static PyObject *Col_rows(ColObject *self, PyObject *args)
 static PyObject *Col_touched(ColObject *self, PyObject *args)
 {
     Py_ssize_t col, limit;
-    if (!PyArg_ParseTuple(args, "nn:touched", &col, &limit) || col_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "nn:touched", &col, &limit) || check_usable(self) < 0)
         return NULL;
     if (col < 0 || col >= self->core->n_cols) {
         PyErr_SetString(PyExc_IndexError, "column out of range");
         return NULL;
     }
-    int32_t *ids;
+    int32_t *ids = NULL;
     int64_t n_ids;
     int64_t nd = bpe_core_col_touched(self->core, (int32_t)col, limit, &ids, &n_ids);
-    if (nd < 0)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(ids, (size_t)n_ids, 1);
-    free(ids);
-    return list ? Py_BuildValue("(LN)", (long long)nd, list) : NULL;
+    return touched_result(nd, ids, n_ids);
 }
 
 static PyObject *Col_word(ColObject *self, PyObject *args)
 {
     Py_ssize_t w;
-    if (!PyArg_ParseTuple(args, "n:word", &w) || col_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "n:word", &w) || check_usable(self) < 0)
         return NULL;
-    const BpeCore *c = self->core;
-    if (w < 0 || w >= c->n_words) {
-        PyErr_SetString(PyExc_IndexError, "word index out of range");
-        return NULL;
-    }
-    int64_t room = c->starts[w + 1] - c->starts[w];
-    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
-    if (!sym)
-        return PyErr_NoMemory();
-    PyObject *list = bpe_py_ints(sym, (size_t)bpe_core_word(c, (int32_t)w, sym), 1);
-    free(sym);
-    return list;
+    return word_list(self->core, w);
 }
 
 static PyObject *Col_symbol_count(ColObject *self, PyObject *args)
 {
     long long t;
-    if (!PyArg_ParseTuple(args, "L:symbol_count", &t) || col_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "L:symbol_count", &t) || check_usable(self) < 0)
         return NULL;
     if (t < 0 || t >= self->core->n_tokens) {
         PyErr_SetString(PyExc_IndexError, "token id out of range");
         return NULL;
     }
     return PyLong_FromLongLong((long long)self->core->tsym[t]);
-}
-
-static PyObject *Col_token(ColObject *self, PyObject *args)
-{
-    long long t;
-    if (!PyArg_ParseTuple(args, "L:token", &t))
-        return NULL;
-    const BpeCore *c = self->core;
-    if (t < 0 || t >= c->n_tokens) {
-        PyErr_SetString(PyExc_IndexError, "token id out of range");
-        return NULL;
-    }
-    return PyBytes_FromStringAndSize(c->tok_buf + c->tok_off[t], c->tok_len[t]);
 }
 
 static PyObject *Col_pair_count(ColObject *self, PyObject *args)
@@ -381,25 +334,19 @@ static PyObject *Col_pair_count(ColObject *self, PyObject *args)
 
 static PyObject *Col_check(ColObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (col_usable(self) < 0)
+    if (check_usable(self) < 0)
         return NULL;
     for (int32_t h = 0; h < self->core->n_heaped; h++)   /* (the check reads the heaps) */
         if (col_sync(self->core, h) < 0)
             return PyErr_NoMemory();
-    int is_mem;
-    const char *err = bpe_core_check(self->core, &is_mem);
-    if (err && is_mem)
-        return PyErr_NoMemory();
-    if (err) {
-        PyErr_SetString(PyExc_AssertionError, err);
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    return check_result(self->core);
 }
 
 /* sizes of the internal structures, for benchmarks: Core._stats's, and the columns' */
 static PyObject *Col_stats(ColObject *self, PyObject *Py_UNUSED(ignored))
 {
+    if (check_idle(self) < 0)
+        return NULL;
     const BpeCore *c = self->core;
     BpeCoreStats s;
     bpe_core_stats(c, &s);
@@ -422,6 +369,8 @@ static PyObject *Col_stats(ColObject *self, PyObject *Py_UNUSED(ignored))
 
 static PyObject *Col_get(ColObject *self, void *closure)
 {
+    if (check_idle(self) < 0)
+        return NULL;
     const BpeCore *c = self->core;
     switch ((int)(intptr_t)closure) {
     case 0: return PyLong_FromLong(c->n_tokens);
@@ -452,13 +401,13 @@ static PyMethodDef Col_methods[] = {
     {"word", (PyCFunction)Col_word, METH_VARARGS, "word(w) -> list of symbol ids"},
     {"symbol_count", (PyCFunction)Col_symbol_count, METH_VARARGS,
      "symbol_count(t) -> occurrences of token t weighted by the first n_train columns"},
-    {"token", (PyCFunction)Col_token, METH_VARARGS, "token(t) -> bytes"},
+    {"token", (PyCFunction)Core_token, METH_VARARGS, "token(t) -> bytes"},
     {"pair_count", (PyCFunction)Col_pair_count, METH_VARARGS, "pair_count(col, a, b) -> int"},
     {"_check", (PyCFunction)Col_check, METH_NOARGS, "internal consistency check (tests)"},
     {"_stats", (PyCFunction)Col_stats, METH_NOARGS, "internal sizes (benchmarks)"},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject ColumnCoreType = {
+PyTypeObject ColumnCoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "bpe_gui.engine.train._core.ColumnCore",
     .tp_basicsize = sizeof(ColObject),
@@ -470,5 +419,3 @@ static PyTypeObject ColumnCoreType = {
     .tp_getset = Col_getset,
     .tp_new = Col_new,
 };
-
-#endif
