@@ -83,14 +83,9 @@ typedef struct MergeTable {
     size_t max_key;  /* the longest token, in bytes: longer spans are no token */
     int by_span;     /* 1: rank-based */
     int whole_words;
-    /* which short byte strings lie inside some token, of the tokens with a byte >= 0x80
-     * (mt_add_token, mt_add_inside): a quick "no token" before a key is hashed, and the
-     * cuts of token_boundaries.c; NULL: not known */
-    uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
-    uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
-    uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
     /* the boundaries strategy's own tables (token_boundaries.c makes, fills and frees
-     * them; route.c tells it of new merges); NULL: words are not cut */
+     * them; route.c tells it of new merges); NULL: words are not cut. They begin with an
+     * MtInside, which merge.c reads too (mt_inside) */
     struct MtCuts *cuts;
     /* keys of 2..8 bytes -> id (mt_add_short_key): one probe by their bytes as a number,
      * no hashing of a byte string; NULL: key_id answers them too */
@@ -169,9 +164,6 @@ int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key
  * token of their parts' bytes together. */
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank);
 /* (rank: the token's rank in a rank-based table, its id; -1 in a merge-based one) */
-/* merge.c's part of it: the 2..5-byte strings inside the token p[0..len) into sub2, sub3,
- * subh (made at the first: 0, or -1 when out of memory, then none) */
-int mt_add_inside(MergeTable *m, const unsigned char *p, size_t len);
 
 /* The rank of merging the tokens a and b, whose bytes together are ab[0..len), and the
  * token it makes (*new_id); -1: they do not merge. */
@@ -270,7 +262,22 @@ int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t 
  * kept scratch) and there is memory */
 void mt_want_memo(const MergeTable *m, MergeScratch *x);
 
-/* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
+/* Which short byte strings lie inside some token, of the tokens with a byte >= 0x80: the
+ * first member of the boundaries strategy's tables (struct MtCuts, token_boundaries.c,
+ * filled by mt_add_token), for its cuts and for merge.c's quick "no token" before a key
+ * is hashed. */
+typedef struct MtInside {
+    uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
+    uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
+    uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
+} MtInside;
+
+/* m's strings inside tokens; NULL: not known (no token was given) */
+static inline const MtInside *mt_inside(const MergeTable *m)
+{
+    return (const MtInside *)(const void *)m->cuts; /* (its first member) */
+}
+
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
 enum { MT_IN4 = 1, MT_TOK4 = 2, MT_IN5 = 3 };
 static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-endian */

@@ -86,6 +86,8 @@ void mt_pieces_free(struct MtPieces *p)
 /* ---- the strategy's own tables (merge.h: MergeTable.cuts) ---- */
 
 struct MtCuts {
+    MtInside in; /* (first: merge.h's mt_inside reads it) the 2..5-byte strings inside
+                    tokens: add_inside */
     /* whole characters of 3 bytes (see "whole characters"): which tokens start with the
      * last bytes of a character or end with its first ones (`part`), which two
      * characters stand side by side inside a token (`pairs`, hashed) */
@@ -406,7 +408,7 @@ BPE_FORCE_INLINE int edge_cut(const MergeTable *m,
                               size_t p)
 {
     size_t k2 = 2 * (size_t)(w[p - 1] | w[p] << 8);
-    uint64_t two = m->sub2[k2 >> 6] >> (k2 & 63);
+    uint64_t two = m->cuts->in.sub2[k2 >> 6] >> (k2 & 63);
     if (!(two & 1))
         return 1;
     const uint64_t *e = m->cuts->edge;
@@ -480,6 +482,9 @@ void mt_cuts_free(struct MtCuts *c)
     free(c->longmin);
     free(c->joins);
     free(c->edge);
+    free(c->in.sub2);
+    free(c->in.sub3);
+    free(c->in.subh);
     free(c);
 }
 
@@ -493,14 +498,38 @@ static struct MtCuts *cuts_new(int ranks)
     c->pairs = calloc(PAIR_WORDS, sizeof(uint64_t));
     c->joins = calloc(JOINS_N, sizeof(uint64_t)); /* (none: no character taken whole) */
     c->edge = calloc(EDGE_N / 64, sizeof(uint64_t)); /* (none: the 4 MB tables answer) */
+    c->in.sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
+    c->in.sub3 = bpe_calloc_huge((2u << 24) / 64, sizeof(uint64_t));
+    c->in.subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
     if (ranks && (c->longmin = malloc(CH_N * sizeof(int32_t))) != NULL)
         for (size_t i = 0; i < CH_N; i++)
             c->longmin[i] = INT32_MAX;
-    if (!c->part || !c->pairs || (ranks && !c->longmin)) {
+    if (!c->part || !c->pairs || (ranks && !c->longmin) || !c->in.sub2 || !c->in.sub3 ||
+        !c->in.subh) {
         mt_cuts_free(c);
         return NULL;
     }
     return c;
+}
+
+/* Every string of 2..5 bytes inside the token p[0..len) into c's MtInside; the token
+ * itself also as a token. */
+static void add_inside(MtInside *in, const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i + 2 <= len; i++)
+        set(in->sub2, 2 * bytes_le(p + i, 2));
+    for (size_t i = 0; i + 3 <= len; i++)
+        set(in->sub3, 2 * bytes_le(p + i, 3));
+    for (size_t i = 0; i + 4 <= len; i++)
+        set(in->subh, mt_subh_bit(MT_IN4, bytes_le(p + i, 4)));
+    if (len == 2)
+        set(in->sub2, 2 * bytes_le(p, 2) + 1);
+    if (len == 3)
+        set(in->sub3, 2 * bytes_le(p, 3) + 1);
+    if (len == 4)
+        set(in->subh, mt_subh_bit(MT_TOK4, bytes_le(p, 4)));
+    for (size_t i = 0; i + 5 <= len; i++)
+        set(in->subh, mt_subh_bit(MT_IN5, bytes_le(p + i, 5)));
 }
 
 /* The cut tables of m, made at its first token: the merges it holds already told. */
@@ -530,12 +559,8 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
      * table's filter of token bytes is kept, and no more tokens are given) */
     if (!m->cuts && !(m->cuts = cuts_of(m, rank >= 0)))
         return -1;
-    if (mt_add_inside(m, p, len) < 0) {
-        mt_cuts_free(m->cuts);
-        m->cuts = NULL;
-        return -1;
-    }
     struct MtCuts *c = m->cuts;
+    add_inside(&c->in, p, len);
     add_whole_chars(m, p, len, rank);
     if (c->joins && len >= 2 && len <= 4)
         add_joins(c->joins, p, len);
@@ -559,7 +584,7 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
      * in the first level cache: between the bytes of characters no token holds -- random
      * text of 4-byte characters -- most places are settled here) */
     size_t k2 = 2 * (size_t)(v >> 24 & 0xFFFF);
-    uint64_t two2 = m->sub2[k2 >> 6] >> (k2 & 63);
+    uint64_t two2 = m->cuts->in.sub2[k2 >> 6] >> (k2 & 63);
     if (!(two2 & 1))
         return 1;
     /* then the 3-byte tokens across (inside a character of 3 bytes, the character is
@@ -569,7 +594,7 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
         if (s < lo || s + 3 > hi)
             continue;
         size_t k = 2 * (size_t)(v >> (8 * s) & MASK(3));
-        uint64_t two = m->sub3[k >> 6] >> (k & 63); /* bit 0 inside, bit 1 a token */
+        uint64_t two = m->cuts->in.sub3[k >> 6] >> (k & 63); /* bit 0 inside, bit 1 a token */
         if (two & 2)
             return 0;
         in3 |= (two & 1) << s;
@@ -584,8 +609,8 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
         if (s < lo || s + 4 > hi)
             continue;
         uint64_t win = v >> (8 * s) & MASK(4);
-        if (has(m->subh, mt_subh_bit(MT_IN4, win))) {
-            if (has(m->subh, mt_subh_bit(MT_TOK4, win)))
+        if (has(m->cuts->in.subh, mt_subh_bit(MT_IN4, win))) {
+            if (has(m->cuts->in.subh, mt_subh_bit(MT_TOK4, win)))
                 return 0;
             inside = 1;
         }
@@ -595,7 +620,7 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
     for (size_t s = 0; s <= 3; s++) {
         if (s < lo || s + 5 > hi)
             continue;
-        if (has(m->subh, mt_subh_bit(MT_IN5, v >> (8 * s) & MASK(5))))
+        if (has(m->cuts->in.subh, mt_subh_bit(MT_IN5, v >> (8 * s) & MASK(5))))
             return 0; /* maybe: no cut */
     }
     return 1;
@@ -619,7 +644,7 @@ BPE_FORCE_INLINE int cut_inside(const MergeTable *m,
     uint64_t v = load8(w + *p - 4);
     if ((w[*p - 1] & 0xF0) == 0xE0) {
         size_t k = 2 * (size_t)(v >> 24 & MASK(3)) + 1; /* w[p-1..p+2) */
-        if (has(m->sub3, k)) {
+        if (has(m->cuts->in.sub3, k)) {
             ++*p; /* p and p + 1 are inside that token */
             return 0;
         }
