@@ -108,14 +108,10 @@ typedef struct MergeScratch {
     size_t cap;
     int32_t (*seen)[4]; /* (left id, right id, rank or -1, new id), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
-    /* the boundaries strategy's own (token_boundaries.c: short pieces' tokens, made, filled
-     * and freed there); NULL: none yet */
+    /* the boundaries strategy's own scratch (token_boundaries.c: short pieces' tokens, and
+     * how it merges a piece; made, filled and freed there); NULL: none yet */
     struct MtPieces *pieces;
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
-    size_t (*merge)(const struct MergeTable *m, struct MergeScratch *x, size_t n, int32_t limit,
-                    const unsigned char *w, int flags);
-                              /* how token_boundaries.c merges a piece's symbols (mt_merge):
-                                 set by route.c, so no strategy calls back there */
 } MergeScratch;
 
 /* ---- strategies: the ways a word can be merged (strategies.h); their entry points ---- */
@@ -291,7 +287,9 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
  * was needed). */
 #define MT_CUT_FROM 9 /* shorter words: only whole characters, and only without a limit */
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                              size_t len, int32_t limit);
+                              size_t len, int32_t limit, mt_merge_fn merge);
+/* (merge: how it merges a piece's symbols, route.c's mt_merge: so no strategy calls back
+ * into route.c) */
 
 
 /* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's blocks of pair

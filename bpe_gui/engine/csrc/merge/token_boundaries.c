@@ -69,11 +69,13 @@ struct MergePiece {
     uint8_t n, ends[PIECE_IDS];
 };
 
-/* a scratch's cache of pieces (merge.h: MergeScratch.pieces) */
+/* a scratch's own (merge.h: MergeScratch.pieces): its cache of pieces, and how it merges
+ * a piece */
 struct MtPieces {
-    struct MergePiece *slot; /* 2**bits of them */
+    struct MergePiece *slot; /* 2**bits of them; NULL: not made yet */
     uint32_t bits;
     uint32_t fills; /* pieces put in so far */
+    mt_merge_fn merge; /* mt_merge_at_boundaries' caller's (route.c's mt_merge) */
 };
 
 void mt_pieces_free(struct MtPieces *p)
@@ -739,7 +741,7 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
         y.st[i] = (int32_t)i;
         y.en[i] = (int32_t)i + 1;
     }
-    return keep_setup(x, &y, y.merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS));
+    return keep_setup(x, &y, x->pieces->merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS));
 }
 
 /* ---- the table of characters: each filled in when first seen ----
@@ -916,7 +918,7 @@ static size_t merge_chars(const MergeTable *m, MergeScratch *x, const int32_t *f
         y.en[n++] = (int32_t)(i + step);
         i += step;
     }
-    return keep_setup(x, &y, y.merge(m, &y, n, limit, w + a, MT_SPANS));
+    return keep_setup(x, &y, x->pieces->merge(m, &y, n, limit, w + a, MT_SPANS));
 }
 
 /* the piece's tokens: merged, by characters (first: see merge_chars) or from its bytes */
@@ -926,20 +928,17 @@ static size_t merge_any(const MergeTable *m, MergeScratch *x, const int32_t *fir
     return first ? merge_chars(m, x, first, w, a, k, limit) : merge_piece(m, x, w, a, k, limit);
 }
 
-/* the scratch's cache of pieces, made (the small one) when first asked for; NULL: no memory */
+/* the scratch's cache of pieces (its MtPieces made by mt_merge_at_boundaries), its table
+ * made (the small one) when first asked for; NULL: no memory */
 static inline struct MtPieces *pieces_of(MergeScratch *x)
 {
-    if (!x->pieces) {
-        struct MtPieces *p = calloc(1, sizeof *p);
-        if (p && !(p->slot = calloc((size_t)1 << PIECE_BITS_FIRST, sizeof(struct MergePiece)))) {
-            free(p);
-            p = NULL;
-        }
-        if (p)
-            p->bits = PIECE_BITS_FIRST;
-        x->pieces = p;
+    struct MtPieces *p = x->pieces;
+    if (!p->slot) {
+        if (!(p->slot = calloc((size_t)1 << PIECE_BITS_FIRST, sizeof(struct MergePiece))))
+            return NULL;
+        p->bits = PIECE_BITS_FIRST;
     }
-    return x->pieces;
+    return p;
 }
 
 /* the slot of the key k0, k1 in the cache of pieces */
@@ -1182,12 +1181,15 @@ static size_t short_word(const MergeTable *m, MergeScratch *x, const unsigned ch
 }
 
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                              size_t len, int32_t limit)
+                              size_t len, int32_t limit, mt_merge_fn merge)
 {
     /* (route.c's mt_boundaries_takes chose the word: which words this strategy takes is
      * decided there) */
     if (len < CUT_FROM)
-        return short_word(m, x, w, len);
+        return short_word(m, x, w, len); /* (whole characters: nothing merged) */
+    if (!x->pieces && !(x->pieces = calloc(1, sizeof *x->pieces)))
+        return (size_t)-1; /* (given back: merged whole) */
+    x->pieces->merge = merge;
     if (limit == NO_RANK && only_3byte(w + 1, len - 1)) {
         uint64_t *ch = chars_of(m);
         if (ch)
