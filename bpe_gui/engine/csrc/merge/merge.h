@@ -159,7 +159,8 @@ int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key
  * whole, as before). Rank-based tables, and merge-based ones whose merges each make the
  * token of their parts' bytes together. */
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank);
-/* (rank: the token's rank in a rank-based table, its id; -1 in a merge-based one) */
+/* (rank: the token's rank in a rank-based table, its id; -1 in a merge-based one; route.c:
+ * the strategies that need the tokens are told, mt_cuts_add_token) */
 
 /* The rank of merging the tokens a and b, whose bytes together are ab[0..len), and the
  * token it makes (*new_id); -1: they do not merge. */
@@ -183,6 +184,9 @@ void mt_table_free(MergeTable *m);
 /* token_boundaries.c's own tables: told of a merge added (a, b -> rank); freed; and a
  * scratch's own (MergeScratch.pieces), freed */
 void mt_cuts_merge_added(struct MtCuts *c, int32_t a, int32_t b, int32_t rank);
+/* token_boundaries.c's part of mt_add_token: m->cuts made at the first token that has a
+ * byte >= 0x80, and filled */
+int mt_cuts_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank);
 void mt_cuts_free(struct MtCuts *c);
 void mt_pieces_free(struct MtPieces *p);
 /* Room for n merges in all, so that adding them moves no entry (a loader that knows how

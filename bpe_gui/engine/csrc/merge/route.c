@@ -176,6 +176,11 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     return rc;
 }
 
+int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
+{
+    return mt_cuts_add_token(m, p, len, rank); /* (only the boundaries strategy needs them) */
+}
+
 void mt_free(MergeTable *m)
 {
     mt_cuts_free(m->cuts);

@@ -547,7 +547,7 @@ static struct MtCuts *cuts_of(const MergeTable *m, int ranks)
     return c;
 }
 
-int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
+int mt_cuts_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
 {
     /* Only tokens with a byte >= 0x80 (5% of cl100k's, 36% of o200k's: loading stays
      * quick): words are cut only when all their bytes but the first are >= 0x80, and
