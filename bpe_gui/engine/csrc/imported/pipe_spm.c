@@ -1060,24 +1060,21 @@ int pipe_build_cuts(PipeModel *m) {
     return 1;
 }
 
-typedef struct {
-    MergeScratch x;
-    int err;
-} CutMerge;
-
+/* (ctx: a MergeScratch) */
 static int cut_merge_segment(const PipeModel *m, void *ctx, const unsigned char *p, size_t len,
                              const int32_t **ids, size_t *n) {
-    CutMerge *g = ctx;
-    size_t k = pipe_tokenize(m, &g->x, (const char *)p, len, &g->err);
-    if (k == (size_t)-1) return g->err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
-    *ids = g->x.sym;
+    MergeScratch *x = ctx;
+    int err = 0;
+    size_t k = pipe_tokenize(m, x, (const char *)p, len, &err);
+    if (k == (size_t)-1) return err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
+    *ids = x->sym;
     *n = k;
     return 0;
 }
 
 int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out) {
-    CutMerge g = {{0}, 0};
-    g.x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
+    MergeScratch x = {0};
+    x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
     SegCache sc;
     int rc = seg_cache_init(&sc, n);
     if (rc < 0) goto done;
@@ -1109,7 +1106,7 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
             size_t sl = i - start;
             const int32_t *ids;
             size_t ni;
-            if ((rc = seg_ids(m, &sc, p, sl, cut_merge_segment, &g, &ids, &ni)) < 0) goto done;
+            if ((rc = seg_ids(m, &sc, p, sl, cut_merge_segment, &x, &ids, &ni)) < 0) goto done;
             for (size_t j = 0; j < ni; j++)
                 if ((rc = out_put(out, ids[j], 0, 0, 0)) < 0) goto done;
             start = i;
@@ -1120,7 +1117,7 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
         i += k;
     }
 done:
-    ms_free(&g.x);
+    ms_free(&x);
     seg_cache_free(&sc);
     return rc;
 }
