@@ -188,6 +188,29 @@ def cjk_heavy(seed: int, n: int = 6000) -> str:
     return "".join(out)
 
 
+def test_segments_that_never_come_back_skip_the_cache_and_the_ids_stay(train_spm, tmp_path):
+    """SentencePiece's segments go through the word caches' one admission policy
+    (merge/wordcache.h): on a model trained on random letters, random words cut into
+    segments of 8 bytes and more that do not come back, and their length classes go cold
+    (4096 lookups, fewer hits than 1 in 64: then only one segment in 32 is looked up);
+    then words that repeat come back to the cache. The ids are sentencepiece's
+    throughout: segments merged past the cache, sampled into it and found there."""
+    rng = random.Random(11)
+    letters = "abcdefghijklmnopqrst"
+
+    def words(n):
+        return " ".join("".join(rng.choice(letters) for _ in range(rng.randint(8, 40)))
+                        for _ in range(n))
+
+    model = train_spm([words(50) for _ in range(200)], tmp_path, "letters.model",
+                      model_type="bpe", vocab_size=420, character_coverage=1.0)
+    sp = spm.SentencePieceProcessor(model_file=str(model.path))
+    tok = load_tokenizer(model.path)
+    again = words(300)
+    text = " ".join([words(6000), again, again, words(6000), again, again, again])
+    assert tok.encode(text, allowed_special="all") == sp.encode(text)
+
+
 @pytest.mark.parametrize("kind", BPE_KINDS)
 def test_long_cjk_texts(models, kind):
     sp = spm.SentencePieceProcessor(model_file=str(models[kind]))

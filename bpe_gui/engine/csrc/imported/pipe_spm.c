@@ -36,10 +36,10 @@
 #include "imported/pipeline.h"
 #include "merge/wordcache.h"
 #include "util/grow.h"
+#include "util/hash.h"
 
 #define N_CP 0x110000
 #define SEG_CACHE_MAX (1u << 18)
-#define SEG_CACHE_LEN 256   /* longer segments are merged every time */
 
 typedef struct SpmData {
     int llama, byte_fallback, has_unused;
@@ -853,19 +853,6 @@ int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **
     return 0;
 }
 
-/* The segment cache is the encoder's table of words (merge/wordcache.h): made at the first
-   segment put in, emptied when SEG_CACHE_MAX segments are in. */
-static const int32_t *seg_find(WordCacheTable *c, const unsigned char *w, size_t len,
-                               size_t *n) {
-    return c->slots ? wc_find(c, w, len, n) : NULL;
-}
-
-static int seg_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids,
-                   size_t n) {
-    if (!c->slots && wc_init(c, SEG_CACHE_MAX) < 0) return PIPE_NOMEM;
-    return wc_put(c, w, len, ids, n) < 0 ? PIPE_NOMEM : 0;
-}
-
 /* Short segments (up to 4 bytes: one character, the usual segment of CJK text) by their
    bytes in a direct-mapped table of a few hundred KB: no hash of the bytes, and no trip
    into the segment cache's megabytes. Exact: a key is the segment's bytes and length. */
@@ -899,20 +886,92 @@ static inline void memo_put(MemoEntry *e, uint64_t key, const int32_t *ids, size
     memcpy(e->ids, ids, n * sizeof(int32_t));
 }
 
-static MemoEntry *memo_new(size_t text_len) {
-    return text_len >= MEMO_MIN_TEXT ? calloc((size_t)1 << MEMO_BITS, sizeof(MemoEntry)) : NULL;
+/* A segment's ids, made on a miss (0, or a PIPE_* error): *ids, *n; they stay valid until
+   the next call. */
+typedef int (*seg_merge_fn)(const PipeModel *m, void *ctx, const unsigned char *p, size_t len,
+                            const int32_t **ids, size_t *n);
+
+/* The segments of one text seen before: the memo of short ones, then the encoder's table
+   of words (merge/wordcache.h: made at the first segment put in, emptied when
+   SEG_CACHE_MAX segments are in), each word let in by the one admission policy. */
+typedef struct {
+    MemoEntry *memo;   /* NULL: none (a short text) */
+    WordCacheTable cache;
+    WcAdmit admit;
+} SegCache;
+
+static int seg_cache_init(SegCache *c, size_t text_len) {
+    memset(c, 0, sizeof(*c));
+    if (text_len >= MEMO_MIN_TEXT &&
+        !(c->memo = calloc((size_t)1 << MEMO_BITS, sizeof(MemoEntry))))
+        return PIPE_NOMEM;
+    return 0;
+}
+
+static void seg_cache_free(SegCache *c) {
+    free(c->memo);
+    wc_free(&c->cache);
+    wc_admit_free(&c->admit);
+}
+
+/* The ids of the segment p[0..len): from the memo, the cache, or merged (and put in). */
+BPE_FORCE_INLINE int seg_ids(const PipeModel *m, SegCache *c, const unsigned char *p, size_t len,
+                   seg_merge_fn merge, void *ctx, const int32_t **ids, size_t *n) {
+    MemoEntry *me = NULL;
+    uint64_t mk = 0;
+    if (c->memo && len && len <= 4) {
+        mk = memo_key(p, len);
+        me = memo_slot(c->memo, mk);
+        if (me->key == mk) {
+            *ids = me->ids;
+            *n = (size_t)me->n;
+            wc_admit_found(&c->admit, 1);
+            return 0;
+        }
+    }
+    int b = wc_admit_class(len), use = wc_admit_look(&c->admit, b), rc;
+    *ids = NULL;
+    if (use) {
+        *ids = c->cache.slots ? wc_find(&c->cache, p, len, n) : NULL;
+        wc_admit_seen(&c->admit, b, *ids != NULL);
+    }
+    if (!*ids) {
+        if ((rc = merge(m, ctx, p, len, ids, n)) < 0) return rc;
+        if (use && wc_admit_put(&c->admit, bpe_hash_bytes(p, len))) {
+            if (!c->cache.slots && wc_init(&c->cache, SEG_CACHE_MAX) < 0) return PIPE_NOMEM;
+            if (wc_put(&c->cache, p, len, *ids, *n) < 0) return PIPE_NOMEM;
+        }
+    }
+    if (me) memo_put(me, mk, *ids, *n);
+    return 0;
+}
+
+typedef struct {
+    Scratch x;
+    SpmOut seg;
+} SpmMerge;
+
+static int spm_merge_segment(const PipeModel *m, void *ctx, const unsigned char *p, size_t len,
+                             const int32_t **ids, size_t *n) {
+    SpmMerge *g = ctx;
+    int rc, pu = 0;
+    g->seg.n = 0;
+    if ((rc = merge_word(m, &g->x, p, len)) < 0 ||
+        (rc = symbols_out(m, &g->x, p, &g->seg, 0, 0, &pu)) < 0)
+        return rc;
+    *ids = g->seg.ids;
+    *n = g->seg.n;
+    return 0;
 }
 
 int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix, int offsets,
                SpmOut *out) {
     const SpmData *d = m->spm;
     Norm z = {{0}, NULL, 0, offsets};
-    Scratch x = {0};
-    WordCacheTable cache = {0};
-    SpmOut seg = {0};
-    MemoEntry *memo = offsets ? NULL : memo_new(n);
-    int rc = normalize(m, s, n, prefix, &z);
-    if (rc < 0) goto done;
+    SpmMerge g = {{0}, {0}};
+    SegCache sc;
+    int rc = seg_cache_init(&sc, offsets ? 0 : n);
+    if (rc < 0 || (rc = normalize(m, s, n, prefix, &z)) < 0) goto done;
     const unsigned char *w = (const unsigned char *)z.out.p;
     size_t len = z.out.n, start = 0;
     uint32_t prev = N_CP;
@@ -928,40 +987,19 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
         if (i == len || (i > start && !d->has_unused && can_cut(&d->cut, prev, cp))) {
             const unsigned char *p = w + start;
             size_t sl = i - start;
-            if (!offsets && sl <= SEG_CACHE_LEN) {
+            if (!offsets) {
                 const int32_t *ids;
                 size_t ni, from = 0;
-                MemoEntry *me = NULL;
-                uint64_t mk = 0;
-                if (memo && sl && sl <= 4) {
-                    mk = memo_key(p, sl);
-                    me = memo_slot(memo, mk);
-                }
-                if (me && me->key == mk) {
-                    ids = me->ids;
-                    ni = (size_t)me->n;
-                } else {
-                    ids = seg_find(&cache, p, sl, &ni);
-                    if (!ids) {
-                        seg.n = 0;
-                        int pu = 0;
-                        if ((rc = merge_word(m, &x, p, sl)) < 0 ||
-                            (rc = symbols_out(m, &x, p, &seg, 0, 0, &pu)) < 0 ||
-                            (rc = seg_put(&cache, p, sl, seg.ids, seg.n)) < 0)
-                            goto done;
-                        ids = seg.ids;
-                        ni = seg.n;
-                    }
-                    if (me) memo_put(me, mk, ids, ni);
-                }
+                if ((rc = seg_ids(m, &sc, p, sl, spm_merge_segment, &g, &ids, &ni)) < 0)
+                    goto done;
                 if (ni && prev_unk && !d->llama && !d->byte_fallback && ids[0] == m->unk_id)
                     from = 1;   /* consecutive <unk>s are one */
                 for (size_t j = from; j < ni; j++)
                     if ((rc = out_put(out, ids[j], 0, 0, 0)) < 0) goto done;
                 if (ni) prev_unk = ids[ni - 1] == m->unk_id;
             } else {
-                if ((rc = merge_word(m, &x, p, sl)) < 0 ||
-                    (rc = symbols_out(m, &x, p, out, offsets, (int64_t)start, &prev_unk)) < 0)
+                if ((rc = merge_word(m, &g.x, p, sl)) < 0 ||
+                    (rc = symbols_out(m, &g.x, p, out, offsets, (int64_t)start, &prev_unk)) < 0)
                     goto done;
             }
             start = i;
@@ -978,10 +1016,9 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
 done:
     free(z.out.p);
     free(z.n2o);
-    scratch_free(&x);
-    wc_free(&cache);
-    spm_out_free(&seg);
-    free(memo);
+    scratch_free(&g.x);
+    spm_out_free(&g.seg);
+    seg_cache_free(&sc);
     return rc;
 }
 
@@ -1023,45 +1060,24 @@ int pipe_build_cuts(PipeModel *m) {
     return 1;
 }
 
-/* Whether the segments of a length class come back: per class (1, 2-3, 4-7 ... bytes),
- * lookups and hits, both halved every 16384 lookups. A class that has had 4096 lookups
- * and fewer hits than 1 in 64 skips the cache (its hash, the lookup, the copy in) but
- * for one segment in 32, which is looked up and put in as before and keeps the count
- * going: in long words of random letters no segment of 8 bytes or more came back (2 MB:
- * 162,000 lookups, no hit). A first version skipped a class below 1 in 32 after 1024
- * lookups: random Unicode and decomposed accents lost 6-12%, as classes whose segments
- * come back only after a while went cold before their first copies were in. */
-typedef struct {
-    uint32_t looked[9], hit[9], skipped[9];
-} SegAdmit;
-
-static inline int seg_class(size_t len) {
-    int b = 0;
-    while (b < 8 && ((size_t)2 << b) <= len) b++;
-    return b;
-}
-
-/* 1: look the segment of class b up (and put it in when it is not there) */
-static inline int seg_try(SegAdmit *a, int b) {
-    if (a->looked[b] < 4096 || a->hit[b] * 64 >= a->looked[b]) return 1;
-    return (++a->skipped[b] & 31) == 0;
-}
-
-static inline void seg_seen(SegAdmit *a, int b, int hit) {
-    a->hit[b] += (uint32_t)hit;
-    if (++a->looked[b] >= 16384) {
-        a->looked[b] /= 2;
-        a->hit[b] /= 2;
-    }
+/* (ctx: a MergeScratch) */
+static int cut_merge_segment(const PipeModel *m, void *ctx, const unsigned char *p, size_t len,
+                             const int32_t **ids, size_t *n) {
+    MergeScratch *x = ctx;
+    int err = 0;
+    size_t k = pipe_tokenize(m, x, (const char *)p, len, &err);
+    if (k == (size_t)-1) return err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
+    *ids = x->sym;
+    *n = k;
+    return 0;
 }
 
 int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out) {
     MergeScratch x = {0};
     x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
-    WordCacheTable cache = {0};
-    SegAdmit admit = {{0}, {0}, {0}};
-    MemoEntry *memo = memo_new(n);
-    int rc = 0;
+    SegCache sc;
+    int rc = seg_cache_init(&sc, n);
+    if (rc < 0) goto done;
     size_t start = 0, pk = 0;
     uint32_t prev = N_CP;
     /* a character that is no token becomes <unk> only when it has no byte-fallback
@@ -1090,35 +1106,7 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
             size_t sl = i - start;
             const int32_t *ids;
             size_t ni;
-            MemoEntry *me = NULL;
-            uint64_t mk = 0;
-            if (memo && sl && sl <= 4) {
-                mk = memo_key(p, sl);
-                me = memo_slot(memo, mk);
-            }
-            if (me && me->key == mk) {
-                ids = me->ids;
-                ni = (size_t)me->n;
-            } else {
-                int b = seg_class(sl), use = sl <= SEG_CACHE_LEN && seg_try(&admit, b);
-                ids = NULL;
-                if (use) {
-                    ids = seg_find(&cache, p, sl, &ni);
-                    seg_seen(&admit, b, ids != NULL);
-                }
-                if (!ids) {
-                    int err = 0;
-                    ni = pipe_tokenize(m, &x, (const char *)p, sl, &err);
-                    if (ni == (size_t)-1) {
-                        rc = err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
-                        goto done;
-                    }
-                    ids = x.sym;
-                    if (use && (rc = seg_put(&cache, p, sl, x.sym, ni)) < 0)
-                        goto done;
-                }
-                if (me) memo_put(me, mk, ids, ni);
-            }
+            if ((rc = seg_ids(m, &sc, p, sl, cut_merge_segment, &x, &ids, &ni)) < 0) goto done;
             for (size_t j = 0; j < ni; j++)
                 if ((rc = out_put(out, ids[j], 0, 0, 0)) < 0) goto done;
             start = i;
@@ -1130,7 +1118,6 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
     }
 done:
     ms_free(&x);
-    wc_free(&cache);
-    free(memo);
+    seg_cache_free(&sc);
     return rc;
 }

@@ -381,6 +381,7 @@ void enc_scratch_free(EncScratch *sc)
 {
     ms_free(&sc->x);
     wc_free(&sc->longs);
+    wc_admit_free(&sc->admit);
     free(sc->ids);
     free(sc->buf);
     free(sc->marks);
@@ -449,39 +450,7 @@ static int mark_special(EncScratch *sc, size_t len)
 
 /* ---------------------------------------------------------------- encoding */
 
-/* Whether a word just merged (hash h) goes into the caches. A text whose words do not
- * come back (random letters, random Unicode, hashes) found the caches no help and paid
- * for every word it put there: the store, the cache lines it takes (perf, o200k on random
- * Unicode: set_put and its page faults ~6% of the encode) and a word pushed out for each.
- * So the hit rate is watched over windows of ADMIT_WINDOW merged words: after a window
- * where fewer than one word in ADMIT_RATE was found, a merged word goes in only when it
- * comes back (its fingerprint is in `door`, the words merged lately; this counts as
- * found, so the rate recovers when a text turns to words that repeat), and otherwise one
- * in ADMIT_SPARSE (words that come back after longer). English finds about two words
- * for each it merges, even in a fresh cache, and is not affected. Issue 29 round 9:
- * random Unicode 7-14% faster, long words 4%, the rest level (bench/ab_builds.py). */
-#define ADMIT_WINDOW 1024
-#define ADMIT_RATE 4
-#define ADMIT_SPARSE 8
-
-static inline int admit(EncScratch *sc, uint64_t h)
-{
-    if (++sc->win_misses >= ADMIT_WINDOW) {
-        sc->sparse = (size_t)sc->win_hits * (ADMIT_RATE - 1) < ADMIT_WINDOW;
-        sc->win_hits = sc->win_misses = 0;
-    }
-    if (LIKELY(!sc->sparse))
-        return 1;
-    uint32_t fp = (uint32_t)h | 1, *d = &sc->door[h >> (64 - ENC_DOOR_BITS)];
-    if (*d == fp) {
-        sc->win_hits++;
-        return 1;
-    }
-    *d = fp;
-    return ++sc->admit_tick % ADMIT_SPARSE == 0;
-}
-
-/* a hash of a word of more than ENC_KEY_MAX bytes, for `admit` */
+/* a hash of a word of more than ENC_KEY_MAX bytes, for wc_admit_put */
 static inline uint64_t long_hash(const unsigned char *w, size_t len)
 {
     return (load8(w) ^ load8(w + len / 2) * 0xC2B2AE3D27D4EB4Full ^
@@ -509,7 +478,7 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
     size_t k;
     int is_long = len > ENC_KEY_MAX;
     if (is_long && sc->longs.slots && (ids = wc_find(&sc->longs, w, len, &k)) != NULL) {
-        sc->win_hits++;
+        wc_admit_found(&sc->admit, 1);
         if (room(sc, k + ENC_IDS_MAX * words_left + 8) < 0)
             return -1;
         memcpy(sc->ids + sc->n, ids, k * sizeof(uint32_t));
@@ -522,7 +491,7 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
         return -1;
     memcpy(sc->ids + sc->n, sc->x.sym, k * sizeof(uint32_t));
     sc->n += k;
-    if (!admit(sc, is_long ? long_hash(w, len) : key_product(key)))
+    if (!wc_admit_put(&sc->admit, is_long ? long_hash(w, len) : key_product(key)))
         return 0;
     if (!is_long && k <= ENC_IDS_MAX) {
         if (st)
@@ -557,7 +526,7 @@ static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
                 got = cache_get(victim_of(c, key), key, len, sc->ids + sc->n);
             if (got) {
                 sc->n += got;
-                sc->win_hits++;
+                wc_admit_found(&sc->admit, 1);
                 return 0;
             }
         }
@@ -695,7 +664,7 @@ BPE_FORCE_INLINE int encode_piece_k(
         EncSet *st; /* NULL: the word goes to word_slow */
     } ring[ENC_AHEAD];
     size_t head = 0, pending = 0;
-    uint32_t hits = 0; /* found inline (for `admit`) */
+    uint32_t hits = 0; /* found inline (for wc_admit_found) */
     int masked = kind == FAST_CL100K_MASK || kind == FAST_QWEN2_MASK;
     MaskCursor mc = {0, s};
     const unsigned char *mask_last = end >= 66 ? s + end - 66 : NULL;
@@ -794,7 +763,7 @@ BPE_FORCE_INLINE int encode_piece_k(
             }
         }
         sc->n = (size_t)(out - sc->ids);
-        sc->win_hits += hits;
+        wc_admit_found(&sc->admit, hits);
         hits = 0;
         if (word_slow(m, cc, sc, pw, plen,
                                  readable > (size_t)(pw - s) ? readable - (size_t)(pw - s) : 0,
@@ -804,7 +773,7 @@ BPE_FORCE_INLINE int encode_piece_k(
         out_end = sc->ids + sc->cap - ENC_IDS_MAX;
     }
     sc->n = (size_t)(out - sc->ids);
-    sc->win_hits += hits;
+    wc_admit_found(&sc->admit, hits);
     return 0;
 }
 

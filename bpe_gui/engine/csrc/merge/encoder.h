@@ -55,8 +55,6 @@ void enc_specials_free(EncSpecials *sp);
 /* ---- the shared word cache ---- */
 #define ENC_KEY_MAX 32 /* bytes of a word in a slot */
 #define ENC_IDS_MAX 6  /* ids of a word in a slot */
-#define ENC_DOOR_BITS 11 /* a scratch remembers 2**11 words merged lately (admit) */
-#define ENC_DOOR (1 << ENC_DOOR_BITS)
 
 typedef struct EncSet EncSet;
 
@@ -94,13 +92,7 @@ typedef struct {
     int mark;
     uint32_t *marks;
     size_t n_marks, cap_marks;
-    /* which new words go into the caches (encoder.c, `admit`): the words found and the
-     * words merged since the window began; sparse: only words that came back (door: a
-     * fingerprint of each word merged lately) and one other in ADMIT_SPARSE go in */
-    size_t win_hits;
-    uint32_t win_misses, admit_tick;
-    int sparse;
-    uint32_t door[ENC_DOOR];
+    WcAdmit admit;           /* which merged words go into the caches (wordcache.h) */
 } EncScratch;
 
 void enc_scratch_free(EncScratch *sc);

@@ -172,29 +172,30 @@ void ms_free_arrays(MergeScratch *x)
  * answered (1). */
 static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_t len)
 {
-    if (!m->sub2 || (p[0] < 0x80 && p[len - 1] < 0x80))
+    const MtInside *in = mt_inside(m);
+    if (!in || (p[0] < 0x80 && p[len - 1] < 0x80))
         return 1;
     if (len == 2) {
         size_t k = 2 * (size_t)(p[0] | p[1] << 8) + 1;
-        return (int)(m->sub2[k >> 6] >> (k & 63) & 1);
+        return (int)(in->sub2[k >> 6] >> (k & 63) & 1);
     }
     if (len == 3) {
         size_t k = 2 * (size_t)(p[0] | p[1] << 8 | (uint32_t)p[2] << 16) + 1;
-        return (int)(m->sub3[k >> 6] >> (k & 63) & 1);
+        return (int)(in->sub3[k >> 6] >> (k & 63) & 1);
     }
     if (len == 4) {
         size_t k = mt_subh_bit(MT_TOK4, load4(p));
-        return (int)(m->subh[k >> 6] >> (k & 63) & 1);
+        return (int)(in->subh[k >> 6] >> (k & 63) & 1);
     }
     /* every 2 bytes of a token are inside a token: its first, middle and last two in the
      * 16 KB table first (random non-ASCII words are mostly settled there), then every
      * 5 bytes: its first and last 5 */
     size_t a = 2 * (size_t)(p[0] | p[1] << 8), b = 2 * (size_t)(p[len / 2 - 1] | p[len / 2] << 8),
            c = 2 * (size_t)(p[len - 2] | p[len - 1] << 8);
-    if (!(m->sub2[a >> 6] >> (a & 63) & m->sub2[b >> 6] >> (b & 63) & m->sub2[c >> 6] >> (c & 63) & 1))
+    if (!(in->sub2[a >> 6] >> (a & 63) & in->sub2[b >> 6] >> (b & 63) & in->sub2[c >> 6] >> (c & 63) & 1))
         return 0;
     size_t k = mt_subh_bit(MT_IN5, load5(p)), k2 = mt_subh_bit(MT_IN5, load5(p + len - 5));
-    return (int)(m->subh[k >> 6] >> (k & 63) & m->subh[k2 >> 6] >> (k2 & 63) & 1);
+    return (int)(in->subh[k >> 6] >> (k & 63) & in->subh[k2 >> 6] >> (k2 & 63) & 1);
 }
 
 /* ---- keys of 2..8 bytes: an open-addressing table keyed by the bytes as a number ---- */
@@ -778,56 +779,9 @@ void mt_table_free(MergeTable *m)
     free(m->byte_of);
     free(m->rank_new);
     free(m->tab);
-    free(m->sub2);
-    free(m->sub3);
-    free(m->subh);
     free(m->short_keys);
     free(m->short_filter);
     memset(m, 0, sizeof(*m));
-}
-
-static inline void set_bit(uint64_t *bits, size_t i)
-{
-    bits[i >> 6] |= 1ull << (i & 63);
-}
-
-/* n <= 8 bytes at p as a little-endian number, byte by byte (loading the tables) */
-static inline uint64_t bytes_le(const unsigned char *p, size_t n)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-int mt_add_inside(MergeTable *m, const unsigned char *p, size_t len)
-{
-    if (!m->sub2) {
-        m->sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
-        m->sub3 = bpe_calloc_huge((2u << 24) / 64, sizeof(uint64_t));
-        m->subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
-        if (!m->sub2 || !m->sub3 || !m->subh) {
-            free(m->sub2), free(m->sub3), free(m->subh);
-            m->sub2 = m->sub3 = m->subh = NULL;
-            return -1;
-        }
-    }
-    /* every string of 2..5 bytes inside the token; the token itself also as a token */
-    for (size_t i = 0; i + 2 <= len; i++)
-        set_bit(m->sub2, 2 * bytes_le(p + i, 2));
-    for (size_t i = 0; i + 3 <= len; i++)
-        set_bit(m->sub3, 2 * bytes_le(p + i, 3));
-    for (size_t i = 0; i + 4 <= len; i++)
-        set_bit(m->subh, mt_subh_bit(MT_IN4, bytes_le(p + i, 4)));
-    if (len == 2)
-        set_bit(m->sub2, 2 * bytes_le(p, 2) + 1);
-    if (len == 3)
-        set_bit(m->sub3, 2 * bytes_le(p, 3) + 1);
-    if (len == 4)
-        set_bit(m->subh, mt_subh_bit(MT_TOK4, bytes_le(p, 4)));
-    for (size_t i = 0; i + 5 <= len; i++)
-        set_bit(m->subh, mt_subh_bit(MT_IN5, bytes_le(p + i, 5)));
-    return 0;
 }
 
 static void set_bytepair(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id)

@@ -83,14 +83,9 @@ typedef struct MergeTable {
     size_t max_key;  /* the longest token, in bytes: longer spans are no token */
     int by_span;     /* 1: rank-based */
     int whole_words;
-    /* which short byte strings lie inside some token, of the tokens with a byte >= 0x80
-     * (mt_add_token, mt_add_inside): a quick "no token" before a key is hashed, and the
-     * cuts of token_boundaries.c; NULL: not known */
-    uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
-    uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
-    uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
     /* the boundaries strategy's own tables (token_boundaries.c makes, fills and frees
-     * them; route.c tells it of new merges); NULL: words are not cut */
+     * them; route.c tells it of new merges); NULL: words are not cut. They begin with an
+     * MtInside, which merge.c reads too (mt_inside) */
     struct MtCuts *cuts;
     /* keys of 2..8 bytes -> id (mt_add_short_key): one probe by their bytes as a number,
      * no hashing of a byte string; NULL: key_id answers them too */
@@ -113,14 +108,10 @@ typedef struct MergeScratch {
     size_t cap;
     int32_t (*seen)[4]; /* (left id, right id, rank or -1, new id), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
-    /* the boundaries strategy's own (token_boundaries.c: short pieces' tokens, made, filled
-     * and freed there); NULL: none yet */
+    /* the boundaries strategy's own scratch (token_boundaries.c: short pieces' tokens, and
+     * how it merges a piece; made, filled and freed there); NULL: none yet */
     struct MtPieces *pieces;
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
-    size_t (*merge)(const struct MergeTable *m, struct MergeScratch *x, size_t n, int32_t limit,
-                    const unsigned char *w, int flags);
-                              /* how token_boundaries.c merges a piece's symbols (mt_merge):
-                                 set by route.c, so no strategy calls back there */
 } MergeScratch;
 
 /* ---- strategies: the ways a word can be merged (strategies.h); their entry points ---- */
@@ -168,10 +159,8 @@ int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key
  * whole, as before). Rank-based tables, and merge-based ones whose merges each make the
  * token of their parts' bytes together. */
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank);
-/* (rank: the token's rank in a rank-based table, its id; -1 in a merge-based one) */
-/* merge.c's part of it: the 2..5-byte strings inside the token p[0..len) into sub2, sub3,
- * subh (made at the first: 0, or -1 when out of memory, then none) */
-int mt_add_inside(MergeTable *m, const unsigned char *p, size_t len);
+/* (rank: the token's rank in a rank-based table, its id; -1 in a merge-based one; route.c:
+ * the strategies that need the tokens are told, mt_cuts_add_token) */
 
 /* The rank of merging the tokens a and b, whose bytes together are ab[0..len), and the
  * token it makes (*new_id); -1: they do not merge. */
@@ -195,6 +184,9 @@ void mt_table_free(MergeTable *m);
 /* token_boundaries.c's own tables: told of a merge added (a, b -> rank); freed; and a
  * scratch's own (MergeScratch.pieces), freed */
 void mt_cuts_merge_added(struct MtCuts *c, int32_t a, int32_t b, int32_t rank);
+/* token_boundaries.c's part of mt_add_token: m->cuts made at the first token that has a
+ * byte >= 0x80, and filled */
+int mt_cuts_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank);
 void mt_cuts_free(struct MtCuts *c);
 void mt_pieces_free(struct MtPieces *p);
 /* Room for n merges in all, so that adding them moves no entry (a loader that knows how
@@ -270,7 +262,22 @@ int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t 
  * kept scratch) and there is memory */
 void mt_want_memo(const MergeTable *m, MergeScratch *x);
 
-/* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
+/* Which short byte strings lie inside some token, of the tokens with a byte >= 0x80: the
+ * first member of the boundaries strategy's tables (struct MtCuts, token_boundaries.c,
+ * filled by mt_add_token), for its cuts and for merge.c's quick "no token" before a key
+ * is hashed. */
+typedef struct MtInside {
+    uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
+    uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
+    uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
+} MtInside;
+
+/* m's strings inside tokens; NULL: not known (no token was given) */
+static inline const MtInside *mt_inside(const MergeTable *m)
+{
+    return (const MtInside *)(const void *)m->cuts; /* (its first member) */
+}
+
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
 enum { MT_IN4 = 1, MT_TOK4 = 2, MT_IN5 = 3 };
 static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-endian */
@@ -284,7 +291,9 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
  * was needed). */
 #define MT_CUT_FROM 9 /* shorter words: only whole characters, and only without a limit */
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                              size_t len, int32_t limit);
+                              size_t len, int32_t limit, mt_merge_fn merge);
+/* (merge: how it merges a piece's symbols, route.c's mt_merge: so no strategy calls back
+ * into route.c) */
 
 
 /* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's blocks of pair

@@ -5,9 +5,9 @@
  * gives the word back. The strategies live in merge.c (flat), small.c, reference.c and
  * token_boundaries.c;
  * none of them calls another, and none calls
- * back here: the pieces a word is cut into are merged through the scratch's `merge`
- * (set here to mt_merge), so no two files of the merge engine depend on each other in a
- * circle.
+ * back here: the pieces a word is cut into are merged through the function passed to
+ * mt_merge_at_boundaries (mt_merge, from here), so no two files of the merge engine
+ * depend on each other in a circle.
  *
  * Unforced (MT_AUTO), a word goes: whole when it is a token and the table takes whole
  * words (a rule, not a strategy: tiktoken's and ignore_merges'); non-ASCII words cut at
@@ -154,10 +154,9 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             return 1;
         }
     }
-    x->merge = mt_merge; /* how the strategies below merge their pieces */
     if (mt_route(m, MT_AT_WORD, w, len, 0, limit, 0) == MT_BOUNDARIES) {
-        mt_want_memo(m, x); /* cuts where no token crosses */
-        size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
+        mt_want_memo(m, x); /* cuts where no token crosses, each piece merged by mt_merge */
+        size_t k = mt_merge_at_boundaries(m, x, w, len, limit, mt_merge);
         if (k != (size_t)-1) {
             note(m, MT_BOUNDARIES);
             return k;
@@ -175,6 +174,11 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     if (m->cuts && (rc == 1 || (rc == 0 && replace))) /* (no thread merges while adding) */
         mt_cuts_merge_added(m->cuts, a, b, rank);
     return rc;
+}
+
+int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
+{
+    return mt_cuts_add_token(m, p, len, rank); /* (only the boundaries strategy needs them) */
 }
 
 void mt_free(MergeTable *m)

@@ -69,11 +69,13 @@ struct MergePiece {
     uint8_t n, ends[PIECE_IDS];
 };
 
-/* a scratch's cache of pieces (merge.h: MergeScratch.pieces) */
+/* a scratch's own (merge.h: MergeScratch.pieces): its cache of pieces, and how it merges
+ * a piece */
 struct MtPieces {
-    struct MergePiece *slot; /* 2**bits of them */
+    struct MergePiece *slot; /* 2**bits of them; NULL: not made yet */
     uint32_t bits;
     uint32_t fills; /* pieces put in so far */
+    mt_merge_fn merge; /* mt_merge_at_boundaries' caller's (route.c's mt_merge) */
 };
 
 void mt_pieces_free(struct MtPieces *p)
@@ -86,6 +88,8 @@ void mt_pieces_free(struct MtPieces *p)
 /* ---- the strategy's own tables (merge.h: MergeTable.cuts) ---- */
 
 struct MtCuts {
+    MtInside in; /* (first: merge.h's mt_inside reads it) the 2..5-byte strings inside
+                    tokens: add_inside */
     /* whole characters of 3 bytes (see "whole characters"): which tokens start with the
      * last bytes of a character or end with its first ones (`part`), which two
      * characters stand side by side inside a token (`pairs`, hashed) */
@@ -406,7 +410,7 @@ BPE_FORCE_INLINE int edge_cut(const MergeTable *m,
                               size_t p)
 {
     size_t k2 = 2 * (size_t)(w[p - 1] | w[p] << 8);
-    uint64_t two = m->sub2[k2 >> 6] >> (k2 & 63);
+    uint64_t two = m->cuts->in.sub2[k2 >> 6] >> (k2 & 63);
     if (!(two & 1))
         return 1;
     const uint64_t *e = m->cuts->edge;
@@ -480,6 +484,9 @@ void mt_cuts_free(struct MtCuts *c)
     free(c->longmin);
     free(c->joins);
     free(c->edge);
+    free(c->in.sub2);
+    free(c->in.sub3);
+    free(c->in.subh);
     free(c);
 }
 
@@ -493,14 +500,38 @@ static struct MtCuts *cuts_new(int ranks)
     c->pairs = calloc(PAIR_WORDS, sizeof(uint64_t));
     c->joins = calloc(JOINS_N, sizeof(uint64_t)); /* (none: no character taken whole) */
     c->edge = calloc(EDGE_N / 64, sizeof(uint64_t)); /* (none: the 4 MB tables answer) */
+    c->in.sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
+    c->in.sub3 = bpe_calloc_huge((2u << 24) / 64, sizeof(uint64_t));
+    c->in.subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
     if (ranks && (c->longmin = malloc(CH_N * sizeof(int32_t))) != NULL)
         for (size_t i = 0; i < CH_N; i++)
             c->longmin[i] = INT32_MAX;
-    if (!c->part || !c->pairs || (ranks && !c->longmin)) {
+    if (!c->part || !c->pairs || (ranks && !c->longmin) || !c->in.sub2 || !c->in.sub3 ||
+        !c->in.subh) {
         mt_cuts_free(c);
         return NULL;
     }
     return c;
+}
+
+/* Every string of 2..5 bytes inside the token p[0..len) into c's MtInside; the token
+ * itself also as a token. */
+static void add_inside(MtInside *in, const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i + 2 <= len; i++)
+        set(in->sub2, 2 * bytes_le(p + i, 2));
+    for (size_t i = 0; i + 3 <= len; i++)
+        set(in->sub3, 2 * bytes_le(p + i, 3));
+    for (size_t i = 0; i + 4 <= len; i++)
+        set(in->subh, mt_subh_bit(MT_IN4, bytes_le(p + i, 4)));
+    if (len == 2)
+        set(in->sub2, 2 * bytes_le(p, 2) + 1);
+    if (len == 3)
+        set(in->sub3, 2 * bytes_le(p, 3) + 1);
+    if (len == 4)
+        set(in->subh, mt_subh_bit(MT_TOK4, bytes_le(p, 4)));
+    for (size_t i = 0; i + 5 <= len; i++)
+        set(in->subh, mt_subh_bit(MT_IN5, bytes_le(p + i, 5)));
 }
 
 /* The cut tables of m, made at its first token: the merges it holds already told. */
@@ -516,7 +547,7 @@ static struct MtCuts *cuts_of(const MergeTable *m, int ranks)
     return c;
 }
 
-int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
+int mt_cuts_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
 {
     /* Only tokens with a byte >= 0x80 (5% of cl100k's, 36% of o200k's: loading stays
      * quick): words are cut only when all their bytes but the first are >= 0x80, and
@@ -530,12 +561,8 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
      * table's filter of token bytes is kept, and no more tokens are given) */
     if (!m->cuts && !(m->cuts = cuts_of(m, rank >= 0)))
         return -1;
-    if (mt_add_inside(m, p, len) < 0) {
-        mt_cuts_free(m->cuts);
-        m->cuts = NULL;
-        return -1;
-    }
     struct MtCuts *c = m->cuts;
+    add_inside(&c->in, p, len);
     add_whole_chars(m, p, len, rank);
     if (c->joins && len >= 2 && len <= 4)
         add_joins(c->joins, p, len);
@@ -559,7 +586,7 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
      * in the first level cache: between the bytes of characters no token holds -- random
      * text of 4-byte characters -- most places are settled here) */
     size_t k2 = 2 * (size_t)(v >> 24 & 0xFFFF);
-    uint64_t two2 = m->sub2[k2 >> 6] >> (k2 & 63);
+    uint64_t two2 = m->cuts->in.sub2[k2 >> 6] >> (k2 & 63);
     if (!(two2 & 1))
         return 1;
     /* then the 3-byte tokens across (inside a character of 3 bytes, the character is
@@ -569,7 +596,7 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
         if (s < lo || s + 3 > hi)
             continue;
         size_t k = 2 * (size_t)(v >> (8 * s) & MASK(3));
-        uint64_t two = m->sub3[k >> 6] >> (k & 63); /* bit 0 inside, bit 1 a token */
+        uint64_t two = m->cuts->in.sub3[k >> 6] >> (k & 63); /* bit 0 inside, bit 1 a token */
         if (two & 2)
             return 0;
         in3 |= (two & 1) << s;
@@ -584,8 +611,8 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
         if (s < lo || s + 4 > hi)
             continue;
         uint64_t win = v >> (8 * s) & MASK(4);
-        if (has(m->subh, mt_subh_bit(MT_IN4, win))) {
-            if (has(m->subh, mt_subh_bit(MT_TOK4, win)))
+        if (has(m->cuts->in.subh, mt_subh_bit(MT_IN4, win))) {
+            if (has(m->cuts->in.subh, mt_subh_bit(MT_TOK4, win)))
                 return 0;
             inside = 1;
         }
@@ -595,7 +622,7 @@ BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
     for (size_t s = 0; s <= 3; s++) {
         if (s < lo || s + 5 > hi)
             continue;
-        if (has(m->subh, mt_subh_bit(MT_IN5, v >> (8 * s) & MASK(5))))
+        if (has(m->cuts->in.subh, mt_subh_bit(MT_IN5, v >> (8 * s) & MASK(5))))
             return 0; /* maybe: no cut */
     }
     return 1;
@@ -619,7 +646,7 @@ BPE_FORCE_INLINE int cut_inside(const MergeTable *m,
     uint64_t v = load8(w + *p - 4);
     if ((w[*p - 1] & 0xF0) == 0xE0) {
         size_t k = 2 * (size_t)(v >> 24 & MASK(3)) + 1; /* w[p-1..p+2) */
-        if (has(m->sub3, k)) {
+        if (has(m->cuts->in.sub3, k)) {
             ++*p; /* p and p + 1 are inside that token */
             return 0;
         }
@@ -714,7 +741,7 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
         y.st[i] = (int32_t)i;
         y.en[i] = (int32_t)i + 1;
     }
-    return keep_setup(x, &y, y.merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS));
+    return keep_setup(x, &y, x->pieces->merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS));
 }
 
 /* ---- the table of characters: each filled in when first seen ----
@@ -891,7 +918,7 @@ static size_t merge_chars(const MergeTable *m, MergeScratch *x, const int32_t *f
         y.en[n++] = (int32_t)(i + step);
         i += step;
     }
-    return keep_setup(x, &y, y.merge(m, &y, n, limit, w + a, MT_SPANS));
+    return keep_setup(x, &y, x->pieces->merge(m, &y, n, limit, w + a, MT_SPANS));
 }
 
 /* the piece's tokens: merged, by characters (first: see merge_chars) or from its bytes */
@@ -901,20 +928,17 @@ static size_t merge_any(const MergeTable *m, MergeScratch *x, const int32_t *fir
     return first ? merge_chars(m, x, first, w, a, k, limit) : merge_piece(m, x, w, a, k, limit);
 }
 
-/* the scratch's cache of pieces, made (the small one) when first asked for; NULL: no memory */
+/* the scratch's cache of pieces (its MtPieces made by mt_merge_at_boundaries), its table
+ * made (the small one) when first asked for; NULL: no memory */
 static inline struct MtPieces *pieces_of(MergeScratch *x)
 {
-    if (!x->pieces) {
-        struct MtPieces *p = calloc(1, sizeof *p);
-        if (p && !(p->slot = calloc((size_t)1 << PIECE_BITS_FIRST, sizeof(struct MergePiece)))) {
-            free(p);
-            p = NULL;
-        }
-        if (p)
-            p->bits = PIECE_BITS_FIRST;
-        x->pieces = p;
+    struct MtPieces *p = x->pieces;
+    if (!p->slot) {
+        if (!(p->slot = calloc((size_t)1 << PIECE_BITS_FIRST, sizeof(struct MergePiece))))
+            return NULL;
+        p->bits = PIECE_BITS_FIRST;
     }
-    return x->pieces;
+    return p;
 }
 
 /* the slot of the key k0, k1 in the cache of pieces */
@@ -1157,12 +1181,15 @@ static size_t short_word(const MergeTable *m, MergeScratch *x, const unsigned ch
 }
 
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                              size_t len, int32_t limit)
+                              size_t len, int32_t limit, mt_merge_fn merge)
 {
     /* (route.c's mt_boundaries_takes chose the word: which words this strategy takes is
      * decided there) */
     if (len < CUT_FROM)
-        return short_word(m, x, w, len);
+        return short_word(m, x, w, len); /* (whole characters: nothing merged) */
+    if (!x->pieces && !(x->pieces = calloc(1, sizeof *x->pieces)))
+        return (size_t)-1; /* (given back: merged whole) */
+    x->pieces->merge = merge;
     if (limit == NO_RANK && only_3byte(w + 1, len - 1)) {
         uint64_t *ch = chars_of(m);
         if (ch)

@@ -134,16 +134,51 @@ void wc_free(WordCacheTable *c)
     memset(c, 0, sizeof(*c));
 }
 
+/* ---- the admission policy (wordcache.h) ---- */
+
+void wc_admit_window(WcAdmit *a)
+{
+    a->sparse = a->win_hits * (WC_ADMIT_RATE - 1) < WC_ADMIT_WINDOW;
+    a->win_hits = a->win_misses = 0;
+    if (a->sparse && !a->door) /* (no memory: one in WC_ADMIT_SPARSE goes in) */
+        a->door = calloc((size_t)1 << WC_DOOR_BITS, sizeof(uint32_t));
+}
+
+void wc_admit_tally(WcAdmit *a, int b)
+{
+    uint32_t looked = a->counts[b] & 0xFFFF, hit = a->counts[b] >> 16;
+    if (looked >= WC_ADMIT_HALVE) {
+        looked /= 2;
+        hit /= 2;
+        a->counts[b] = hit << 16 | looked;
+    }
+    int cold = looked >= WC_ADMIT_COLD && hit * WC_ADMIT_COLD_RATE < looked;
+    a->cold = (a->cold & ~(1u << b)) | (uint32_t)cold << b;
+}
+
+void wc_admit_free(WcAdmit *a)
+{
+    free(a->door);
+    memset(a, 0, sizeof(*a));
+}
+
 /* ---- many words cut where no merge can join them (SuperBPE's stage-2 pieces) ---- */
 
-/* The ids of one segment w[0..len) appended to out, from the cache or merged. */
-static int wc_segment(const MergeTable *m, WordCacheTable *c, MergeScratch *x,
+/* The ids of one segment w[0..len) appended to out, from the cache or merged (and put in
+ * as the admission policy says). */
+static int wc_segment(const MergeTable *m, WordCacheTable *c, WcAdmit *a, MergeScratch *x,
                       const unsigned char *w, size_t len, int32_t limit, IdList *out)
 {
-    uint64_t h = bpe_hash_bytes(w, len);
-    size_t slot, k;
+    uint64_t h = 0;
+    size_t slot = 0, k;
     const int32_t *ids;
-    CacheEntry *e = cache_find(c, w, len, h, &slot);
+    CacheEntry *e = NULL;
+    int b = wc_admit_class(len), use = wc_admit_look(a, b);
+    if (use) {
+        h = bpe_hash_bytes(w, len);
+        e = cache_find(c, w, len, h, &slot);
+        wc_admit_seen(a, b, e != NULL);
+    }
     if (e) {
         ids = c->idbuf + e->ids;
         k = e->n;
@@ -152,11 +187,12 @@ static int wc_segment(const MergeTable *m, WordCacheTable *c, MergeScratch *x,
         if (k == (size_t)-1)
             return -1;
         ids = x->sym;
-        if (c->n >= c->max_words)
-            wc_reset(c); /* bounded memory; the slot found is stale now */
-        if (c->n < c->max_words) {
-            cache_find(c, w, len, h, &slot);
-            if (cache_store(c, w, len, h, slot, x->sym, k) < 0)
+        if (use && wc_admit_put(a, h)) {
+            if (c->n >= c->max_words) {
+                wc_reset(c); /* bounded memory; the slot found is stale now */
+                cache_find(c, w, len, h, &slot);
+            }
+            if (c->n < c->max_words && cache_store(c, w, len, h, slot, x->sym, k) < 0)
                 return -1;
         }
     }
@@ -176,6 +212,7 @@ int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *join
         c->limit = limit;
     }
     MergeScratch x = {0};
+    WcAdmit admit = {0};
     int rc = -1;
     out_starts[0] = 0;
     for (size_t i = 0; i < n_pieces; i++) {
@@ -183,7 +220,7 @@ int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *join
         for (size_t j = a + 1; j <= b; j++) {
             if (j < b && joins[((size_t)blob[j - 1] << 8) | blob[j]])
                 continue;
-            if (wc_segment(m, c, &x, blob + seg, j - seg, limit, out) < 0)
+            if (wc_segment(m, c, &admit, &x, blob + seg, j - seg, limit, out) < 0)
                 goto done;
             seg = j;
         }
@@ -192,5 +229,6 @@ int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *join
     rc = 0;
 done:
     ms_free(&x);
+    wc_admit_free(&admit);
     return rc;
 }
