@@ -63,7 +63,7 @@ from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
-from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, step_asked
+from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, RunCommon, step_asked
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -515,7 +515,7 @@ def run_steps(step: Callable[[], _Rec | None], n_steps: Callable[[], int], goal:
 
 
 # ----- the trainer ----------------------------------------------------------------------
-class ParityTrainer:
+class ParityTrainer(RunCommon):
     """Parity-aware BPE, step by step (see the module docstring for the rules).
 
     ``ParityTrainer(data, settings)``; ``from_files(train, dev=None, settings, lines=...)``
@@ -620,10 +620,6 @@ class ParityTrainer:
         return len(self.names)
 
     @property
-    def n_steps(self) -> int:
-        return len(self.steps)
-
-    @property
     def furthest_step(self) -> int:
         """The last step made: now, or further when steps were undone (kept for redo:
         stepping again the same way takes them back, another way drops them)."""
@@ -637,14 +633,6 @@ class ParityTrainer:
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         return [(st.left, st.right) for st in self.steps]
-
-    @property
-    def vocab(self) -> dict[int, bytes]:
-        return dict(enumerate(self.vocab_bytes))
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab_bytes)
 
     @property
     def tokens(self) -> tuple[int, ...]:
@@ -683,16 +671,10 @@ class ParityTrainer:
     def is_done(self) -> bool:
         return self.choose() is None
 
-    def token(self, i: int) -> bytes:
-        return self.vocab_bytes[i]
-
     def render(self, i: int) -> str:
         """Token ``i`` as GPT-2's byte-level alphabet spells it (``Ġthe``)."""
         table = bytes_to_unicode()
         return "".join(table[b] for b in self.vocab_bytes[i])
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self.render(pair[0])} {self.render(pair[1])}"
 
     def hf_merges(self) -> list[str]:
         """The merges as HF's tokenizer.json spells them: 'Ġ t', 'Ġt he', ..."""
@@ -902,13 +884,6 @@ class ParityTrainer:
         self.data = replace(self.data, tables=[], dev_tables=None)
         self._tables_released = True
 
-    def goto(self, k: int, *, detail: bool = False) -> None:
-        """To step k: undo back, or run forward (``detail``: as :meth:`step`)."""
-        while self.n_steps > k and self.undo():
-            pass
-        if self.n_steps < k:
-            self.run(until=k, detail=detail)
-
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = False) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
@@ -916,9 +891,6 @@ class ParityTrainer:
         goal = self.target if until is None else min(until, self.target)
         return run_steps(lambda: self.step(detail), lambda: self.n_steps, goal, progress,
                          cancel, every=64)
-
-    def reset(self) -> None:
-        self.goto(0)
 
     # ----- explaining and comparing ----------------------------------------------------
     def explain(self, rec: ParityStep) -> str:

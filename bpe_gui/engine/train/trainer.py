@@ -373,7 +373,73 @@ class _ReleasedCore:
                             "keep the trainer without releasing it.")
 
 
-class Trainer:
+class RunCommon:
+    """What every run of merge steps (protocol.py) answers the same way, written once: a
+    run of one corpus from its own alphabet (nothing inherited, one stage, one language),
+    its vocabulary as of now, and going to a step over its own step(), undo() and run().
+    A run overrides what it does otherwise."""
+
+    # What tells runs apart, as data (protocol.py): merges taken as they are from
+    # another tokenizer (inherited.py), SuperBPE's last stage-1 step (superbpe_run.py),
+    # parity-aware training's facts (parity_run.py); a plain run has none.
+    n_inherited = 0
+    spec: Any = None   # what it trains (build_run, the one factory, sets it)
+    parity: Any = None
+    vocab_bytes: Sequence[bytes]
+
+    if TYPE_CHECKING:   # each run's own
+        @property
+        def steps(self) -> Sequence[MergeStep]: ...
+        def stop(self) -> Stop | None: ...
+        def undo(self) -> MergeStep | None: ...
+        def run(self, *args: Any, **kw: Any) -> Sequence[MergeStep]: ...
+        def render(self, i: int) -> str: ...
+
+    def skip_reason(self, a: int, b: int) -> str | None:
+        """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
+        stage 2 skips some)."""
+        return None
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab_bytes)
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return dict(enumerate(self.vocab_bytes))
+
+    @property
+    def is_done(self) -> bool:
+        return self.stop() is not None
+
+    def stop_reason(self) -> str | None:
+        """:meth:`stop`'s sentence, or None while training goes on."""
+        stop = self.stop()
+        return stop.sentence if stop is not None else None
+
+    def token(self, i: int) -> bytes:
+        return self.vocab_bytes[i]
+
+    def render_pair(self, pair: tuple[int, int]) -> str:
+        return f"{self.render(pair[0])} {self.render(pair[1])}"
+
+    def goto(self, k: int, **kw: Any) -> None:
+        """Jump to step k: undo back, or run forward (``kw``: as :meth:`run`'s)."""
+        checks.whole(k, f"{type(self).__name__}.goto(k)", -checks.MAX_ID)
+        while self.n_steps > max(k, 0) and self.undo() is not None:
+            pass
+        if k > self.n_steps:
+            self.run(until=k, **kw)
+
+    def reset(self) -> None:
+        self.goto(0)
+
+
+class Trainer(RunCommon):
     """Step-by-step BPE training over a pre-token table."""
 
     def __init__(self, table: PretokenTable, settings: TrainSettings | None = None, *,
@@ -504,20 +570,9 @@ class Trainer:
         return cls(table, settings, undo=undo)
 
     # ----- state --------------------------------------------------------------------
-    # What tells trainers apart, as data (protocol.py): merges taken as they are from
-    # another tokenizer (inherited.py), SuperBPE's last stage-1 step and stage-2 table
-    # (superbpe_run.py); a plain trainer has none.
-    n_inherited = 0
-    spec: Any = None   # what it trains (build_run, the one factory, sets it)
-    transition: int | None = None
-    table2: PretokenTable | None = None
-    parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
+    transition: int | None = None   # SuperBPE's (a property there)
+    table2: PretokenTable | None = None   # SuperBPE's stage-2 table (superbpe_run.py)
     _symbols_are_bytes = False   # words start as their bytes (Trainer's own _initial_state)
-
-    def skip_reason(self, a: int, b: int) -> str | None:
-        """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
-        stage 2 skips some)."""
-        return None
 
     @property
     def word_texts(self) -> list[str]:
@@ -582,20 +637,12 @@ class Trainer:
         return self._live if self.settings.prune else len(self.vocab_bytes)
 
     @property
-    def vocab(self) -> dict[int, bytes]:
-        return dict(enumerate(self.vocab_bytes))
-
-    @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         """(left, right) of every step so far, in order, read without making records."""
         with _ROWS_LOCK:
             rows, vb = self._rows, self.vocab_bytes   # (the steps past the records)
             return [(r.left, r.right) for r in self._steps] + \
                 list(zip(map(vb.__getitem__, rows.a), map(vb.__getitem__, rows.b)))
-
-    @property
-    def is_done(self) -> bool:
-        return self.stop() is not None
 
     def stop(self) -> "Stop | None":
         """Why training stops at this step (a :class:`Stop`), or None while it goes on.
@@ -630,19 +677,8 @@ class Trainer:
                         f"{s.min_frequency:,}.")
         return None
 
-    def stop_reason(self) -> str | None:
-        """:meth:`stop`'s sentence, or None while training goes on."""
-        stop = self.stop()
-        return stop.sentence if stop is not None else None
-
-    def token(self, i: int) -> bytes:
-        return self.vocab_bytes[i]
-
     def render(self, i: int) -> str:
         return readable(self.vocab_bytes[i])
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self.render(pair[0])} {self.render(pair[1])}"
 
     def word(self, w: int) -> tuple[int, ...]:
         return tuple(self.core.word(w))
@@ -884,17 +920,6 @@ class Trainer:
         and :func:`train_bpe` do it before exporting, so the export's memory does not
         come on top of the merge state's."""
         self.core = _ReleasedCore()
-
-    def goto(self, k: int, **kw) -> None:
-        """Jump to step k (undo back, or run forward)."""
-        checks.whole(k, "Trainer.goto(k)", -checks.MAX_ID)
-        while self.n_steps > max(k, 0):
-            self.undo()
-        if k > self.n_steps:
-            self.run(until=k, **kw)
-
-    def reset(self) -> None:
-        self.goto(0)
 
     TARGET_FIELDS = ("vocab_size", "num_merges", "min_frequency")
 
