@@ -63,7 +63,8 @@ from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
-from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, RunCommon, step_asked
+from .trainer import (AFFECTED_LIMIT, RELEASED_CORE, AffectedWord, MergeStep, Released,
+                      RunCommon, step_asked)
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -393,16 +394,6 @@ def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int,
     for t in word:
         out.extend(pair if t == new else (t,))
     return tuple(out)
-
-
-class _Released:
-    """Stands for the core after ParityTrainer.release_core(): every use says why."""
-
-    def __getattr__(self, name: str):
-        raise SettingsError("This parity trainer's core was released after training "
-                            "(ParityTrainer.release_core), so it cannot step, undo or answer "
-                            "questions about pairs and words any more. Train again, or keep "
-                            "the trainer without releasing it.")
 
 
 def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings,
@@ -874,7 +865,8 @@ class ParityTrainer(RunCommon):
         undoing and asking about pairs or words raise SettingsError afterwards. The
         command line does it before exporting, so the export's memory does not come on
         top of the core's."""
-        self._cores = _Released()   # type: ignore[assignment]
+        self._cores = Released(   # type: ignore[assignment]
+            RELEASED_CORE.format("parity trainer's core", "ParityTrainer"))
 
     def release_tables(self) -> None:
         """Free the count tables once the core holds their words (most of the memory that

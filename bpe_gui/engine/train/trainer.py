@@ -353,24 +353,24 @@ def _n_removed(a: int, b: int, gone: int, specials: set[int]) -> int:
 CHUNK_MAX = 512
 
 
-class _ReleasedTable:
-    """Stands for the table after Trainer.release_table(): every use says why it fails."""
+class Released:
+    """Stands for what a run let go of (its table, its core): every use raises
+    SettingsError with ``why``, which says why it fails and what to do instead."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
 
     def __getattr__(self, name: str):
-        raise SettingsError("This trainer let go of its pre-token table once its merge "
-                            "state held the words (Trainer.release_table, as train_bpe "
-                            "does), so it cannot give the words' texts. Build the trainer "
-                            "with Trainer.from_source to keep the table.")
+        raise SettingsError(self.why)
 
 
-class _ReleasedCore:
-    """Stands for the core after Trainer.release_core(): every use says why it fails."""
-
-    def __getattr__(self, name: str):
-        raise SettingsError("This trainer's merge state was released after training "
-                            "(Trainer.release_core), so it cannot step, undo or answer "
-                            "questions about pairs and words any more. Train again, or "
-                            "keep the trainer without releasing it.")
+RELEASED_TABLE = ("This trainer let go of its pre-token table once its merge state held "
+                  "the words (Trainer.release_table, as train_bpe does), so it cannot give "
+                  "the words' texts. Build the trainer with Trainer.from_source to keep the "
+                  "table.")
+RELEASED_CORE = ("This {} was released after training ({}.release_core), so it cannot "
+                 "step, undo or answer questions about pairs and words any more. Train "
+                 "again, or keep the trainer without releasing it.")
 
 
 class RunCommon:
@@ -763,6 +763,11 @@ class Trainer(RunCommon):
                                 "back a step. Make it with Trainer(..., undo=True), the "
                                 "default, to step back.")
         self.core.undo()
+        return self._pop_step()
+
+    def _pop_step(self) -> MergeStep:
+        """The last record off, with its token and its change to the live tokens (the
+        core is undone already)."""
         rec = self.steps.pop()
         self.vocab_bytes.pop()
         self._live -= 1 - len(rec.removed)
@@ -906,11 +911,11 @@ class Trainer(RunCommon):
         records, counts and ``corpus_bytes`` stay; ``table``, ``word_texts`` and
         detailed steps raise :class:`SettingsError` afterwards. :func:`train_bpe` (and
         so the command line) does it before training."""
-        if isinstance(self.table, _ReleasedTable):
+        if isinstance(self.table, Released):
             return
         self._corpus_bytes = self.corpus_bytes
-        self.table = _ReleasedTable()   # type: ignore[assignment]
-        self._freqs = _ReleasedTable()   # (byte mode: the table's counts)
+        self.table = Released(RELEASED_TABLE)   # type: ignore[assignment]
+        self._freqs = Released(RELEASED_TABLE)   # (byte mode: the table's counts)
         self._word_texts = None            # (char mode's own texts go too)
 
     def release_core(self) -> None:
@@ -919,7 +924,7 @@ class Trainer(RunCommon):
         about pairs or words raise :class:`SettingsError` afterwards. The command line
         and :func:`train_bpe` do it before exporting, so the export's memory does not
         come on top of the merge state's."""
-        self.core = _ReleasedCore()
+        self.core = Released(RELEASED_CORE.format("trainer's merge state", "Trainer"))
 
     TARGET_FIELDS = ("vocab_size", "num_merges", "min_frequency")
 
