@@ -54,7 +54,7 @@ import sys
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, Union
 
 from ..corpus import PretokenTable, count_corpus
 from ..corpus.count_each import count_each
@@ -480,31 +480,6 @@ def ratio_text(a: int, b: int) -> str:
     return f"{r:.{min(digits, 9)}f}x"
 
 
-_Rec = TypeVar("_Rec")
-
-
-def run_steps(step: Callable[[], _Rec | None], n_steps: Callable[[], int], goal: int,
-              progress: Callable[[int, int], None] | None, cancel: CancelFn | None,
-              every: int) -> list[_Rec]:
-    """``step()`` until ``n_steps()`` reaches ``goal`` or a step returns None: the records.
-    ``cancel()`` returning True stops it (the steps made so far stay), as Trainer.run
-    stops: one cancel contract for every run; ``progress(done, goal)`` every ``every``
-    steps and at the end."""
-    out: list[_Rec] = []
-    while n_steps() < goal:
-        if cancel is not None and cancel():
-            break
-        rec = step()
-        if rec is None:
-            break
-        out.append(rec)
-        if progress is not None and len(out) % every == 0:
-            progress(n_steps(), goal)
-    if progress is not None:
-        progress(n_steps(), goal)
-    return out
-
-
 # ----- the trainer ----------------------------------------------------------------------
 class ParityTrainer(RunCommon):
     """Parity-aware BPE, step by step (see the module docstring for the rules).
@@ -881,8 +856,9 @@ class ParityTrainer(RunCommon):
         """Step until the target (or step ``until``); the new records. ``cancel()``
         returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`."""
         goal = self.target if until is None else min(until, self.target)
-        return run_steps(lambda: self.step(detail), lambda: self.n_steps, goal, progress,
-                         cancel, every=64)
+        start = self.n_steps
+        self._step_until(goal, goal, progress, cancel, detail)
+        return self.steps[start:]
 
     # ----- explaining and comparing ----------------------------------------------------
     def explain(self, rec: ParityStep) -> str:

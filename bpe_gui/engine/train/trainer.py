@@ -391,6 +391,7 @@ class RunCommon:
         @property
         def steps(self) -> Sequence[MergeStep]: ...
         def stop(self) -> Stop | None: ...
+        def step(self, detail: bool = True) -> MergeStep | None: ...
         def undo(self) -> MergeStep | None: ...
         def run(self, *args: Any, **kw: Any) -> Sequence[MergeStep]: ...
         def render(self, i: int) -> str: ...
@@ -437,6 +438,25 @@ class RunCommon:
 
     def reset(self) -> None:
         self.goto(0)
+
+    def _step_until(self, goal: int | None, total: int,
+                    progress: Callable[[int, int], None] | None, cancel: CancelFn | None,
+                    detail: bool) -> None:
+        """step(detail) until step ``goal`` (None: until it stops), or until ``cancel()``
+        returns True: one cancel contract for every run (the steps made so far stay).
+        ``progress(done, total)`` at most every 50 ms and at the end; ``done`` counts
+        steps, or with no goal the vocabulary (what pruning aims at)."""
+        last = 0.0
+        while goal is None or self.n_steps < goal:
+            if cancel is not None and cancel():
+                break
+            if self.step(detail) is None:
+                break
+            if progress is not None and time.monotonic() - last > 0.05:
+                last = time.monotonic()
+                progress(self.n_steps if goal is not None else self.vocab_size, total)
+        if progress is not None:
+            progress(self.n_steps if goal is not None else self.vocab_size, total)
 
 
 class Trainer(RunCommon):
@@ -796,17 +816,7 @@ class Trainer(RunCommon):
         if not detail and goal is not None and not self.settings.prune:
             self._run_in_core(goal, total, progress, cancel)
             return
-        last = 0.0
-        while goal is None or self.n_steps < goal:
-            if cancel is not None and cancel():
-                break
-            if self.step(detail) is None:
-                break
-            if progress is not None and time.monotonic() - last > 0.05:
-                last = time.monotonic()
-                progress(self.n_steps if goal is not None else self.vocab_size, total)
-        if progress is not None:
-            progress(self.n_steps if goal is not None else self.vocab_size, total)
+        self._step_until(goal, total, progress, cancel, detail)
 
     def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
         """Steps without detail, in the C core without the GIL, in chunks of about
