@@ -189,7 +189,7 @@ class SuperBPERun(RunCommon):
     vocab_bytes = _active("vocab_bytes")
     corpus_tokens = _active("corpus_tokens")
     merges = _active("merges")
-    render_pair = _active("render_pair")
+    render = _active("render")   # (render_pair: RunCommon's, over it)
     word_texts = _active("word_texts")
     best_pair = _active("best_pair")
     symbol_count = _active("symbol_count")
