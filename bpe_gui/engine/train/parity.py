@@ -54,7 +54,7 @@ import sys
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, Union
 
 from ..corpus import PretokenTable, count_corpus
 from ..corpus.count_each import count_each
@@ -63,7 +63,8 @@ from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
-from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, step_asked
+from .trainer import (AFFECTED_LIMIT, RELEASED_CORE, AffectedWord, MergeStep, Released,
+                      RunCommon, step_asked)
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -395,16 +396,6 @@ def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int,
     return tuple(out)
 
 
-class _Released:
-    """Stands for the core after ParityTrainer.release_core(): every use says why."""
-
-    def __getattr__(self, name: str):
-        raise SettingsError("This parity trainer's core was released after training "
-                            "(ParityTrainer.release_core), so it cannot step, undo or answer "
-                            "questions about pairs and words any more. Train again, or keep "
-                            "the trainer without releasing it.")
-
-
 def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings,
                   parallel: bool = True) -> str:
     """Step ``rec``'s language and why, in one sentence (the window's merge panel and
@@ -489,33 +480,8 @@ def ratio_text(a: int, b: int) -> str:
     return f"{r:.{min(digits, 9)}f}x"
 
 
-_Rec = TypeVar("_Rec")
-
-
-def run_steps(step: Callable[[], _Rec | None], n_steps: Callable[[], int], goal: int,
-              progress: Callable[[int, int], None] | None, cancel: CancelFn | None,
-              every: int) -> list[_Rec]:
-    """``step()`` until ``n_steps()`` reaches ``goal`` or a step returns None: the records.
-    ``cancel()`` returning True stops it (the steps made so far stay), as Trainer.run
-    stops: one cancel contract for every run; ``progress(done, goal)`` every ``every``
-    steps and at the end."""
-    out: list[_Rec] = []
-    while n_steps() < goal:
-        if cancel is not None and cancel():
-            break
-        rec = step()
-        if rec is None:
-            break
-        out.append(rec)
-        if progress is not None and len(out) % every == 0:
-            progress(n_steps(), goal)
-    if progress is not None:
-        progress(n_steps(), goal)
-    return out
-
-
 # ----- the trainer ----------------------------------------------------------------------
-class ParityTrainer:
+class ParityTrainer(RunCommon):
     """Parity-aware BPE, step by step (see the module docstring for the rules).
 
     ``ParityTrainer(data, settings)``; ``from_files(train, dev=None, settings, lines=...)``
@@ -620,10 +586,6 @@ class ParityTrainer:
         return len(self.names)
 
     @property
-    def n_steps(self) -> int:
-        return len(self.steps)
-
-    @property
     def furthest_step(self) -> int:
         """The last step made: now, or further when steps were undone (kept for redo:
         stepping again the same way takes them back, another way drops them)."""
@@ -637,14 +599,6 @@ class ParityTrainer:
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         return [(st.left, st.right) for st in self.steps]
-
-    @property
-    def vocab(self) -> dict[int, bytes]:
-        return dict(enumerate(self.vocab_bytes))
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab_bytes)
 
     @property
     def tokens(self) -> tuple[int, ...]:
@@ -683,16 +637,10 @@ class ParityTrainer:
     def is_done(self) -> bool:
         return self.choose() is None
 
-    def token(self, i: int) -> bytes:
-        return self.vocab_bytes[i]
-
     def render(self, i: int) -> str:
         """Token ``i`` as GPT-2's byte-level alphabet spells it (``Ġthe``)."""
         table = bytes_to_unicode()
         return "".join(table[b] for b in self.vocab_bytes[i])
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self.render(pair[0])} {self.render(pair[1])}"
 
     def hf_merges(self) -> list[str]:
         """The merges as HF's tokenizer.json spells them: 'Ġ t', 'Ġt he', ..."""
@@ -892,7 +840,8 @@ class ParityTrainer:
         undoing and asking about pairs or words raise SettingsError afterwards. The
         command line does it before exporting, so the export's memory does not come on
         top of the core's."""
-        self._cores = _Released()   # type: ignore[assignment]
+        self._cores = Released(   # type: ignore[assignment]
+            RELEASED_CORE.format("parity trainer's core", "ParityTrainer"))
 
     def release_tables(self) -> None:
         """Free the count tables once the core holds their words (most of the memory that
@@ -902,23 +851,14 @@ class ParityTrainer:
         self.data = replace(self.data, tables=[], dev_tables=None)
         self._tables_released = True
 
-    def goto(self, k: int, *, detail: bool = False) -> None:
-        """To step k: undo back, or run forward (``detail``: as :meth:`step`)."""
-        while self.n_steps > k and self.undo():
-            pass
-        if self.n_steps < k:
-            self.run(until=k, detail=detail)
-
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = False) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
         returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`."""
         goal = self.target if until is None else min(until, self.target)
-        return run_steps(lambda: self.step(detail), lambda: self.n_steps, goal, progress,
-                         cancel, every=64)
-
-    def reset(self) -> None:
-        self.goto(0)
+        start = self.n_steps
+        self._step_until(goal, goal, progress, cancel, detail)
+        return self.steps[start:]
 
     # ----- explaining and comparing ----------------------------------------------------
     def explain(self, rec: ParityStep) -> str:

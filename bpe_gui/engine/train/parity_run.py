@@ -27,7 +27,7 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..corpus.table import PretokenTable
 from ..errors import CancelFn, SettingsError
@@ -37,8 +37,6 @@ from .trainer import PairRow, Stop, TrainSettings
 
 class ParityRun(ParityTrainer):
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
-
-    spec: Any = None   # what it trains (build_run sets it)
 
     def __init__(self, data: ParityData, settings: ParitySettings | None = None, *,
                  undo: bool = True):
@@ -79,11 +77,10 @@ class ParityRun(ParityTrainer):
     def table(self) -> PretokenTable:
         return self._all_words()
 
-    # byte level, one stage, no special tokens, nothing inherited
+    # byte level, one stage, no special tokens, nothing inherited (RunCommon's)
     n_initial = n_base = 256
     base: Sequence[bytes] = tuple(bytes([i]) for i in range(256))
     special_ids: Sequence[int] = ()
-    n_inherited = 0
     transition: int | None = None
 
     # ----- the step it is at ----------------------------------------------------------------
@@ -148,9 +145,6 @@ class ParityRun(ParityTrainer):
             self._next = (n, self.next_record())
         return self._next[1]
 
-    def skip_reason(self, a: int, b: int) -> str | None:
-        return None   # (SuperBPE's: parity training skips no pair)
-
     # ----- stepping: the trainer's, with detail ------------------------------------------
     def step(self, detail: bool = True) -> ParityStep | None:
         self._next = None
@@ -159,9 +153,6 @@ class ParityRun(ParityTrainer):
     def undo(self) -> ParityStep | None:
         self._next = None
         return super().undo()
-
-    def goto(self, k: int, *, detail: bool = True) -> None:
-        super().goto(k, detail=detail)
 
     def run(self, until: int | None = None,
             progress: Callable[[int, int], None] | None = None,

@@ -15,7 +15,8 @@ Four classes satisfy it:
 What tells them apart is data, not their type: ``spec.mode``, ``n_inherited`` (0 unless
 training on), ``transition`` (None unless SuperBPE), ``parity`` (None unless
 parity-aware), ``skip_reason(a, b)`` (None unless SuperBPE's stage 2 would never merge the
-pair). A caller asks these; it never checks which class it holds.
+pair). A caller asks these; it never checks which class it holds. What they answer alike
+(goto over step and undo, the vocabulary as of now) is :class:`~.trainer.RunCommon`'s.
 
 Step k is the state after k merges of this run (inherited merges are not steps); every
 merge is a frozen :class:`~.trainer.MergeStep`. ``tokenizer(at_step=k)`` is the

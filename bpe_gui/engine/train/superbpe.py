@@ -195,10 +195,7 @@ class SuperBPETrainer(InheritedTrainer):
     def undo(self):
         if self.steps and self.core.core.n_steps == 0:   # the core began here: go back
             self._restart(len(self.steps) - 1)
-            rec = self.steps.pop()
-            self.vocab_bytes.pop()
-            self._live -= 1 - len(rec.removed)
-            return rec
+            return self._pop_step()
         return super().undo()
 
     def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:

@@ -27,7 +27,7 @@ from ..errors import CancelFn, SettingsError
 from .superbpe import (ENCODE_PATTERN, SuperBPETrainer, check_transition, skip_reason)
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import Tokenizer
-from .trainer import MergeStep, Stop, Trainer, TrainSettings, step_asked
+from .trainer import MergeStep, RunCommon, Stop, Trainer, TrainSettings, step_asked
 
 
 def _active(name: str) -> Any:
@@ -35,12 +35,10 @@ def _active(name: str) -> Any:
     return property(lambda self: getattr(self._t, name), doc=f"The active stage's {name}.")
 
 
-class SuperBPERun:
+class SuperBPERun(RunCommon):
     """Both SuperBPE stages as one run of steps (module docstring); a
-    :class:`~.protocol.TrainerProtocol`, as every trainer."""
-
-    n_inherited = 0   # nothing collapsed: stage 1 is trained here, step by step
-    spec: Any = None   # what it trains (build_run sets it)
+    :class:`~.protocol.TrainerProtocol`, as every trainer. Nothing is inherited
+    (``n_inherited`` 0): stage 1 is trained here, step by step."""
 
     def __init__(self, table: PretokenTable,
                  table2: PretokenTable | Callable[[], PretokenTable], settings: TrainSettings,
@@ -64,8 +62,6 @@ class SuperBPERun:
         self.special_ids = t1.special_ids
         if t1.is_done:
             self._enter2()
-
-    parity = None   # one language's run (parity_run.py has several)
 
     @property
     def table2(self) -> PretokenTable:
@@ -183,10 +179,6 @@ class SuperBPERun:
 
     # ----- state (the active stage's) ---------------------------------------------------
     @property
-    def n_steps(self) -> int:
-        return len(self.steps)
-
-    @property
     def target_steps(self) -> int:
         s = self.settings
         if self.stage2 is not None:   # (never None: pruning is refused)
@@ -197,17 +189,13 @@ class SuperBPERun:
     vocab_bytes = _active("vocab_bytes")
     corpus_tokens = _active("corpus_tokens")
     merges = _active("merges")
-    render_pair = _active("render_pair")
+    render = _active("render")   # (render_pair: RunCommon's, over it)
     word_texts = _active("word_texts")
     best_pair = _active("best_pair")
     symbol_count = _active("symbol_count")
     top_pairs = _active("top_pairs")
     tied_now = _active("tied_now")
     explain = _active("explain")
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab_bytes)
 
     def next_choice(self, limit: int = 50) -> MergeStep | None:
         if not self._two:
@@ -227,10 +215,6 @@ class SuperBPERun:
                            f"merges: {T:,} in stage 1, {n - T:,} in stage 2).")
         return replace(st, sentence=st.sentence.replace(
             f"at step {self._s2.n_steps}", f"at step {n}", 1))
-
-    @property
-    def is_done(self) -> bool:
-        return self.stop() is not None
 
     # ----- stepping -------------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
@@ -259,22 +243,6 @@ class SuperBPERun:
             undone = self.steps[-1]
         self._sync()
         return undone
-
-    def goto(self, k: int, **kw) -> None:
-        k = max(0, k)
-        if k >= self.n_steps:
-            if k > self.n_steps:
-                self.run(until=k, **kw)
-            return
-        T = self.transition
-        if self._two and k >= T:
-            self._s2.goto(k - T)
-        else:
-            if self._two:
-                self._s2.goto(0)
-                self._two = False
-            self.stage1.goto(k)
-        self._sync()
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> list[MergeStep]:

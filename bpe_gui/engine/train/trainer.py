@@ -353,27 +353,113 @@ def _n_removed(a: int, b: int, gone: int, specials: set[int]) -> int:
 CHUNK_MAX = 512
 
 
-class _ReleasedTable:
-    """Stands for the table after Trainer.release_table(): every use says why it fails."""
+class Released:
+    """Stands for what a run let go of (its table, its core): every use raises
+    SettingsError with ``why``, which says why it fails and what to do instead."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
 
     def __getattr__(self, name: str):
-        raise SettingsError("This trainer let go of its pre-token table once its merge "
-                            "state held the words (Trainer.release_table, as train_bpe "
-                            "does), so it cannot give the words' texts. Build the trainer "
-                            "with Trainer.from_source to keep the table.")
+        raise SettingsError(self.why)
 
 
-class _ReleasedCore:
-    """Stands for the core after Trainer.release_core(): every use says why it fails."""
+RELEASED_TABLE = ("This trainer let go of its pre-token table once its merge state held "
+                  "the words (Trainer.release_table, as train_bpe does), so it cannot give "
+                  "the words' texts. Build the trainer with Trainer.from_source to keep the "
+                  "table.")
+RELEASED_CORE = ("This {} was released after training ({}.release_core), so it cannot "
+                 "step, undo or answer questions about pairs and words any more. Train "
+                 "again, or keep the trainer without releasing it.")
 
-    def __getattr__(self, name: str):
-        raise SettingsError("This trainer's merge state was released after training "
-                            "(Trainer.release_core), so it cannot step, undo or answer "
-                            "questions about pairs and words any more. Train again, or "
-                            "keep the trainer without releasing it.")
+
+class RunCommon:
+    """What every run of merge steps (protocol.py) answers the same way, written once: a
+    run of one corpus from its own alphabet (nothing inherited, one stage, one language),
+    its vocabulary as of now, and going to a step over its own step(), undo() and run().
+    A run overrides what it does otherwise."""
+
+    # What tells runs apart, as data (protocol.py): merges taken as they are from
+    # another tokenizer (inherited.py), SuperBPE's last stage-1 step (superbpe_run.py),
+    # parity-aware training's facts (parity_run.py); a plain run has none.
+    n_inherited = 0
+    spec: Any = None   # what it trains (build_run, the one factory, sets it)
+    parity: Any = None
+    vocab_bytes: Sequence[bytes]
+
+    if TYPE_CHECKING:   # each run's own
+        @property
+        def steps(self) -> Sequence[MergeStep]: ...
+        def stop(self) -> Stop | None: ...
+        def step(self, detail: bool = True) -> MergeStep | None: ...
+        def undo(self) -> MergeStep | None: ...
+        def run(self, *args: Any, **kw: Any) -> Sequence[MergeStep]: ...
+        def render(self, i: int) -> str: ...
+
+    def skip_reason(self, a: int, b: int) -> str | None:
+        """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
+        stage 2 skips some)."""
+        return None
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab_bytes)
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return dict(enumerate(self.vocab_bytes))
+
+    @property
+    def is_done(self) -> bool:
+        return self.stop() is not None
+
+    def stop_reason(self) -> str | None:
+        """:meth:`stop`'s sentence, or None while training goes on."""
+        stop = self.stop()
+        return stop.sentence if stop is not None else None
+
+    def token(self, i: int) -> bytes:
+        return self.vocab_bytes[i]
+
+    def render_pair(self, pair: tuple[int, int]) -> str:
+        return f"{self.render(pair[0])} {self.render(pair[1])}"
+
+    def goto(self, k: int, **kw: Any) -> None:
+        """Jump to step k: undo back, or run forward (``kw``: as :meth:`run`'s)."""
+        checks.whole(k, f"{type(self).__name__}.goto(k)", -checks.MAX_ID)
+        while self.n_steps > max(k, 0) and self.undo() is not None:
+            pass
+        if k > self.n_steps:
+            self.run(until=k, **kw)
+
+    def reset(self) -> None:
+        self.goto(0)
+
+    def _step_until(self, goal: int | None, total: int,
+                    progress: Callable[[int, int], None] | None, cancel: CancelFn | None,
+                    detail: bool) -> None:
+        """step(detail) until step ``goal`` (None: until it stops), or until ``cancel()``
+        returns True: one cancel contract for every run (the steps made so far stay).
+        ``progress(done, total)`` at most every 50 ms and at the end; ``done`` counts
+        steps, or with no goal the vocabulary (what pruning aims at)."""
+        last = 0.0
+        while goal is None or self.n_steps < goal:
+            if cancel is not None and cancel():
+                break
+            if self.step(detail) is None:
+                break
+            if progress is not None and time.monotonic() - last > 0.05:
+                last = time.monotonic()
+                progress(self.n_steps if goal is not None else self.vocab_size, total)
+        if progress is not None:
+            progress(self.n_steps if goal is not None else self.vocab_size, total)
 
 
-class Trainer:
+class Trainer(RunCommon):
     """Step-by-step BPE training over a pre-token table."""
 
     def __init__(self, table: PretokenTable, settings: TrainSettings | None = None, *,
@@ -504,20 +590,9 @@ class Trainer:
         return cls(table, settings, undo=undo)
 
     # ----- state --------------------------------------------------------------------
-    # What tells trainers apart, as data (protocol.py): merges taken as they are from
-    # another tokenizer (inherited.py), SuperBPE's last stage-1 step and stage-2 table
-    # (superbpe_run.py); a plain trainer has none.
-    n_inherited = 0
-    spec: Any = None   # what it trains (build_run, the one factory, sets it)
-    transition: int | None = None
-    table2: PretokenTable | None = None
-    parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
+    transition: int | None = None   # SuperBPE's (a property there)
+    table2: PretokenTable | None = None   # SuperBPE's stage-2 table (superbpe_run.py)
     _symbols_are_bytes = False   # words start as their bytes (Trainer's own _initial_state)
-
-    def skip_reason(self, a: int, b: int) -> str | None:
-        """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
-        stage 2 skips some)."""
-        return None
 
     @property
     def word_texts(self) -> list[str]:
@@ -582,20 +657,12 @@ class Trainer:
         return self._live if self.settings.prune else len(self.vocab_bytes)
 
     @property
-    def vocab(self) -> dict[int, bytes]:
-        return dict(enumerate(self.vocab_bytes))
-
-    @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         """(left, right) of every step so far, in order, read without making records."""
         with _ROWS_LOCK:
             rows, vb = self._rows, self.vocab_bytes   # (the steps past the records)
             return [(r.left, r.right) for r in self._steps] + \
                 list(zip(map(vb.__getitem__, rows.a), map(vb.__getitem__, rows.b)))
-
-    @property
-    def is_done(self) -> bool:
-        return self.stop() is not None
 
     def stop(self) -> "Stop | None":
         """Why training stops at this step (a :class:`Stop`), or None while it goes on.
@@ -630,19 +697,8 @@ class Trainer:
                         f"{s.min_frequency:,}.")
         return None
 
-    def stop_reason(self) -> str | None:
-        """:meth:`stop`'s sentence, or None while training goes on."""
-        stop = self.stop()
-        return stop.sentence if stop is not None else None
-
-    def token(self, i: int) -> bytes:
-        return self.vocab_bytes[i]
-
     def render(self, i: int) -> str:
         return readable(self.vocab_bytes[i])
-
-    def render_pair(self, pair: tuple[int, int]) -> str:
-        return f"{self.render(pair[0])} {self.render(pair[1])}"
 
     def word(self, w: int) -> tuple[int, ...]:
         return tuple(self.core.word(w))
@@ -727,6 +783,11 @@ class Trainer:
                                 "back a step. Make it with Trainer(..., undo=True), the "
                                 "default, to step back.")
         self.core.undo()
+        return self._pop_step()
+
+    def _pop_step(self) -> MergeStep:
+        """The last record off, with its token and its change to the live tokens (the
+        core is undone already)."""
         rec = self.steps.pop()
         self.vocab_bytes.pop()
         self._live -= 1 - len(rec.removed)
@@ -755,17 +816,7 @@ class Trainer:
         if not detail and goal is not None and not self.settings.prune:
             self._run_in_core(goal, total, progress, cancel)
             return
-        last = 0.0
-        while goal is None or self.n_steps < goal:
-            if cancel is not None and cancel():
-                break
-            if self.step(detail) is None:
-                break
-            if progress is not None and time.monotonic() - last > 0.05:
-                last = time.monotonic()
-                progress(self.n_steps if goal is not None else self.vocab_size, total)
-        if progress is not None:
-            progress(self.n_steps if goal is not None else self.vocab_size, total)
+        self._step_until(goal, total, progress, cancel, detail)
 
     def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
         """Steps without detail, in the C core without the GIL, in chunks of about
@@ -870,11 +921,11 @@ class Trainer:
         records, counts and ``corpus_bytes`` stay; ``table``, ``word_texts`` and
         detailed steps raise :class:`SettingsError` afterwards. :func:`train_bpe` (and
         so the command line) does it before training."""
-        if isinstance(self.table, _ReleasedTable):
+        if isinstance(self.table, Released):
             return
         self._corpus_bytes = self.corpus_bytes
-        self.table = _ReleasedTable()   # type: ignore[assignment]
-        self._freqs = _ReleasedTable()   # (byte mode: the table's counts)
+        self.table = Released(RELEASED_TABLE)   # type: ignore[assignment]
+        self._freqs = Released(RELEASED_TABLE)   # (byte mode: the table's counts)
         self._word_texts = None            # (char mode's own texts go too)
 
     def release_core(self) -> None:
@@ -883,18 +934,7 @@ class Trainer:
         about pairs or words raise :class:`SettingsError` afterwards. The command line
         and :func:`train_bpe` do it before exporting, so the export's memory does not
         come on top of the merge state's."""
-        self.core = _ReleasedCore()
-
-    def goto(self, k: int, **kw) -> None:
-        """Jump to step k (undo back, or run forward)."""
-        checks.whole(k, "Trainer.goto(k)", -checks.MAX_ID)
-        while self.n_steps > max(k, 0):
-            self.undo()
-        if k > self.n_steps:
-            self.run(until=k, **kw)
-
-    def reset(self) -> None:
-        self.goto(0)
+        self.core = Released(RELEASED_CORE.format("trainer's merge state", "Trainer"))
 
     TARGET_FIELDS = ("vocab_size", "num_merges", "min_frequency")
 
