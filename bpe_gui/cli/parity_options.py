@@ -13,45 +13,17 @@ if TYPE_CHECKING:
     from ..engine.train import ParityData
 
 # Every option of plain ``bpe-gui train``, as parity training takes it: None when it is
-# honoured, else why it is refused. ``refuse_plain_options`` reads this table; a test
-# walks every option of the parser against it, so a new option must be placed here.
-GPT2_ONLY = ("parity training cuts words with GPT-2's pattern, as HF's ByteLevel pre-tokenizer "
-             "does (its merges are HF's only with it): leave it out, or give --preset gpt2")
-FROM_BYTES = ("parity training starts from the 256 bytes: training on from a tokenizer is "
-              "plain BPE's")
+# honoured, else the spec's setting it sets, which parity does not use (the reason is the
+# spec's, ``PARITY_UNUSED``: the window greys the setting with the same words). A test
+# walks every option of the parser against this table, so a new option must be placed here.
 PLAIN_OPTIONS: dict[str, str | None] = {
-    "CORPUS": "parity training takes one text per language: give --language NAME=FILE "
-              "for each",
-    "--counts": "parity training counts each language's text itself: give --language "
-                "NAME=FILE for each instead of word-count tables",
-    "--vocab-size": "parity training counts merges: give --num-merges N instead",
-    "--num-merges": None,
-    "--out": None,
-    "--special-token": "parity training cuts its texts with no special tokens, as HF's "
-                       "ParityBpeTrainer with the ByteLevel pre-tokenizer cuts them: leave "
-                       "it out",
-    "--preset": GPT2_ONLY,
-    "--pattern": GPT2_ONLY,
-    "--encoding": None,
-    "--mode": "parity training is byte-level BPE, as HF's ParityBpeTrainer with ByteLevel: "
-              "leave it out, or give --mode byte",
-    "--end-of-word": "it applies to --mode char only, and parity training is byte-level: leave "
-                     "it out",
-    "--tie-rule": "parity training breaks ties as HF's ParityBpeTrainer does (the greatest "
-                  "pair by its byte-level spelling, e.g. Ġthe), and has no other rule: leave "
-                  "it out",
-    "--lines": None,
-    "--threads": "parity training reads each language's text in one thread: leave it out",
-    "--min-frequency": None,
-    "--prune": "parity training keeps every token: each language's token count is measured with "
-               "the whole vocabulary. Leave it out",
-    "--format": None,
-    "--name": None,
-    "--quiet": None,
-    "--from": FROM_BYTES,
-    "--from-model": FROM_BYTES,
-    "--superbpe-from": "SuperBPE is plain BPE's: train with --parity, or with SuperBPE",
-    "--superbpe": "SuperBPE is plain BPE's: train with --parity, or with SuperBPE",
+    "CORPUS": "corpus", "--counts": "counts", "--vocab-size": "vocab_size",
+    "--num-merges": None, "--out": None, "--special-token": "special_tokens",
+    "--preset": "pattern", "--pattern": "pattern", "--encoding": None, "--mode": "mode",
+    "--end-of-word": "end_of_word", "--tie-rule": "tie_rule", "--lines": None,
+    "--threads": "threads", "--min-frequency": None, "--prune": "prune", "--format": None,
+    "--name": None, "--quiet": None, "--from": "base", "--from-model": "base",
+    "--superbpe-from": "superbpe_from", "--superbpe": "superbpe_from",
 }
 # where a refused option's value is found, and the value that is parity's own (accepted)
 _VALUES = {"CORPUS": ("corpus", None), "--counts": ("counts", None),
@@ -65,9 +37,11 @@ _VALUES = {"CORPUS": ("corpus", None), "--counts": ("counts", None),
 
 
 def refuse_plain_options(args: argparse.Namespace) -> None:
-    """Each plain-training option PLAIN_OPTIONS refuses, if given, is refused with why."""
-    for opt, reason in PLAIN_OPTIONS.items():
-        if reason is None:
+    """Each plain-training option PLAIN_OPTIONS refuses, if given, is refused with the
+    spec's reason."""
+    from ..engine.train.spec import PARITY_UNUSED
+    for opt, setting in PLAIN_OPTIONS.items():
+        if setting is None:
             continue
         dest, own = _VALUES[opt]
         value = getattr(args, dest)
@@ -76,7 +50,7 @@ def refuse_plain_options(args: argparse.Namespace) -> None:
             continue
         shown = "corpus files" if opt == "CORPUS" else \
             opt if isinstance(value, bool) else f"{opt} {_shown(value)}"
-        raise UsageError(f"{shown} is not available with --parity: {reason}")
+        raise UsageError(f"{shown} is not available with --parity: {PARITY_UNUSED[setting]}")
 
 
 def _same(dest: str, value: str, own: str) -> bool:
