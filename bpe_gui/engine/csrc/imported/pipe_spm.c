@@ -34,12 +34,11 @@
 
 #include "imported/charsmap.h"
 #include "imported/pipeline.h"
-#include "merge/wordcache.h"
+#include "merge/segment.h"
 #include "util/grow.h"
 #include "util/hash.h"
 
 #define N_CP 0x110000
-#define SEG_CACHE_MAX (1u << 18)
 
 typedef struct SpmData {
     int llama, byte_fallback, has_unused;
@@ -853,114 +852,80 @@ int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **
     return 0;
 }
 
-/* Short segments (up to 4 bytes: one character, the usual segment of CJK text) by their
-   bytes in a direct-mapped table of a few hundred KB: no hash of the bytes, and no trip
-   into the segment cache's megabytes. Exact: a key is the segment's bytes and length. */
-#define MEMO_BITS 12
-#define MEMO_IDS 4
-#define MEMO_MIN_TEXT 8192   /* shorter texts go without (the table costs its zeroing) */
-
 typedef struct {
-    uint64_t key;   /* 0: empty; else len << 32 | the bytes */
-    int32_t n, ids[MEMO_IDS];
-} MemoEntry;
-
-/* (len 1 to 4) */
-static inline uint64_t memo_key(const unsigned char *p, size_t len) {
-    uint64_t v = (uint64_t)len << 32 | p[0]; /* (byte by byte: a memcpy of len bytes
-                                                 read back at once stalls the store) */
-    if (len > 1) v |= (uint64_t)p[1] << 8;
-    if (len > 2) v |= (uint64_t)p[2] << 16;
-    if (len > 3) v |= (uint64_t)p[3] << 24;
-    return v;
-}
-
-static inline MemoEntry *memo_slot(MemoEntry *memo, uint64_t key) {
-    return &memo[(key * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS)];
-}
-
-static inline void memo_put(MemoEntry *e, uint64_t key, const int32_t *ids, size_t n) {
-    if (n > MEMO_IDS) return;
-    e->key = key;
-    e->n = (int32_t)n;
-    memcpy(e->ids, ids, n * sizeof(int32_t));
-}
-
-/* A segment's ids, made on a miss (0, or a PIPE_* error): *ids, *n; they stay valid until
-   the next call. */
-typedef int (*seg_merge_fn)(const PipeModel *m, void *ctx, const unsigned char *p, size_t len,
-                            const int32_t **ids, size_t *n);
-
-/* The segments of one text seen before: the memo of short ones, then the encoder's table
-   of words (merge/wordcache.h: made at the first segment put in, emptied when
-   SEG_CACHE_MAX segments are in), each word let in by the one admission policy. */
-typedef struct {
-    MemoEntry *memo;   /* NULL: none (a short text) */
-    WordCacheTable cache;
-    WcAdmit admit;
-} SegCache;
-
-static int seg_cache_init(SegCache *c, size_t text_len) {
-    memset(c, 0, sizeof(*c));
-    if (text_len >= MEMO_MIN_TEXT &&
-        !(c->memo = calloc((size_t)1 << MEMO_BITS, sizeof(MemoEntry))))
-        return PIPE_NOMEM;
-    return 0;
-}
-
-static void seg_cache_free(SegCache *c) {
-    free(c->memo);
-    wc_free(&c->cache);
-    wc_admit_free(&c->admit);
-}
-
-/* The ids of the segment p[0..len): from the memo, the cache, or merged (and put in). */
-BPE_FORCE_INLINE int seg_ids(const PipeModel *m, SegCache *c, const unsigned char *p, size_t len,
-                   seg_merge_fn merge, void *ctx, const int32_t **ids, size_t *n) {
-    MemoEntry *me = NULL;
-    uint64_t mk = 0;
-    if (c->memo && len && len <= 4) {
-        mk = memo_key(p, len);
-        me = memo_slot(c->memo, mk);
-        if (me->key == mk) {
-            *ids = me->ids;
-            *n = (size_t)me->n;
-            wc_admit_found(&c->admit, 1);
-            return 0;
-        }
-    }
-    int b = wc_admit_class(len), use = wc_admit_look(&c->admit, b), rc;
-    *ids = NULL;
-    if (use) {
-        *ids = c->cache.slots ? wc_find(&c->cache, p, len, n) : NULL;
-        wc_admit_seen(&c->admit, b, *ids != NULL);
-    }
-    if (!*ids) {
-        if ((rc = merge(m, ctx, p, len, ids, n)) < 0) return rc;
-        if (use && wc_admit_put(&c->admit, bpe_hash_bytes(p, len))) {
-            if (!c->cache.slots && wc_init(&c->cache, SEG_CACHE_MAX) < 0) return PIPE_NOMEM;
-            if (wc_put(&c->cache, p, len, *ids, *n) < 0) return PIPE_NOMEM;
-        }
-    }
-    if (me) memo_put(me, mk, *ids, *n);
-    return 0;
-}
-
-typedef struct {
+    const PipeModel *m;
     Scratch x;
     SpmOut seg;
 } SpmMerge;
 
-static int spm_merge_segment(const PipeModel *m, void *ctx, const unsigned char *p, size_t len,
+static int spm_merge_segment(void *ctx, const unsigned char *p, size_t len,
                              const int32_t **ids, size_t *n) {
     SpmMerge *g = ctx;
     int rc, pu = 0;
     g->seg.n = 0;
-    if ((rc = merge_word(m, &g->x, p, len)) < 0 ||
-        (rc = symbols_out(m, &g->x, p, &g->seg, 0, 0, &pu)) < 0)
+    if ((rc = merge_word(g->m, &g->x, p, len)) < 0 ||
+        (rc = symbols_out(g->m, &g->x, p, &g->seg, 0, 0, &pu)) < 0)
         return rc;
     *ids = g->seg.ids;
     *n = g->seg.n;
+    return 0;
+}
+
+typedef struct {
+    const SpmData *d;
+    size_t at, k;  /* the last cut returned, the length of */
+    uint32_t cp;   /* the character there */
+} SpmCut;
+
+/* SentencePiece's Cutter: between two characters no piece holds next to each other (a
+   model with UNUSED pieces is not cut: whole_text) */
+BPE_FORCE_INLINE size_t spm_next_cut(void *self, const unsigned char *w, size_t len,
+                                     size_t start) {
+    SpmCut *c = self;
+    size_t i = start, k;
+    uint32_t prev;
+    if (start && start == c->at) {
+        k = c->k;
+        prev = c->cp;
+    } else {
+        k = cm_char_len(w[i]);
+        if (i + k > len) k = len - i;
+        prev = cm_decode(w + i, k);
+    }
+    for (i += k; i < len; i += k) {
+        k = cm_char_len(w[i]);
+        if (i + k > len) k = len - i;
+        uint32_t cp = cm_decode(w + i, k);
+        if (can_cut(&c->d->cut, prev, cp)) {
+            c->at = i;
+            c->k = k;
+            c->cp = cp;
+            return i;
+        }
+        prev = cp;
+    }
+    return len;
+}
+
+static size_t whole_text(void *self, const unsigned char *w, size_t len, size_t start) {
+    (void)self, (void)w, (void)start;
+    return len;
+}
+
+typedef struct {
+    SpmOut *out;
+    int32_t unk;
+    int fuse, prev_unk;   /* fuse: consecutive <unk>s are one */
+} SpmEmit;
+
+BPE_FORCE_INLINE int spm_emit(void *ctx, const int32_t *ids, size_t ni) {
+    SpmEmit *e = ctx;
+    size_t from = 0;
+    int rc;
+    if (ni && e->prev_unk && ids[0] == e->unk) from = 1;
+    for (size_t j = from; j < ni; j++)
+        if ((rc = out_put(e->out, ids[j], 0, 0, 0)) < 0) return rc;
+    if (ni) e->prev_unk = e->fuse && ids[ni - 1] == e->unk;
     return 0;
 }
 
@@ -968,45 +933,29 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
                SpmOut *out) {
     const SpmData *d = m->spm;
     Norm z = {{0}, NULL, 0, offsets};
-    SpmMerge g = {{0}, {0}};
+    SpmMerge g = {m, {0}, {0}};
     SegCache sc;
     int rc = seg_cache_init(&sc, offsets ? 0 : n);
     if (rc < 0 || (rc = normalize(m, s, n, prefix, &z)) < 0) goto done;
     const unsigned char *w = (const unsigned char *)z.out.p;
-    size_t len = z.out.n, start = 0;
-    uint32_t prev = N_CP;
-    int prev_unk = 0;
-    for (size_t i = 0; i <= len;) {
-        size_t k = 0;
-        uint32_t cp = N_CP;
-        if (i < len) {
-            k = cm_char_len(w[i]);
-            if (i + k > len) k = len - i;
-            cp = cm_decode(w + i, k);
+    size_t len = z.out.n;
+    SpmCut at = {d, 0, 0, 0};
+    if (!offsets) {
+        SpmEmit e = {out, m->unk_id, !d->llama && !d->byte_fallback, 0};
+        Cutter cut = {spm_next_cut, &at}, whole = {whole_text, NULL};
+        rc = d->has_unused
+                 ? segment_encode(whole, &sc, spm_merge_segment, &g, spm_emit, &e, w, len)
+                 : segment_encode(cut, &sc, spm_merge_segment, &g, spm_emit, &e, w, len);
+        if (rc < 0) goto done;
+    } else {
+        int prev_unk = 0;
+        for (size_t start = 0, end; start < len; start = end) {
+            end = d->has_unused ? len : spm_next_cut(&at, w, len, start);
+            if ((rc = merge_word(m, &g.x, w + start, end - start)) < 0 ||
+                (rc = symbols_out(m, &g.x, w + start, out, offsets, (int64_t)start,
+                                  &prev_unk)) < 0)
+                goto done;
         }
-        if (i == len || (i > start && !d->has_unused && can_cut(&d->cut, prev, cp))) {
-            const unsigned char *p = w + start;
-            size_t sl = i - start;
-            if (!offsets) {
-                const int32_t *ids;
-                size_t ni, from = 0;
-                if ((rc = seg_ids(m, &sc, p, sl, spm_merge_segment, &g, &ids, &ni)) < 0)
-                    goto done;
-                if (ni && prev_unk && !d->llama && !d->byte_fallback && ids[0] == m->unk_id)
-                    from = 1;   /* consecutive <unk>s are one */
-                for (size_t j = from; j < ni; j++)
-                    if ((rc = out_put(out, ids[j], 0, 0, 0)) < 0) goto done;
-                if (ni) prev_unk = ids[ni - 1] == m->unk_id;
-            } else {
-                if ((rc = merge_word(m, &g.x, p, sl)) < 0 ||
-                    (rc = symbols_out(m, &g.x, p, out, offsets, (int64_t)start, &prev_unk)) < 0)
-                    goto done;
-            }
-            start = i;
-        }
-        if (i == len) break;
-        prev = cp;
-        i += k;
     }
     if (offsets) /* normalized byte offsets -> the input's */
         for (size_t j = 0; j < out->n; j++) {
@@ -1060,64 +1009,73 @@ int pipe_build_cuts(PipeModel *m) {
     return 1;
 }
 
-/* (ctx: a MergeScratch) */
-static int cut_merge_segment(const PipeModel *m, void *ctx, const unsigned char *p, size_t len,
+typedef struct {
+    const PipeModel *m;
+    MergeScratch x;
+} CutMerge;
+
+static int cut_merge_segment(void *ctx, const unsigned char *p, size_t len,
                              const int32_t **ids, size_t *n) {
-    MergeScratch *x = ctx;
+    CutMerge *g = ctx;
     int err = 0;
-    size_t k = pipe_tokenize(m, x, (const char *)p, len, &err);
+    size_t k = pipe_tokenize(g->m, &g->x, (const char *)p, len, &err);
     if (k == (size_t)-1) return err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
-    *ids = x->sym;
+    *ids = g->x.sym;
     *n = k;
     return 0;
 }
 
+typedef struct {
+    const PipeModel *m;
+    int fuse;
+} CutAt;
+
+/* a tokenizer.json model's Cutter: between two characters no token holds next to each
+   other, but for two characters that are no token (their <unk>s may fuse) */
+BPE_FORCE_INLINE size_t cut_next(void *self, const unsigned char *s, size_t n, size_t start) {
+    const CutAt *c = self;
+    const PipeModel *m = c->m;
+    size_t i = start, pk = start, k = cm_char_len(s[i]);
+    if (i + k > n) k = n - i;
+    uint32_t prev = cm_decode(s + i, k);
+    for (i += k; i < n; pk = i, i += k) {
+        k = cm_char_len(s[i]);
+        if (i + k > n) k = n - i;
+        uint32_t cp = cm_decode(s + i, k);
+        if (can_cut(m->cut, prev, cp) &&
+            !(c->fuse && find_key(m, (const char *)s + i, k) < 0 &&
+              find_key(m, (const char *)s + pk, i - pk) < 0))
+            return i;
+        prev = cp;
+    }
+    return n;
+}
+
+static int cut_emit(void *ctx, const int32_t *ids, size_t ni) {
+    int rc;
+    for (size_t j = 0; j < ni; j++)
+        if ((rc = out_put(ctx, ids[j], 0, 0, 0)) < 0) return rc;
+    return 0;
+}
+
 int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out) {
-    MergeScratch x = {0};
-    x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
+    CutMerge g = {m, {0}};
+    g.x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
     SegCache sc;
     int rc = seg_cache_init(&sc, n);
     if (rc < 0) goto done;
-    size_t start = 0, pk = 0;
-    uint32_t prev = N_CP;
     /* a character that is no token becomes <unk> only when it has no byte-fallback
        tokens; only then may two such characters fuse into one <unk> across a cut */
-    int fuse = m->unk_id != NONE_ID && m->fuse_unk;
-    if (fuse && m->byte_fallback) {
-        fuse = 0;
+    CutAt at = {m, m->unk_id != NONE_ID && m->fuse_unk};
+    if (at.fuse && m->byte_fallback) {
+        at.fuse = 0;
         for (int b = 0; b < 256; b++)
-            if (m->fb[b] == NONE_ID) fuse = 1;
+            if (m->fb[b] == NONE_ID) at.fuse = 1;
     }
-    for (size_t i = 0; i <= n;) {
-        size_t k = 0;
-        uint32_t cp = N_CP;
-        int cut = i == n;
-        if (i < n) {
-            k = cm_char_len(s[i]);
-            if (i + k > n) k = n - i;
-            cp = cm_decode(s + i, k);
-            /* two characters that are no token stay together (their <unk>s may fuse) */
-            cut = i > start && can_cut(m->cut, prev, cp) &&
-                  !(fuse && find_key(m, (const char *)s + i, k) < 0 &&
-                    find_key(m, (const char *)s + pk, i - pk) < 0);
-        }
-        if (cut) {
-            const unsigned char *p = s + start;
-            size_t sl = i - start;
-            const int32_t *ids;
-            size_t ni;
-            if ((rc = seg_ids(m, &sc, p, sl, cut_merge_segment, &x, &ids, &ni)) < 0) goto done;
-            for (size_t j = 0; j < ni; j++)
-                if ((rc = out_put(out, ids[j], 0, 0, 0)) < 0) goto done;
-            start = i;
-        }
-        if (i == n) break;
-        prev = cp;
-        pk = i;
-        i += k;
-    }
+    Cutter cut = {cut_next, &at};
+    rc = segment_encode(cut, &sc, cut_merge_segment, &g, cut_emit, out, s, n);
 done:
-    ms_free(&x);
+    ms_free(&g.x);
     seg_cache_free(&sc);
     return rc;
 }
