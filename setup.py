@@ -162,7 +162,7 @@ setup(
             ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
         ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "python/pipeline_spm.c",
-                                                  "merge/wordcache.c")
+                                                  "python/pipeline_hf.c", "merge/wordcache.c")
             + IMPORTED + MERGE, ("imported", "merge")),
     ]
 )
