@@ -264,26 +264,11 @@ static int bytes_arg(PyObject *args, const char *fmt, int *preset, Py_buffer *bu
 
 /* the word ends of s[0..n) in a fresh buffer (GIL released); *k words */
 static size_t *all_ends(int preset, const unsigned char *s, size_t n, size_t *k) {
-    size_t cap = 1024, got = 0, pos = 0;
-    size_t *ends = PyMem_RawMalloc(cap * sizeof(size_t));
+    size_t *ends;
     Py_BEGIN_ALLOW_THREADS
-    while (ends && pos < n) {
-        if (got == cap) {
-            size_t *e = PyMem_RawRealloc(ends, 2 * cap * sizeof(size_t));
-            if (!e) {
-                PyMem_RawFree(ends);
-                ends = NULL;
-                break;
-            }
-            ends = e;
-            cap *= 2;
-        }
-        got += bpe_scan_words(preset, s, pos, n, ends + got, cap - got);
-        pos = ends[got - 1];
-    }
+    ends = bpe_scan_all_ends(preset, s, n, k);
     Py_END_ALLOW_THREADS
     if (!ends) PyErr_NoMemory();
-    *k = got;
     return ends;
 }
 
@@ -302,7 +287,7 @@ static PyObject *py_words_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
         else PyList_SET_ITEM(list, (Py_ssize_t)i, w);
         start = ends[i];
     }
-    PyMem_RawFree(ends);
+    free(ends);
     PyBuffer_Release(&buf);
     return list;
 }
@@ -314,7 +299,7 @@ static PyObject *py_word_ends_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     size_t k;
     size_t *ends = all_ends(preset, buf.buf, (size_t)buf.len, &k);
     PyObject *list = ends ? bpe_py_sizes(ends, k) : NULL;
-    PyMem_RawFree(ends);
+    free(ends);
     PyBuffer_Release(&buf);
     return list;
 }
