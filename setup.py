@@ -54,7 +54,7 @@ MERGE = files("merge/route.c", "merge/merge.c", "merge/reference.c", "merge/smal
               "merge/strategies.c",
               "merge/token_boundaries.c")   # the merge engine (_encode, _pipeline)
 WORDCACHE = files("merge/wordcache.c", "merge/encoder.c", "merge/batch.c")
-COUNT = files("count/wordtable.c", "count/tsv.c")
+COUNT = files("count/wordtable.c", "count/wordexport.c", "count/tsv.c")
 IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
                  "imported/pipe_load_tiktoken.c", "imported/pipe_load_gguf.c",
                  "imported/pipe_load_spm.c",
@@ -162,7 +162,7 @@ setup(
             ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
         ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "python/pipeline_spm.c",
-                                                  "merge/wordcache.c")
+                                                  "python/pipeline_hf.c", "merge/wordcache.c")
             + IMPORTED + MERGE, ("imported", "merge")),
     ]
 )

@@ -629,6 +629,16 @@ int64_t bpe_core_pair_count(const BpeCore *c, int64_t a, int64_t b);
  * into out[] (room for `room`): how many there are (more than room: call again). */
 int64_t bpe_core_changed(const BpeCore *c, BpePairCount *out, int64_t room);
 
+/* The merges of the pairs ab[0..2n) (a0, b0, a1, b1, ...; a = -1: a merge to skip, no
+ * token made) in order. counts[i]: merge i's count before it (0: skipped); with top_k,
+ * tops[i * top_k ..] the best pairs before it (a = b = -1 past the last); *changed
+ * (malloc'd, the caller frees it, even on failure; *n_changed records): the pairs each
+ * merge changed, with their counts after it; ends[i]: records so far after merge i.
+ * 1 done, 0 merge *bad names an id that does not exist yet, -1 error (ERR_* in *err). */
+int bpe_core_replay(BpeCore *c, const int32_t *ab, int64_t n, int64_t top_k, int64_t *counts,
+                    int64_t *ends, BpePairCount *tops, BpePairCount **changed,
+                    size_t *n_changed, int64_t *bad, int *err);
+
 /* Recounts everything and compares (tests): NULL if consistent, else what differs
  * (*is_mem set when the check itself had no memory). */
 const char *bpe_core_check(const BpeCore *c, int *is_mem);

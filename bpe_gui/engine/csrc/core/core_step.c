@@ -7,6 +7,7 @@
 #include "util/portable.h"
 #include "core/core_lists.h"
 #include "util/heap_trim.h"
+#include "util/grow.h"
 
 /* Position lists are many small blocks that die and grow all through training; glibc
  * keeps the pages they freed in the process (they count in its memory) until asked.
@@ -466,4 +467,57 @@ int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *er
         trim_heap(c);
     }
     return done;
+}
+
+int bpe_core_replay(BpeCore *c, const int32_t *ab, int64_t n, int64_t top_k, int64_t *counts,
+                    int64_t *ends, BpePairCount *tops, BpePairCount **changed,
+                    size_t *n_changed, int64_t *bad, int *err)
+{
+    BpePairCount *v = NULL;
+    size_t m = 0, cap = 0;
+    int rc = 1;
+    *err = ERR_NONE;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a = ab[2 * i], b = ab[2 * i + 1];
+        if (top_k) {
+            BpePairCount *t = tops + i * top_k;
+            int64_t k = bpe_core_ranked(c, top_k, 0, t);
+            if (k < 0) {
+                rc = -1;
+                *err = ERR_NOMEM;
+                break;
+            }
+            for (int64_t j = k; j < top_k; j++) {
+                t[j].a = t[j].b = -1;
+                t[j].count = 0;
+            }
+        }
+        counts[i] = 0;
+        ends[i] = (int64_t)m;
+        if (a < 0)
+            continue;
+        StepRec r;
+        int res = bpe_core_merge(c, a, b, err, &r);
+        if (res < 0) {
+            rc = -1;
+            break;
+        }
+        if (res == 0) {
+            *bad = i;
+            rc = 0;
+            break;
+        }
+        counts[i] = r.count;
+        int64_t more = bpe_core_changed(c, NULL, 0);
+        if (bpe_grow((void **)&v, &cap, m + (size_t)more, sizeof(BpePairCount), 1024) < 0) {
+            rc = -1;
+            *err = ERR_NOMEM;
+            break;
+        }
+        m += (size_t)bpe_core_changed(c, v + m, more);
+        ends[i] = (int64_t)m;
+    }
+    *changed = v;
+    *n_changed = m;
+    return rc;
 }

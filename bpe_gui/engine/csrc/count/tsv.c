@@ -84,6 +84,16 @@ static inline size_t digits(uint64_t v)
     return d;
 }
 
+size_t bpe_tsv_bad_entry(size_t blob_len, const int64_t *starts, const int64_t *counts,
+                         size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        if (starts[i] < 0 || starts[i + 1] < starts[i] || (uint64_t)starts[i + 1] > blob_len ||
+            counts[i] < 0)
+            return i;
+    return hi;
+}
+
 size_t bpe_tsv_size(const unsigned char *blob, const int64_t *starts, const int64_t *counts,
                     size_t lo, size_t hi)
 {

@@ -19,6 +19,11 @@
    n when all of it is valid. */
 size_t bpe_utf8_bad(const unsigned char *s, size_t n);
 
+/* The first of rows lo..hi whose word lies outside blob[0..blob_len) or whose count is
+   negative, or hi when all can be written. */
+size_t bpe_tsv_bad_entry(size_t blob_len, const int64_t *starts, const int64_t *counts,
+                         size_t lo, size_t hi);
+
 /* Bytes the rows lo..hi of (blob, starts, counts) take once written. */
 size_t bpe_tsv_size(const unsigned char *blob, const int64_t *starts, const int64_t *counts,
                     size_t lo, size_t hi);

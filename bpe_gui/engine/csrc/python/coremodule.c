@@ -353,16 +353,6 @@ static PyObject *Core_merge(CoreObject *self, PyObject *args)
     return Py_BuildValue("(iL)", r.id, (long long)r.count);
 }
 
-typedef struct {
-    BpePairCount *v;
-    size_t n, cap;
-} PairBuf;
-
-static int pairbuf_room(PairBuf *x, size_t more)
-{
-    return bpe_grow((void **)&x->v, &x->cap, x->n + more, sizeof(BpePairCount), 1024);
-}
-
 /* replay(pairs, top_k=0) -> (counts, ends, changed, tops), all bytes: merges the pairs
  * a0, b0, a1, b1, ... (int32 buffer; a = -1: a merge to skip, no token made) in order
  * without the GIL. counts: int64 per merge, its count before; changed: (a int32, b int32,
@@ -396,7 +386,8 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
     int64_t *ends = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
     BpePairCount *tops = (BpePairCount *)malloc(
         (size_t)(n * top_k > 0 ? n * top_k : 1) * sizeof(BpePairCount));
-    PairBuf ch = {NULL, 0, 0};
+    BpePairCount *chv = NULL;
+    size_t chn = 0;
     if (!counts || !ends || !tops) {
         free(counts);
         free(ends);
@@ -406,55 +397,17 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
     }
     BpeCore *c = self->core;
     int64_t bad = -1;   /* the merge whose id did not exist */
-    int failed = 0, err = ERR_NONE;
+    int rc, err;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t i = 0; i < n && !failed && bad < 0; i++) {
-        int32_t a = ab[2 * i], b = ab[2 * i + 1];
-        if (top_k) {
-            BpePairCount *t = tops + i * top_k;
-            int64_t m = bpe_core_ranked(c, top_k, 0, t);
-            if (m < 0) {
-                failed = 1;
-                err = ERR_NOMEM;
-                break;
-            }
-            for (int64_t j = m; j < top_k; j++) {
-                t[j].a = t[j].b = -1;
-                t[j].count = 0;
-            }
-        }
-        counts[i] = 0;
-        ends[i] = (int64_t)ch.n;
-        if (a < 0)
-            continue;
-        StepRec r;
-        int res = bpe_core_merge(c, a, b, &err, &r);
-        if (res < 0) {
-            failed = 1;
-            break;
-        }
-        if (res == 0) {
-            bad = i;
-            break;
-        }
-        counts[i] = r.count;
-        int64_t more = bpe_core_changed(c, NULL, 0);
-        if (pairbuf_room(&ch, (size_t)more) < 0) {
-            failed = 1;
-            err = ERR_NOMEM;
-            break;
-        }
-        ch.n += (size_t)bpe_core_changed(c, ch.v + ch.n, more);
-        ends[i] = (int64_t)ch.n;
-    }
+    rc = bpe_core_replay(c, ab, n, top_k, counts, ends, tops, &chv, &chn, &bad, &err);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     intarr_release(&pa);
     PyObject *out = NULL;
-    if (failed) {
+    if (rc < 0) {
         raise_step_error(err);
-    } else if (bad >= 0) {
+    } else if (rc == 0) {
         PyErr_Format(PyExc_ValueError, "replay: merge %lld names a token id that does not "
                      "exist yet (%d, %d)", (long long)bad, (int)ab[2 * bad],
                      (int)ab[2 * bad + 1]);
@@ -463,15 +416,15 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
          * sample, no top pairs asked) must still be bytes */
         out = Py_BuildValue("(y#y#y#y#)", counts ? (const char *)counts : "",
                             (Py_ssize_t)(n * 8), ends ? (const char *)ends : "",
-                            (Py_ssize_t)(n * 8), ch.v ? (const char *)ch.v : "",
-                            (Py_ssize_t)(ch.n * sizeof(BpePairCount)),
+                            (Py_ssize_t)(n * 8), chv ? (const char *)chv : "",
+                            (Py_ssize_t)(chn * sizeof(BpePairCount)),
                             tops ? (const char *)tops : "",
                             (Py_ssize_t)(n * top_k * (Py_ssize_t)sizeof(BpePairCount)));
     }
     free(counts);
     free(ends);
     free(tops);
-    free(ch.v);
+    free(chv);
     return out;
 }
 

@@ -52,8 +52,8 @@
  * machines therefore merge into exactly the order a single pass over the corpus gives,
  * which the first-seen tie rule depends on.
  *
- * The table itself (layout, hashing, counting a text) is wordtable.c; this file is the
- * Python type around it and the module's functions.
+ * The table itself (layout, hashing, counting a text) is wordtable.c, writing tables out
+ * wordexport.c; this file is the Python type around them and the module's functions.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -65,13 +65,10 @@
 #include "python/convert.h"
 #include "python/scan_python.h"
 #include "count/tsv.h"
+#include "count/wordexport.h"
 #include "count/wordtable.h"
 #include "util/heap_trim.h"
 #include "util/simd.h"
-
-#ifndef BPE_SCAN_NPRESETS
-#define BPE_SCAN_NPRESETS 3
-#endif
 
 #define NO_PRESET (-1)
 
@@ -85,15 +82,6 @@ typedef struct {
 /* ------------------------------------------------------------------------------ */
 /* Python glue                                                                    */
 /* ------------------------------------------------------------------------------ */
-
-static int check_busy(Counter *c)
-{
-    if (c->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "WordCounter is in use on another thread");
-        return -1;
-    }
-    return 0;
-}
 
 /* first-appearance keys are (block << 32) | ordinal: an ordinal must not reach the
  * next block's keys */
@@ -390,137 +378,26 @@ static PyObject *Counter_add_size(Counter *c, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* ---- export: one table or several, in order of first appearance -------------------- */
-
-/* One table's entries in order of first appearance: the entries themselves, or (when
- * they were not added in that order) a sorted list of them. */
-typedef struct {
-    const WordTable *t;
-    const WordEntry **order;   /* NULL: t->entries are in order */
-    size_t i;
-} Run;
-
-static int cmp_entry(const void *a, const void *b)
-{
-    const WordEntry *x = *(const WordEntry *const *)a, *y = *(const WordEntry *const *)b;
-    if (x->first != y->first)
-        return x->first < y->first ? -1 : 1;
-    return x < y ? -1 : x > y;   /* (one array: the order they were added) */
-}
-
-static int run_init(Run *r, const WordTable *t)
-{
-    r->t = t;
-    r->i = 0;
-    r->order = NULL;
-    if (!t->unordered || t->n == 0)
-        return 0;
-    r->order = (const WordEntry **)malloc(t->n * sizeof(*r->order));
-    if (!r->order)
-        return -1;
-    for (size_t i = 0; i < t->n; i++)
-        r->order[i] = &t->entries[i];
-    qsort((void *)r->order, t->n, sizeof(*r->order), cmp_entry);
-    return 0;
-}
-
-static inline const WordEntry *run_head(const Run *r)
-{
-    if (r->i >= r->t->n)
-        return NULL;
-    return r->order ? r->order[r->i] : &r->t->entries[r->i];
-}
-
-/* The smallest head of the runs (the lower run on equal keys: a block counted on two
- * tables) in *best, and in *next_key / *next_run the head that would come after it from
- * another run (next_run == k: none); returns that head, or NULL when all are spent. */
-static const WordEntry *least_head(const Run *runs, size_t k, size_t *best, uint64_t *next_key,
-                                   size_t *next_run)
-{
-    const WordEntry *e = NULL;
-    *best = *next_run = k;
-    *next_key = 0;
-    for (size_t j = 0; j < k; j++) {
-        const WordEntry *h = run_head(&runs[j]);
-        if (!h)
-            continue;
-        if (!e || h->first < e->first) {
-            if (e) {
-                *next_key = e->first;
-                *next_run = *best;
-            }
-            e = h;
-            *best = j;
-        } else if (*next_run == k || h->first < *next_key) {
-            *next_key = h->first;
-            *next_run = j;
-        }
-    }
-    return e;
-}
-
-/* The union of the runs' tables (gathered by wt_gather when there are several: a word's
- * total is in its first entry, its other entries have count 0), in order of first
- * appearance, into bp (word bytes), sp (m + 1 starts), fp (counts) and kp (keys, if not
- * NULL); returns m, the words written. A run is taken from for as long as its head stays
- * before every other run's: the tables hold their ranges' words in long stretches, so
- * the runs are compared once per stretch, not once per word. */
-static size_t merge_runs(Run *runs, size_t k, unsigned char *bp, int64_t *sp, int64_t *fp,
-                         uint64_t *kp)
-{
-    size_t m = 0, off = 0, best, next_run;
-    uint64_t next_key;
-    const WordEntry *e;
-    sp[0] = 0;
-    while ((e = least_head(runs, k, &best, &next_key, &next_run)) != NULL) {
-        do {
-            runs[best].i++;
-            if (k > 1 && e->count == 0)
-                continue;   /* (counted in another table's entry) */
-            memcpy(bp + off, wt_word(e), e->len);
-            off += e->len;
-            sp[m + 1] = (int64_t)off;
-            fp[m] = e->count;
-            if (kp)
-                kp[m] = e->first;
-            m++;
-        } while ((e = run_head(&runs[best])) != NULL &&
-                 (next_run == k || e->first < next_key ||
-                  (e->first == next_key && best < next_run)));
-    }
-    return m;
-}
+/* ---- export: one table or several, in order of first appearance (wordexport.c) -------- */
 
 /* (blob, starts, freqs[, firsts]) of the union of k tables (their counters marked busy
  * by the caller); several are gathered (wt_gather) and left empty. */
 static PyObject *export_tables(Counter **cs, size_t k, int with_firsts, size_t threads)
 {
-    Run *runs = (Run *)calloc(k ? k : 1, sizeof(Run));
     WordTable **ts = (WordTable **)malloc((k ? k : 1) * sizeof(*ts));
+    WordExport x = {0};
     PyObject *blob = NULL, *starts = NULL, *freqs = NULL, *firsts = NULL, *res = NULL;
-    int rc = runs && ts ? 0 : -1, gathered = 0;
-    size_t m = 0, bytes = 0;
+    int rc = ts ? 0 : -1;
     for (size_t j = 0; j < k && rc == 0; j++)
         ts[j] = &cs[j]->t;
     if (rc == 0) {
         Py_BEGIN_ALLOW_THREADS
-        for (size_t j = 0; j < k && rc == 0; j++)
-            rc = run_init(&runs[j], ts[j]);
-        if (rc == 0 && k > 1) {
-            /* (frees their indexes: the output is made without them) */
-            rc = wt_gather(ts, k, threads);
-            gathered = 1;
-        }
-        for (size_t j = 0; j < k && rc == 0; j++)
-            for (size_t i = 0; i < ts[j]->n; i++)
-                if (k == 1 || ts[j]->entries[i].count) {
-                    m++;
-                    bytes += ts[j]->entries[i].len;
-                }
+        rc = we_prepare(&x, ts, k, threads);
         Py_END_ALLOW_THREADS
     }
+    size_t m = x.words;
     if (rc == 0) {
-        blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)bytes);
+        blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)x.bytes);
         starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((m + 1) * 8));
         freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8));
         firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8)) : NULL;
@@ -532,7 +409,7 @@ static PyObject *export_tables(Counter **cs, size_t k, int with_firsts, size_t t
         int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
         int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
         Py_BEGIN_ALLOW_THREADS
-        merge_runs(runs, k, bp, sp, fp, kp);
+        we_write(&x, bp, sp, fp, kp);
         Py_END_ALLOW_THREADS
         res = firsts ? Py_BuildValue("(OOOO)", blob, starts, freqs, firsts)
                      : Py_BuildValue("(OOO)", blob, starts, freqs);
@@ -543,10 +420,8 @@ static PyObject *export_tables(Counter **cs, size_t k, int with_firsts, size_t t
     Py_XDECREF(starts);
     Py_XDECREF(freqs);
     Py_XDECREF(firsts);
-    for (size_t j = 0; runs && j < k; j++)
-        free((void *)runs[j].order);
-    free(runs);
-    if (gathered) {   /* (several tables: their counts were gathered, they are spent) */
+    we_free(&x);
+    if (x.gathered) {   /* (several tables: their counts were gathered, they are spent) */
         for (size_t j = 0; j < k; j++) {
             wt_clear(&cs[j]->t);
             cs[j]->t.total = cs[j]->t.chars = cs[j]->t.bytes = 0;
@@ -582,22 +457,22 @@ static PyObject *Counter_clear(Counter *c, PyObject *Py_UNUSED(ignored))
 
 static Py_ssize_t Counter_len(Counter *c)
 {
-    return check_busy(c) < 0 ? -1 : (Py_ssize_t)c->t.n;
+    return check_idle(c) < 0 ? -1 : (Py_ssize_t)c->t.n;
 }
 
 static PyObject *Counter_get_total(Counter *c, void *Py_UNUSED(closure))
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.total);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong(c->t.total);
 }
 
 static PyObject *Counter_get_chars(Counter *c, void *Py_UNUSED(closure))
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.chars);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong(c->t.chars);
 }
 
 static PyObject *Counter_get_bytes(Counter *c, void *Py_UNUSED(closure))
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.bytes);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong(c->t.bytes);
 }
 
 static PyObject *Counter_get_preset(Counter *c, void *Py_UNUSED(closure))
@@ -607,7 +482,7 @@ static PyObject *Counter_get_preset(Counter *c, void *Py_UNUSED(closure))
 
 static PyObject *Counter_get_memory(Counter *c, void *Py_UNUSED(closure))
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(uint64_t) +
+    return check_idle(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(uint64_t) +
                                                         c->t.entries_cap * sizeof(WordEntry) + c->t.arena_bytes);
 }
 
@@ -798,11 +673,11 @@ static PyObject *mod_format_tsv(PyObject *Py_UNUSED(self), PyObject *args, PyObj
         PyErr_SetString(PyExc_ValueError, "format_tsv: arrays of mismatched sizes");
         goto out;
     }
-    for (Py_ssize_t i = lo; i < hi; i++)
-        if (sp[i] < 0 || sp[i + 1] < sp[i] || sp[i + 1] > b.len || cp[i] < 0) {
-            PyErr_Format(PyExc_ValueError, "format_tsv: bad entry %zd", i);
-            goto out;
-        }
+    size_t bad = bpe_tsv_bad_entry((size_t)b.len, sp, cp, (size_t)lo, (size_t)hi);
+    if (bad < (size_t)hi) {
+        PyErr_Format(PyExc_ValueError, "format_tsv: bad entry %zd", (Py_ssize_t)bad);
+        goto out;
+    }
     size_t size;
     Py_BEGIN_ALLOW_THREADS
     size = bpe_tsv_size((const unsigned char *)b.buf, sp, cp, (size_t)lo, (size_t)hi);

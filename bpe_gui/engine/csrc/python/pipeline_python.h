@@ -1,8 +1,8 @@
 /*
- * pipeline_python.h -- what the two files of _pipeline's bindings share: the Model
+ * pipeline_python.h -- what the files of _pipeline's bindings share: the Model
  * object, the types, the conversions and errors of pipelinemodule.c that
- * pipeline_spm.c uses, and the SentencePiece methods and functions that pipeline_spm.c
- * defines for the module's tables. Include it after Python.h.
+ * pipeline_spm.c and pipeline_hf.c use, and the methods and functions those two
+ * define for the module's tables. Include it after Python.h.
  */
 #ifndef BPE_PY_PIPELINE_PYTHON_H
 #define BPE_PY_PIPELINE_PYTHON_H
@@ -28,6 +28,12 @@ PyObject *pipe_error(const PipeModel *pm, int rc);
 Model *new_model(int kind);
 /* The exception of a failed pipe_tokenize; NULL. */
 PyObject *tokenize_error(int err);
+/* (m, (where, index, msg)): the model as far as it was loaded, and what stopped it
+ * (NULL msg: m released, NULL). */
+PyObject *problem(Model *m, const char *where, Py_ssize_t index, PyObject *msg);
+
+/* pipeline_hf.c */
+PyObject *Model_from_hf(PyObject *cls, PyObject *args);
 
 /* pipeline_spm.c */
 PyObject *Model_from_spm(PyObject *cls, PyObject *args);

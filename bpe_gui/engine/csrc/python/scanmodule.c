@@ -264,26 +264,11 @@ static int bytes_arg(PyObject *args, const char *fmt, int *preset, Py_buffer *bu
 
 /* the word ends of s[0..n) in a fresh buffer (GIL released); *k words */
 static size_t *all_ends(int preset, const unsigned char *s, size_t n, size_t *k) {
-    size_t cap = 1024, got = 0, pos = 0;
-    size_t *ends = PyMem_RawMalloc(cap * sizeof(size_t));
+    size_t *ends;
     Py_BEGIN_ALLOW_THREADS
-    while (ends && pos < n) {
-        if (got == cap) {
-            size_t *e = PyMem_RawRealloc(ends, 2 * cap * sizeof(size_t));
-            if (!e) {
-                PyMem_RawFree(ends);
-                ends = NULL;
-                break;
-            }
-            ends = e;
-            cap *= 2;
-        }
-        got += bpe_scan_words(preset, s, pos, n, ends + got, cap - got);
-        pos = ends[got - 1];
-    }
+    ends = bpe_scan_all_ends(preset, s, n, k);
     Py_END_ALLOW_THREADS
     if (!ends) PyErr_NoMemory();
-    *k = got;
     return ends;
 }
 
@@ -302,7 +287,7 @@ static PyObject *py_words_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
         else PyList_SET_ITEM(list, (Py_ssize_t)i, w);
         start = ends[i];
     }
-    PyMem_RawFree(ends);
+    free(ends);
     PyBuffer_Release(&buf);
     return list;
 }
@@ -314,7 +299,7 @@ static PyObject *py_word_ends_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     size_t k;
     size_t *ends = all_ends(preset, buf.buf, (size_t)buf.len, &k);
     PyObject *list = ends ? bpe_py_sizes(ends, k) : NULL;
-    PyMem_RawFree(ends);
+    free(ends);
     PyBuffer_Release(&buf);
     return list;
 }
@@ -487,8 +472,7 @@ static int class_of_part(int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
  * its characters need, the parts between them copied whole when the kind is the text's. */
 static PyObject *form_of(PyObject *text, const int64_t *sp, Py_ssize_t ns, const NfTables *t) {
     PyObject *res = NULL;
-    uint32_t *outs = NULL, *in = NULL, *work = NULL;
-    struct { Py_ssize_t s, e; size_t m; } *part = NULL; /* each stretch, its form's length */
+    NfForms f = {0};
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -496,52 +480,20 @@ static PyObject *form_of(PyObject *text, const int64_t *sp, Py_ssize_t ns, const
         PyErr_SetString(PyExc_ValueError, "normal_form: spans come in pairs");
         goto done;
     }
-    size_t cap = 64, used = 0, room = 0, kept = (size_t)n; /* kept: characters outside */
-    int changed = 0, cls = 0; /* cls: the highest class of the stretches' forms */
-    if (!(outs = PyMem_Malloc(cap * sizeof(uint32_t))) ||
-        !(part = PyMem_Malloc((size_t)(ns / 2 + 1) * sizeof(*part))))
-        goto nomem;
-    Py_ssize_t last = 0;
-    for (Py_ssize_t k = 0; k < ns; k += 2) {
-        int64_t s = sp[k], e = sp[k + 1]; /* (checked before any use as an index) */
-        if (s < last || e < s || e > n) {
-            PyErr_SetString(PyExc_ValueError, "normal_form: spans out of order or range");
-            goto done;
-        }
-        size_t want = 18 * (size_t)(e - s) + 4; /* (a character decomposes to 18 at most) */
-        if (want > room) {
-            PyMem_Free(in), PyMem_Free(work);
-            work = NULL;
-            if (!(in = PyMem_Malloc(want * sizeof(uint32_t))) ||
-                !(work = PyMem_Malloc(want * sizeof(uint32_t))))
-                goto nomem;
-            room = want;
-        }
-        if (used + want > cap) {
-            size_t c2 = (used + want) * 2;
-            uint32_t *b2 = PyMem_Realloc(outs, c2 * sizeof(uint32_t));
-            if (!b2)
-                goto nomem;
-            outs = b2, cap = c2;
-        }
-        for (Py_ssize_t i = s; i < e; i++)
-            in[i - s] = PyUnicode_READ(kind, data, i);
-        size_t m = nf_compose(t, in, (size_t)(e - s), outs + used, work, room);
-        if (m == (size_t)-1) {
-            PyErr_SetString(PyExc_SystemError, "normal_form: a stretch grew past its room");
-            goto done;
-        }
-        if (m != (size_t)(e - s) || memcmp(in, outs + used, m * sizeof(uint32_t)))
-            changed = 1;
-        for (size_t i = 0; i < m; i++)
-            if (char_class(outs[used + i]) > cls)
-                cls = char_class(outs[used + i]);
-        part[k / 2].s = s, part[k / 2].e = e, part[k / 2].m = m;
-        used += m;
-        kept -= (size_t)(e - s);
-        last = e;
+    int rc = nf_forms(t, kind, data, (size_t)n, sp, (size_t)ns, &f);
+    if (rc == NF_NOMEM) {
+        PyErr_NoMemory();
+        goto done;
     }
-    if (!changed) {
+    if (rc == NF_BAD_SPANS) {
+        PyErr_SetString(PyExc_ValueError, "normal_form: spans out of order or range");
+        goto done;
+    }
+    if (rc == NF_NO_ROOM) {
+        PyErr_SetString(PyExc_SystemError, "normal_form: a stretch grew past its room");
+        goto done;
+    }
+    if (!f.changed) {
         Py_INCREF(text);
         res = text;
         goto done;
@@ -550,20 +502,24 @@ static PyObject *form_of(PyObject *text, const int64_t *sp, Py_ssize_t ns, const
      * pass over those that stops once it finds the text's own highest class) */
     int top = kind == PyUnicode_1BYTE_KIND ? (PyUnicode_IS_ASCII(text) ? 0 : 1)
               : kind == PyUnicode_2BYTE_KIND ? 2 : 3;
+    int cls = f.cls;
     Py_ssize_t np = ns / 2;
     for (Py_ssize_t k = 0; k <= np && cls < top; k++) /* the part before stretch k */
-        cls = class_of_part(kind, data, k ? part[k - 1].e : 0, k < np ? part[k].s : n, cls, top);
+        cls = class_of_part(kind, data, k ? (Py_ssize_t)sp[2 * k - 1] : 0,
+                            k < np ? (Py_ssize_t)sp[2 * k] : n, cls, top);
     static const Py_UCS4 most[4] = {0x7F, 0xFF, 0xFFFF, 0x10FFFF};
-    res = PyUnicode_New((Py_ssize_t)(kept + used), most[cls]);
+    res = PyUnicode_New((Py_ssize_t)(f.kept + f.used), most[cls]);
     if (!res)
         goto done;
     int rkind = PyUnicode_KIND(res);
     void *rdata = PyUnicode_DATA(res);
     Py_ssize_t j = 0;
     size_t at = 0;
+    const uint32_t *outs = f.out; /* (locals: stores through rdata could alias f) */
+    const size_t *lens = f.len;
     for (Py_ssize_t k = 0; k <= np; k++) {
-        Py_ssize_t s = k < np ? part[k].s : n;
-        last = k ? part[k - 1].e : 0;
+        Py_ssize_t s = k < np ? (Py_ssize_t)sp[2 * k] : n;
+        Py_ssize_t last = k ? (Py_ssize_t)sp[2 * k - 1] : 0;
         if (rkind == kind) { /* the part kept, whole */
             memcpy((char *)rdata + (size_t)j * (size_t)kind, (const char *)data + (size_t)last * (size_t)kind,
                    (size_t)(s - last) * (size_t)kind);
@@ -574,15 +530,12 @@ static PyObject *form_of(PyObject *text, const int64_t *sp, Py_ssize_t ns, const
         }
         if (k == np)
             break;
-        for (size_t i = 0; i < part[k].m; i++)
+        for (size_t i = 0; i < lens[k]; i++)
             PyUnicode_WRITE(rkind, rdata, j++, outs[at + i]);
-        at += part[k].m;
+        at += lens[k];
     }
-    goto done;
-nomem:
-    PyErr_NoMemory();
 done:
-    PyMem_Free(outs), PyMem_Free(in), PyMem_Free(work), PyMem_Free(part);
+    nf_forms_free(&f);
     return res;
 }
 

@@ -561,6 +561,27 @@ size_t bpe_scan_words(int id, const unsigned char *s, size_t pos, size_t n, size
     return bpe_scan_words_t(tables_of(id), BPE_SCAN_KIND(id), s, pos, n, ends, cap);
 }
 
+size_t *bpe_scan_all_ends(int preset, const unsigned char *s, size_t n, size_t *k) {
+    size_t cap = 1024, got = 0, pos = 0;
+    size_t *ends = (size_t *)malloc(cap * sizeof(size_t));
+    while (ends && pos < n) {
+        if (got == cap) {
+            size_t *e = (size_t *)realloc(ends, 2 * cap * sizeof(size_t));
+            if (!e) {
+                free(ends);
+                ends = NULL;
+                break;
+            }
+            ends = e;
+            cap *= 2;
+        }
+        got += bpe_scan_words(preset, s, pos, n, ends + got, cap - got);
+        pos = ends[got - 1];
+    }
+    *k = got;
+    return ends;
+}
+
 const bpe_scan_api *bpe_scan_api_table(void) {
     static const bpe_scan_api api = {
         BPE_SCAN_API_VERSION,     BPE_SCAN_NPRESETS,       bpe_scan_word,

@@ -80,6 +80,10 @@ size_t bpe_scan_word(int preset, const unsigned char *s, size_t pos, size_t n);
 size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n,
                       size_t *ends, size_t cap);
 
+/* Every word end of s[0..n) in a malloc'd buffer (the caller frees it), *k of them; NULL
+   when out of memory. */
+size_t *bpe_scan_all_ends(int preset, const unsigned char *s, size_t n, size_t *k);
+
 /* A safe cut in (lo, hi]: the largest byte offset p, lo < p <= hi, at a character
    boundary, that the rules accept; they guarantee that for EVERY text x that equals s
    on [0, p + len(char at p)), words(x) == words(x[:p]) ++ words(x[p:]): whatever comes

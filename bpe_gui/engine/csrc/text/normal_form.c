@@ -244,3 +244,87 @@ int nf_stretches(int kind, const void *data, size_t n, const unsigned char *bits
         STRETCH_LOOP(uint32_t);
     return zs >= 0 ? stretch_add(out, zs, ze) : 0;
 }
+
+static void widen(int kind, const void *data, size_t a, size_t b, uint32_t *to)
+{
+    if (kind == 1)
+        for (size_t i = a; i < b; i++)
+            to[i - a] = ((const uint8_t *)data)[i];
+    else if (kind == 2)
+        for (size_t i = a; i < b; i++)
+            to[i - a] = ((const uint16_t *)data)[i];
+    else
+        memcpy(to, (const uint32_t *)data + a, (b - a) * sizeof(uint32_t));
+}
+
+static inline int char_class(uint32_t c)
+{
+    return c < 0x80 ? 0 : c < 0x100 ? 1 : c < 0x10000 ? 2 : 3;
+}
+
+int nf_forms(const NfTables *t, int kind, const void *data, size_t n, const int64_t *sp,
+             size_t ns, NfForms *f)
+{
+    uint32_t *in = NULL, *work = NULL;
+    size_t cap = 64, room = 0;
+    int rc = 0;
+    f->used = 0, f->kept = n, f->changed = 0, f->cls = 0;
+    f->out = (uint32_t *)malloc(cap * sizeof(uint32_t));
+    f->len = (size_t *)malloc((ns / 2 + 1) * sizeof(size_t));
+    if (!f->out || !f->len)
+        return NF_NOMEM;
+    int64_t last = 0;
+    for (size_t k = 0; k < ns; k += 2) {
+        int64_t s = sp[k], e = sp[k + 1]; /* (checked before any use as an index) */
+        if (s < last || e < s || e > (int64_t)n) {
+            rc = NF_BAD_SPANS;
+            break;
+        }
+        size_t want = 18 * (size_t)(e - s) + 4; /* (a character decomposes to 18 at most) */
+        if (want > room) {
+            free(in), free(work);
+            work = NULL;
+            if (!(in = (uint32_t *)malloc(want * sizeof(uint32_t))) ||
+                !(work = (uint32_t *)malloc(want * sizeof(uint32_t)))) {
+                rc = NF_NOMEM;
+                break;
+            }
+            room = want;
+        }
+        if (f->used + want > cap) {
+            size_t c2 = (f->used + want) * 2;
+            uint32_t *b2 = (uint32_t *)realloc(f->out, c2 * sizeof(uint32_t));
+            if (!b2) {
+                rc = NF_NOMEM;
+                break;
+            }
+            f->out = b2, cap = c2;
+        }
+        widen(kind, data, (size_t)s, (size_t)e, in);
+        uint32_t *o = f->out + f->used;
+        size_t m = nf_compose(t, in, (size_t)(e - s), o, work, room);
+        if (m == (size_t)-1) {
+            rc = NF_NO_ROOM;
+            break;
+        }
+        if (m != (size_t)(e - s) || memcmp(in, o, m * sizeof(uint32_t)))
+            f->changed = 1;
+        int cls = f->cls;
+        for (size_t i = 0; i < m; i++)
+            if (char_class(o[i]) > cls)
+                cls = char_class(o[i]);
+        f->cls = cls;
+        f->len[k / 2] = m;
+        f->used += m;
+        f->kept -= (size_t)(e - s);
+        last = e;
+    }
+    free(in), free(work);
+    return rc;
+}
+
+void nf_forms_free(NfForms *f)
+{
+    free(f->out), free(f->len);
+    f->out = NULL, f->len = NULL;
+}

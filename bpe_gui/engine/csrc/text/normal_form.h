@@ -76,4 +76,27 @@ int nf_stretches(int kind, const void *data, size_t n, const unsigned char *bits
                  ptrdiff_t gap, const unsigned char *known, unsigned char *missing,
                  NfStretches *out);
 
+/* The forms of a text's stretches, end to end: what the str of the normalised text is
+ * made of (the characters kept between the stretches come from the text itself). */
+typedef struct {
+    uint32_t *out;   /* the forms' code points (malloc'ed: nf_forms_free) */
+    size_t *len;     /* each stretch's form's length (malloc'ed) */
+    size_t used;     /* code points in out */
+    size_t kept;     /* the text's characters outside the stretches */
+    int changed;     /* a form differs from its stretch */
+    int cls;         /* the highest class of the forms' characters: 0 ASCII, 1 Latin-1,
+                        2 the BMP, 3 above (as a str's kind) */
+} NfForms;
+
+#define NF_NOMEM (-1)
+#define NF_BAD_SPANS (-2)   /* spans out of order or range */
+#define NF_NO_ROOM (-3)     /* a stretch's form grew past its room (a bug) */
+
+/* The forms of the stretches sp[0..ns) (ns even: start, end pairs of character offsets,
+ * in order and apart, each bounded by characters the form leaves alone) of a text of n
+ * characters at data, `kind` bytes each, into f. 0 or NF_*; f to nf_forms_free either way. */
+int nf_forms(const NfTables *t, int kind, const void *data, size_t n, const int64_t *sp,
+             size_t ns, NfForms *f);
+void nf_forms_free(NfForms *f);
+
 #endif
