@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 # Every option of plain ``bpe-gui train``, as parity training takes it: None when it is
 # honoured, else the spec's setting it sets, which parity does not use (the reason is the
-# spec's, ``PARITY_UNUSED``: the window greys the setting with the same words). A test
+# spec's, ``unused``: the window greys the setting with the same words). A test
 # walks every option of the parser against this table, so a new option must be placed here.
 PLAIN_OPTIONS: dict[str, str | None] = {
     "CORPUS": "corpus", "--counts": "counts", "--vocab-size": "vocab_size",
@@ -39,7 +39,8 @@ _VALUES = {"CORPUS": ("corpus", None), "--counts": ("counts", None),
 def refuse_plain_options(args: argparse.Namespace) -> None:
     """Each plain-training option PLAIN_OPTIONS refuses, if given, is refused with the
     spec's reason."""
-    from ..engine.train.spec import PARITY_UNUSED
+    from ..engine.train import PARITY, TrainingSpec, unused
+    why = unused(TrainingSpec(mode=PARITY))
     for opt, setting in PLAIN_OPTIONS.items():
         if setting is None:
             continue
@@ -50,7 +51,7 @@ def refuse_plain_options(args: argparse.Namespace) -> None:
             continue
         shown = "corpus files" if opt == "CORPUS" else \
             opt if isinstance(value, bool) else f"{opt} {_shown(value)}"
-        raise UsageError(f"{shown} is not available with --parity: {PARITY_UNUSED[setting]}")
+        raise UsageError(f"{shown} is not available with --parity: {why[setting]}")
 
 
 def _same(dest: str, value: str, own: str) -> bool:
