@@ -35,7 +35,8 @@ TABLE = "the word-count table"
 def build_run(spec: TrainingSpec, progress: Progress | None = None,
               cancel: CancelFn | None = None, *, undo: bool = True,
               base: BaseTokenizer | None = None, table: PretokenTable | None = None,
-              table2: PretokenTable | None = None, reuse: TrainerProtocol | Lent | None = None, prepare: bool = True,
+              table2: PretokenTable | None = None,
+              reuse: TrainerProtocol | Lent | None = None, prepare: bool = True,
               where: str | None = None) -> TrainerProtocol:
     """The run ``spec`` asks for, at step 0, its ``spec`` the one it trains (with what
     the tokenizer trained on decides filled in).
@@ -46,10 +47,10 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
     (the engine's formats read files; this layer does not). ``table``: the word counts
     of ``spec.counts`` read already (``where``: what messages call it); ``table2``:
     SuperBPE's stage-2 word counts read already (its corpus is then not read again
-    for them). ``reuse``: a run
-    (or what :func:`lend` kept of one) whose words are read the same way
-    (``spec.table_key()``) lends its tables instead of a new reading. ``prepare``:
-    SuperBPE's stage 2 built now (the window's: not at the step that crosses T)."""
+    for them). ``reuse``: a run (or what :func:`lend` kept of one) whose words are
+    read the same way (``spec.table_key()``) lends its tables instead of a new reading.
+    ``prepare``: SuperBPE's stage 2 built now (the window's: not at the step that
+    crosses T)."""
     spec = resolve(spec, base)
     if spec.mode == PARITY:
         return _parity(spec, progress, cancel, undo)
