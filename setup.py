@@ -47,7 +47,7 @@ def headers(*folders: str) -> list[str]:
 CORE = files("core/core_build.c", "core/core_step.c", "core/core_heap.c", "core/core_tables.c",
              "core/core_lists.c", "core/core_query.c", "core/core_check.c", "core/core_cols.c",
              "core/core_cols_query.c")
-SCAN = files("scan/scan.c")   # the native scanner, compiled into _scan only
+SCAN = files("scan/scan.c", "scan/scan_text.c")   # the native scanner, in _scan only
 # the others call _scan's scanner through the function table it exports (scan/scan.h)
 SCAN_SHARED = files("scan/scan_shared.c")
 MERGE = files("merge/route.c", "merge/merge.c", "merge/reference.c", "merge/small.c",

@@ -378,4 +378,60 @@ static inline void bpe_py_release(Py_buffer *b, size_t n)
             PyBuffer_Release(&b[i]);
 }
 
+/* A str as UTF-8 for one call, without keeping a UTF-8 copy in the str: an ASCII str's
+ * own characters, any other's encoded into a temporary bytes (owner; release with
+ * bpe_py_utf8_release). 0, or -1 with an exception set (TypeError when o is not a str,
+ * UnicodeEncodeError at a lone surrogate). */
+typedef struct {
+    const unsigned char *s;
+    size_t n;
+    int ascii;
+    PyObject *owner; /* the bytes holding s, or NULL */
+} BpeUtf8;
+
+static inline int bpe_py_utf8(PyObject *o, BpeUtf8 *u)
+{
+    u->owner = NULL;
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(o) < 0)
+        return -1; /* legacy strs before 3.12 */
+#endif
+    u->ascii = PyUnicode_IS_ASCII(o);
+    if (u->ascii) {
+        u->s = (const unsigned char *)PyUnicode_DATA(o);
+        u->n = (size_t)PyUnicode_GET_LENGTH(o);
+        return 0;
+    }
+    if (!(u->owner = PyUnicode_AsUTF8String(o)))
+        return -1;
+    u->s = (const unsigned char *)PyBytes_AS_STRING(u->owner);
+    u->n = (size_t)PyBytes_GET_SIZE(u->owner);
+    return 0;
+}
+
+static inline void bpe_py_utf8_release(BpeUtf8 *u)
+{
+    Py_CLEAR(u->owner);
+}
+
+/* [s[0:ends[0]], s[ends[0]:ends[1]], ...] (k pieces) as a list of bytes; NULL with an
+ * exception set */
+static inline PyObject *bpe_py_bytes_pieces(const unsigned char *s, const size_t *ends, size_t k)
+{
+    PyObject *list = PyList_New((Py_ssize_t)k);
+    for (size_t i = 0, start = 0; list && i < k; start = ends[i++]) {
+        PyObject *w = PyBytes_FromStringAndSize((const char *)s + start,
+                                                (Py_ssize_t)(ends[i] - start));
+        if (!w)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, w);
+    }
+    return list;
+}
+
 #endif

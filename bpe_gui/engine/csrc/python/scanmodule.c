@@ -27,98 +27,15 @@
 #include "text/special_find.h"
 #include "util/simd.h"
 
-#define CHUNK 65536
+#include "scan/scan_text.h"
+
 #define NOGIL_BYTES 65536 /* shorter texts keep the GIL: releasing it costs more */
-
-/* A text as UTF-8: ASCII strs are used in place, others encoded to a temporary bytes. */
-typedef struct {
-    const unsigned char *s;
-    size_t n;
-    int ascii;
-    PyObject *owner; /* the bytes holding s, or NULL */
-} utf8_t;
-
-static int utf8_of(PyObject *text, utf8_t *u) {
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
-        return -1;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) return -1; /* legacy strs before 3.12 */
-#endif
-    if (PyUnicode_IS_ASCII(text)) {
-        u->s = PyUnicode_DATA(text);
-        u->n = (size_t)PyUnicode_GET_LENGTH(text);
-        u->ascii = 1;
-        u->owner = NULL;
-        return 0;
-    }
-    u->owner = PyUnicode_AsUTF8String(text);
-    if (!u->owner) return -1;
-    u->s = (const unsigned char *)PyBytes_AS_STRING(u->owner);
-    u->n = (size_t)PyBytes_GET_SIZE(u->owner);
-    u->ascii = 0;
-    return 0;
-}
 
 static int check_preset(int preset) { return scan_py_check_id(preset); }
 
-/* One chunk: up to cap words from *pos. Byte ends go to ends, code-point ends to
-   cps (the same array for ASCII text); *pos and *cp move to the last end. */
-static size_t scan_chunk(int preset, const utf8_t *u, size_t *pos, size_t *cp, size_t *ends,
-                         size_t *cps, size_t cap) {
-    PyThreadState *ts = u->n >= NOGIL_BYTES ? PyEval_SaveThread() : NULL;
-    size_t k = bpe_scan_words(preset, u->s, *pos, u->n, ends, cap);
-    if (!u->ascii) {
-        size_t b = *pos, c = *cp;
-        for (size_t i = 0; i < k; i++) {
-            for (; b < ends[i]; b++) c += (u->s[b] & 0xC0) != 0x80;
-            cps[i] = c;
-        }
-    }
-    if (k) {
-        *pos = ends[k - 1];
-        *cp = u->ascii ? ends[k - 1] : cps[k - 1];
-    }
-    if (ts) PyEval_RestoreThread(ts);
-    return k;
-}
-
-/* A word: bytes [b0, b1) of the UTF-8 form, code points [c0, c1) of the str. */
-typedef struct {
-    size_t b0, b1, c0, c1;
-} span_t;
-typedef int (*emit_fn)(void *ctx, PyObject *text, const utf8_t *u, span_t w);
-
-/* Scans the whole text, calling emit once per word. */
-static int scan_all(int preset, PyObject *text, emit_fn emit, void *ctx) {
-    utf8_t u;
-    if (check_preset(preset) < 0 || utf8_of(text, &u) < 0) return -1;
-    /* a text of n bytes has at most n words: small texts get small buffers */
-    size_t cap = u.n < CHUNK ? u.n + 1 : CHUNK;
-    size_t *ends = PyMem_RawMalloc((u.ascii ? 1 : 2) * cap * sizeof(size_t));
-    if (!ends) {
-        Py_XDECREF(u.owner);
-        PyErr_NoMemory();
-        return -1;
-    }
-    size_t *cps = u.ascii ? ends : ends + cap;
-    size_t pos = 0, cp = 0;
-    int rc = 0;
-    while (pos < u.n && rc == 0) {
-        span_t w = {pos, pos, cp, cp};
-        size_t k = scan_chunk(preset, &u, &pos, &cp, ends, cps, cap);
-        for (size_t i = 0; i < k && rc == 0; i++) {
-            w.b1 = ends[i];
-            w.c1 = cps[i];
-            rc = emit(ctx, text, &u, w);
-            w.b0 = w.b1;
-            w.c0 = w.c1;
-        }
-    }
-    PyMem_RawFree(ends);
-    Py_XDECREF(u.owner);
-    return rc;
+/* a str's UTF-8 (convert.h) for a scanner id checked first */
+static int text_arg(int preset, PyObject *text, BpeUtf8 *u) {
+    return check_preset(preset) < 0 ? -1 : bpe_py_utf8(text, u);
 }
 
 /* Short ASCII words recur all the time (" the", ","): a direct-mapped cache of str
@@ -149,64 +66,54 @@ static PyObject *ascii_word(const unsigned char *p, size_t len) {
     return w;
 }
 
-static int emit_word(void *list, PyObject *text, const utf8_t *u, span_t s) {
-    PyObject *w = s.b1 - s.b0 == s.c1 - s.c0 /* all ASCII */
-                      ? ascii_word(u->s + s.b0, s.b1 - s.b0)
-                      : PyUnicode_Substring(text, (Py_ssize_t)s.c0, (Py_ssize_t)s.c1);
-    if (!w) return -1;
-    int rc = PyList_Append((PyObject *)list, w);
-    Py_DECREF(w);
-    return rc;
-}
-
-typedef struct {
-    long long *buf;
-    size_t n, cap;
-} i64vec;
-
-static int emit_end(void *ctx, PyObject *text, const utf8_t *u, span_t s) {
-    (void)text;
-    (void)u;
-    i64vec *v = ctx;
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 1024;
-        long long *b = PyMem_Realloc(v->buf, cap * sizeof(long long));
-        if (!b) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        v->buf = b;
-        v->cap = cap;
-    }
-    v->buf[v->n++] = (long long)s.c1;
-    return 0;
-}
-
-
+/* words: the text walked a chunk at a time (scan_text.h), the GIL let go over each
+   chunk's scan of a long text and taken back to make its words */
 static PyObject *py_words(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     PyObject *text;
-    if (!PyArg_ParseTuple(args, "iU:words", &preset, &text)) return NULL;
-    PyObject *list = PyList_New(0);
-    if (!list) return NULL;
-    if (scan_all(preset, text, emit_word, list) < 0) {
-        Py_DECREF(list);
+    BpeUtf8 u;
+    ScanWalk w;
+    if (!PyArg_ParseTuple(args, "iU:words", &preset, &text) || text_arg(preset, text, &u) < 0)
         return NULL;
+    PyObject *list = scan_walk_init(&w, preset, u.s, u.n, u.ascii) < 0 ? PyErr_NoMemory()
+                                                                       : PyList_New(0);
+    while (list) {
+        size_t b = w.pos, c = w.cp, k;
+        PyThreadState *ts = u.n >= NOGIL_BYTES ? PyEval_SaveThread() : NULL;
+        k = scan_walk_next(&w);
+        if (ts) PyEval_RestoreThread(ts);
+        if (!k) break;
+        for (size_t i = 0; i < k; b = w.ends[i], c = w.cps[i], i++) {
+            PyObject *word = w.ends[i] - b == w.cps[i] - c /* all ASCII */
+                                 ? ascii_word(u.s + b, w.ends[i] - b)
+                                 : PyUnicode_Substring(text, (Py_ssize_t)c, (Py_ssize_t)w.cps[i]);
+            if (!word || PyList_Append(list, word) < 0) {
+                Py_XDECREF(word);
+                Py_CLEAR(list);
+                break;
+            }
+            Py_DECREF(word);
+        }
     }
+    scan_walk_free(&w);
+    bpe_py_utf8_release(&u);
     return list;
 }
 
 static PyObject *py_word_ends(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     PyObject *text;
-    if (!PyArg_ParseTuple(args, "iU:word_ends", &preset, &text)) return NULL;
-    i64vec v = {NULL, 0, 0};
-    if (scan_all(preset, text, emit_end, &v) < 0) {
-        PyMem_Free(v.buf);
+    BpeUtf8 u;
+    if (!PyArg_ParseTuple(args, "iU:word_ends", &preset, &text) || text_arg(preset, text, &u) < 0)
         return NULL;
-    }
-    PyObject *arr = bpe_py_array("q", v.buf, v.n * sizeof(long long));
-    PyMem_Free(v.buf);
+    size_t k;
+    int64_t *ends;
+    PyThreadState *ts = u.n >= NOGIL_BYTES ? PyEval_SaveThread() : NULL;
+    ends = scan_text_char_ends(preset, u.s, u.n, u.ascii, &k);
+    if (ts) PyEval_RestoreThread(ts);
+    PyObject *arr = ends ? bpe_py_array("q", ends, k * sizeof(int64_t)) : PyErr_NoMemory();
+    free(ends);
+    bpe_py_utf8_release(&u);
     return arr;
 }
 
@@ -227,25 +134,15 @@ static PyObject *py_safe_cut(PyObject *Py_UNUSED(self), PyObject *args) {
     if (hi <= lo) return PyLong_FromLong(-1);
     Py_ssize_t first = lo >= 2 ? lo - 2 : 0;
     PyObject *part = PyUnicode_Substring(text, first, hi + 1);
-    if (!part) return NULL;
-    utf8_t u;
-    if (utf8_of(part, &u) < 0) {
-        Py_DECREF(part);
+    BpeUtf8 u;
+    if (!part || bpe_py_utf8(part, &u) < 0) {
+        Py_XDECREF(part);
         return NULL;
     }
-    /* byte offset of code point lo in the part (valid UTF-8: count lead bytes) */
-    size_t blo = 0;
-    for (Py_ssize_t c = first; c < lo; c++)
-        do blo++; while ((u.s[blo] & 0xC0) == 0x80);
-    size_t p = bpe_scan_safe_cut(preset, u.s, blo, u.n - 1, u.n);
-    long long out = -1;
-    if (p != BPE_SCAN_NONE) {
-        out = (long long)first;
-        for (size_t b = 0; b < p; b++) out += (u.s[b] & 0xC0) != 0x80;
-    }
-    Py_XDECREF(u.owner);
+    size_t p = scan_text_safe_cut(preset, u.s, u.n, (size_t)(lo - first));
+    bpe_py_utf8_release(&u);
     Py_DECREF(part);
-    return PyLong_FromLongLong(out);
+    return PyLong_FromSsize_t(p == BPE_SCAN_NONE ? -1 : first + (Py_ssize_t)p);
 }
 
 /* ---- raw UTF-8 bytes: the C API as other extensions see it (tests, benchmarks) */
@@ -262,46 +159,29 @@ static int bytes_arg(PyObject *args, const char *fmt, int *preset, Py_buffer *bu
     return 0;
 }
 
-/* the word ends of s[0..n) in a fresh buffer (GIL released); *k words */
-static size_t *all_ends(int preset, const unsigned char *s, size_t n, size_t *k) {
-    size_t *ends;
+/* the word ends of a buffer (GIL released), converted by `to` (convert.h) */
+static PyObject *buffer_ends(PyObject *args, const char *fmt, int bytes) {
+    int preset;
+    Py_buffer buf;
+    if (bytes_arg(args, fmt, &preset, &buf, NULL, NULL) < 0) return NULL;
+    size_t k, *ends;
     Py_BEGIN_ALLOW_THREADS
-    ends = bpe_scan_all_ends(preset, s, n, k);
+    ends = bpe_scan_all_ends(preset, buf.buf, (size_t)buf.len, &k);
     Py_END_ALLOW_THREADS
-    if (!ends) PyErr_NoMemory();
-    return ends;
+    PyObject *list = !ends  ? PyErr_NoMemory()
+                     : bytes ? bpe_py_bytes_pieces(buf.buf, ends, k)
+                             : bpe_py_sizes(ends, k);
+    free(ends);
+    PyBuffer_Release(&buf);
+    return list;
 }
 
 static PyObject *py_words_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
-    int preset;
-    Py_buffer buf;
-    if (bytes_arg(args, "iy*:_words_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
-    size_t k, start = 0;
-    const unsigned char *s = buf.buf;
-    size_t *ends = all_ends(preset, s, (size_t)buf.len, &k);
-    PyObject *list = ends ? PyList_New((Py_ssize_t)k) : NULL;
-    for (size_t i = 0; list && i < k; i++) {
-        PyObject *w = PyBytes_FromStringAndSize((const char *)s + start,
-                                                (Py_ssize_t)(ends[i] - start));
-        if (!w) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, (Py_ssize_t)i, w);
-        start = ends[i];
-    }
-    free(ends);
-    PyBuffer_Release(&buf);
-    return list;
+    return buffer_ends(args, "iy*:_words_utf8", 1);
 }
 
 static PyObject *py_word_ends_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
-    int preset;
-    Py_buffer buf;
-    if (bytes_arg(args, "iy*:_word_ends_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
-    size_t k;
-    size_t *ends = all_ends(preset, buf.buf, (size_t)buf.len, &k);
-    PyObject *list = ends ? bpe_py_sizes(ends, k) : NULL;
-    free(ends);
-    PyBuffer_Release(&buf);
-    return list;
+    return buffer_ends(args, "iy*:_word_ends_utf8", 0);
 }
 
 static PyObject *py_safe_cut_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -316,9 +196,9 @@ static PyObject *py_safe_cut_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyLong_FromLongLong(p == BPE_SCAN_NONE ? -1 : (long long)p);
 }
 
-/* giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): scan_giant.inc on
-   data[:n] (bpe_scan_settled; bpe_scan_piece_cut on data[settled:n], as an offset in
-   data, or -1), for readers that found no safe cut */
+/* giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): scan_text.h's
+   giant cuts of data[:n] (the piece cut -1 when none), for readers that found no safe
+   cut */
 static PyObject *py_giant_cuts(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     Py_buffer buf;
@@ -330,16 +210,12 @@ static PyObject *py_giant_cuts(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     }
     size_t settled, reach, cut;
-    const unsigned char *s = buf.buf;
     Py_BEGIN_ALLOW_THREADS
-    settled = bpe_scan_settled(preset, s, (size_t)n, &reach);
-    cut = settled < (size_t)n
-              ? bpe_scan_piece_cut(preset, s + settled, (size_t)n - settled, (size_t)limit)
-              : 0;
+    cut = scan_text_giant_cuts(preset, buf.buf, (size_t)n, (size_t)limit, &settled, &reach);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&buf);
     return Py_BuildValue("nnn", (Py_ssize_t)settled, (Py_ssize_t)reach,
-                         cut ? (Py_ssize_t)(settled + cut) : (Py_ssize_t)-1);
+                         cut == BPE_SCAN_NONE ? (Py_ssize_t)-1 : (Py_ssize_t)cut);
 }
 
 /* count_words(preset, data: str | bytes) -> int: boundaries only, no objects */
@@ -348,27 +224,18 @@ static PyObject *py_count_words(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *data;
     if (!PyArg_ParseTuple(args, "iO:count_words", &preset, &data)) return NULL;
     if (check_preset(preset) < 0) return NULL;
-    utf8_t u = {NULL, 0, 0, NULL};
-    Py_buffer buf;
-    int have_buf = 0;
-    if (PyUnicode_Check(data)) {
-        if (utf8_of(data, &u) < 0) return NULL;
-    } else {
-        if (PyObject_GetBuffer(data, &buf, PyBUF_SIMPLE) < 0) return NULL;
-        have_buf = 1;
-        u.s = buf.buf;
-        u.n = (size_t)buf.len;
-    }
-    size_t count = 0, pos = 0, ends[1024];
+    BpeUtf8 u = {NULL, 0, 0, NULL};
+    Py_buffer buf = {0};
+    if (PyUnicode_Check(data) ? bpe_py_utf8(data, &u) < 0
+                              : PyObject_GetBuffer(data, &buf, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (buf.obj) u.s = buf.buf, u.n = (size_t)buf.len;
+    size_t count;
     Py_BEGIN_ALLOW_THREADS
-    while (pos < u.n) {
-        size_t k = bpe_scan_words(preset, u.s, pos, u.n, ends, 1024);
-        count += k;
-        pos = ends[k - 1];
-    }
+    count = scan_text_count(preset, u.s, u.n);
     Py_END_ALLOW_THREADS
-    if (have_buf) PyBuffer_Release(&buf);
-    Py_XDECREF(u.owner);
+    bpe_py_release(&buf, 1);
+    bpe_py_utf8_release(&u);
     return PyLong_FromSize_t(count);
 }
 
@@ -446,99 +313,42 @@ static PyObject *py_unsafe_spans(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
-/* The class of code point c: 0 ASCII, 1 Latin-1, 2 the BMP, 3 above (as a str's kind) */
-static inline int char_class(Py_UCS4 c) {
-    return c < 0x80 ? 0 : c < 0x100 ? 1 : c < 0x10000 ? 2 : 3;
-}
-
-/* The highest class of text[a..b) (of `kind`), at least `at_least`, found with an early
- * stop at `top` (the highest its kind can hold) */
-static int class_of_part(int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int at_least,
-                         int top) {
-    for (Py_ssize_t i = a; i < b && at_least < top; i++) {
-        int c = char_class(PyUnicode_READ(kind, data, i));
-        if (c > at_least)
-            at_least = c;
-    }
-    return at_least;
-}
-
 /* normal_form(text, spans, tables) -> str: text with each stretch spans[2i]..spans[2i+1]
  * (characters; in order, apart, each bounded by characters the form leaves alone:
  * unsafe_spans') replaced by its NFC or NFKC, by the tables text/normal_forms.py builds
  * (text/normal_form.h); text itself when no stretch changes. In place of unicodedata
  * called on each stretch (Qwen2's NFC of 2 MB of random text: ~6,000 stretches, 9 ms).
  * The stretches' forms are made first (one buffer); then the str, of the narrowest kind
- * its characters need, the parts between them copied whole when the kind is the text's. */
+ * its characters need (nf_result_class, nf_assemble). */
 static PyObject *form_of(PyObject *text, const int64_t *sp, Py_ssize_t ns, const NfTables *t) {
     PyObject *res = NULL;
     NfForms f = {0};
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    size_t n = (size_t)PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    if (ns % 2) {
-        PyErr_SetString(PyExc_ValueError, "normal_form: spans come in pairs");
-        goto done;
-    }
-    int rc = nf_forms(t, kind, data, (size_t)n, sp, (size_t)ns, &f);
-    if (rc == NF_NOMEM) {
+    int rc = ns % 2 ? NF_BAD_SPANS : nf_forms(t, kind, data, n, sp, (size_t)ns, &f);
+    if (rc == NF_NOMEM)
         PyErr_NoMemory();
-        goto done;
-    }
-    if (rc == NF_BAD_SPANS) {
-        PyErr_SetString(PyExc_ValueError, "normal_form: spans out of order or range");
-        goto done;
-    }
-    if (rc == NF_NO_ROOM) {
+    else if (rc == NF_BAD_SPANS)
+        PyErr_SetString(PyExc_ValueError, ns % 2 ? "normal_form: spans come in pairs"
+                                                 : "normal_form: spans out of order or range");
+    else if (rc == NF_NO_ROOM)
         PyErr_SetString(PyExc_SystemError, "normal_form: a stretch grew past its room");
-        goto done;
+    else if (!f.changed)
+        res = Py_NewRef(text);
+    else {
+        /* the highest class the text's kind holds: 0 ASCII, 1 Latin-1, 2 the BMP, 3 above */
+        int top = kind == PyUnicode_1BYTE_KIND   ? !PyUnicode_IS_ASCII(text)
+                  : kind == PyUnicode_2BYTE_KIND ? 2 : 3;
+        static const Py_UCS4 most[4] = {0x7F, 0xFF, 0xFFFF, 0x10FFFF};
+        int cls = nf_result_class(&f, kind, data, n, sp, (size_t)ns, top);
+        if ((res = PyUnicode_New((Py_ssize_t)(f.kept + f.used), most[cls])))
+            nf_assemble(&f, kind, data, n, sp, (size_t)ns, PyUnicode_KIND(res),
+                        PyUnicode_DATA(res));
     }
-    if (!f.changed) {
-        Py_INCREF(text);
-        res = text;
-        goto done;
-    }
-    /* the kind of the result: the highest class among the forms and the parts kept (a
-     * pass over those that stops once it finds the text's own highest class) */
-    int top = kind == PyUnicode_1BYTE_KIND ? (PyUnicode_IS_ASCII(text) ? 0 : 1)
-              : kind == PyUnicode_2BYTE_KIND ? 2 : 3;
-    int cls = f.cls;
-    Py_ssize_t np = ns / 2;
-    for (Py_ssize_t k = 0; k <= np && cls < top; k++) /* the part before stretch k */
-        cls = class_of_part(kind, data, k ? (Py_ssize_t)sp[2 * k - 1] : 0,
-                            k < np ? (Py_ssize_t)sp[2 * k] : n, cls, top);
-    static const Py_UCS4 most[4] = {0x7F, 0xFF, 0xFFFF, 0x10FFFF};
-    res = PyUnicode_New((Py_ssize_t)(f.kept + f.used), most[cls]);
-    if (!res)
-        goto done;
-    int rkind = PyUnicode_KIND(res);
-    void *rdata = PyUnicode_DATA(res);
-    Py_ssize_t j = 0;
-    size_t at = 0;
-    const uint32_t *outs = f.out; /* (locals: stores through rdata could alias f) */
-    const size_t *lens = f.len;
-    for (Py_ssize_t k = 0; k <= np; k++) {
-        Py_ssize_t s = k < np ? (Py_ssize_t)sp[2 * k] : n;
-        Py_ssize_t last = k ? (Py_ssize_t)sp[2 * k - 1] : 0;
-        if (rkind == kind) { /* the part kept, whole */
-            memcpy((char *)rdata + (size_t)j * (size_t)kind, (const char *)data + (size_t)last * (size_t)kind,
-                   (size_t)(s - last) * (size_t)kind);
-            j += s - last;
-        } else {
-            for (Py_ssize_t i = last; i < s; i++)
-                PyUnicode_WRITE(rkind, rdata, j++, PyUnicode_READ(kind, data, i));
-        }
-        if (k == np)
-            break;
-        for (size_t i = 0; i < lens[k]; i++)
-            PyUnicode_WRITE(rkind, rdata, j++, outs[at + i]);
-        at += lens[k];
-    }
-done:
     nf_forms_free(&f);
     return res;
 }
-
 
 static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *spans, *res = NULL;
@@ -633,16 +443,9 @@ static PyObject *py_astral_blocks(PyObject *Py_UNUSED(self), PyObject *arg) {
     if (PyUnicode_READY(arg) < 0)
         return NULL;
 #endif
-    unsigned char seen[0x110000 >> 8] = {0}, blocks[0x110000 >> 11] = {0};
-    if (PyUnicode_KIND(arg) == PyUnicode_4BYTE_KIND) {
-        /* a byte a block (a plain store: setting bits would wait on the last store) */
-        const Py_UCS4 *p = PyUnicode_DATA(arg);
-        Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-        for (Py_ssize_t i = 0; i < n; i++)
-            seen[(p[i] < 0x110000 ? p[i] : 0) >> 8] = 1;
-        for (size_t b = 0x100; b < sizeof seen; b++)
-            blocks[b >> 3] |= (unsigned char)(seen[b] << (b & 7));
-    }
+    unsigned char blocks[NF_BLOCK_BYTES];
+    nf_astral_blocks(PyUnicode_KIND(arg), PyUnicode_DATA(arg), (size_t)PyUnicode_GET_LENGTH(arg),
+                     blocks);
     return PyBytes_FromStringAndSize((const char *)blocks, sizeof blocks);
 }
 

@@ -328,3 +328,71 @@ void nf_forms_free(NfForms *f)
     free(f->out), free(f->len);
     f->out = NULL, f->len = NULL;
 }
+
+static inline uint32_t char_at(int kind, const void *data, size_t i)
+{
+    return kind == 1 ? ((const uint8_t *)data)[i]
+           : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
+}
+
+static inline void char_put(int kind, void *data, size_t i, uint32_t c)
+{
+    if (kind == 1)
+        ((uint8_t *)data)[i] = (uint8_t)c;
+    else if (kind == 2)
+        ((uint16_t *)data)[i] = (uint16_t)c;
+    else
+        ((uint32_t *)data)[i] = c;
+}
+
+/* the part of the text kept before stretch k (k == ns / 2: after the last) */
+#define KEPT_FROM(k) ((k) ? (size_t)sp[2 * (k) - 1] : 0)
+#define KEPT_TO(k) ((k) < np ? (size_t)sp[2 * (k)] : n)
+
+int nf_result_class(const NfForms *f, int kind, const void *data, size_t n, const int64_t *sp,
+                    size_t ns, int top)
+{
+    int cls = f->cls;
+    size_t np = ns / 2;
+    for (size_t k = 0; k <= np && cls < top; k++)
+        for (size_t i = KEPT_FROM(k); i < KEPT_TO(k) && cls < top; i++)
+            if (char_class(char_at(kind, data, i)) > cls)
+                cls = char_class(char_at(kind, data, i));
+    return cls;
+}
+
+void nf_assemble(const NfForms *f, int kind, const void *data, size_t n, const int64_t *sp,
+                 size_t ns, int rkind, void *rdata)
+{
+    size_t np = ns / 2, j = 0, at = 0;
+    for (size_t k = 0; k <= np; k++) {
+        size_t a = KEPT_FROM(k), z = KEPT_TO(k);
+        if (rkind == kind) { /* the part kept, whole */
+            memcpy((char *)rdata + j * (size_t)kind, (const char *)data + a * (size_t)kind,
+                   (z - a) * (size_t)kind);
+            j += z - a;
+        } else {
+            for (size_t i = a; i < z; i++)
+                char_put(rkind, rdata, j++, char_at(kind, data, i));
+        }
+        if (k == np)
+            break;
+        for (size_t i = 0; i < f->len[k]; i++)
+            char_put(rkind, rdata, j++, f->out[at + i]);
+        at += f->len[k];
+    }
+}
+
+void nf_astral_blocks(int kind, const void *data, size_t n, unsigned char *blocks)
+{
+    memset(blocks, 0, NF_BLOCK_BYTES);
+    if (kind != 4)
+        return;
+    /* a byte a block (a plain store: setting bits would wait on the last store) */
+    unsigned char seen[0x110000 >> 8] = {0};
+    const uint32_t *p = (const uint32_t *)data;
+    for (size_t i = 0; i < n; i++)
+        seen[(p[i] < 0x110000 ? p[i] : 0) >> 8] = 1;
+    for (size_t b = 0x100; b < sizeof seen; b++)
+        blocks[b >> 3] |= (unsigned char)(seen[b] << (b & 7));
+}

@@ -99,4 +99,20 @@ int nf_forms(const NfTables *t, int kind, const void *data, size_t n, const int6
              size_t ns, NfForms *f);
 void nf_forms_free(NfForms *f);
 
+/* The normalised text from the forms f of the stretches sp[0..ns) of the text (as
+ * nf_forms had them). nf_result_class: the highest class of its characters (0 ASCII, 1
+ * Latin-1, 2 the BMP, 3 above), the forms' and those of the parts kept, a pass that
+ * stops at `top` (the highest the text's kind holds). nf_assemble: its f->kept + f->used
+ * characters written to rdata, `rkind` bytes each (a kind that holds that class). */
+int nf_result_class(const NfForms *f, int kind, const void *data, size_t n, const int64_t *sp,
+                    size_t ns, int top);
+void nf_assemble(const NfForms *f, int kind, const void *data, size_t n, const int64_t *sp,
+                 size_t ns, int rkind, void *rdata);
+
+/* The blocks of 256 code points above the BMP that a text holds characters of: bit b of
+ * blocks (NF_BLOCK_BYTES) for code points b * 256 .. b * 256 + 255. A text of 1- or
+ * 2-byte characters has none. */
+#define NF_BLOCK_BYTES (0x110000 >> 11)
+void nf_astral_blocks(int kind, const void *data, size_t n, unsigned char *blocks);
+
 #endif
