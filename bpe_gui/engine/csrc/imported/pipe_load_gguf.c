@@ -68,6 +68,20 @@ ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, 
     return -1;
 }
 
+ptrdiff_t gguf_string_offsets(const unsigned char *buf, size_t len, size_t start, size_t count,
+                              int big, uint64_t *out) {
+    size_t p = start;
+    for (size_t k = 0; k < count; k++) {
+        if (p > len || len - p < 8) return (ptrdiff_t)k;
+        uint64_t n = rd64(buf + p, big);
+        if (n > len - p - 8) return (ptrdiff_t)k;
+        out[k] = p;
+        p += 8 + (size_t)n;
+    }
+    out[count] = p;
+    return -1;
+}
+
 /* Python's strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
 int utf8_valid(const unsigned char *s, size_t n) {
     size_t i = 0;

@@ -438,6 +438,88 @@ void pipe_problem_free(PipeProblem *pr) {
     pr->owned = NULL;
 }
 
+int pipe_problem_words(const PipeProblem *pr, char *fmt, size_t cap, int arg[3]) {
+    int k = 0;
+    switch (pr->kind) {
+    case PP_BASE64:
+        snprintf(fmt, cap, "%%R is not valid base64 (or is empty)");
+        arg[k++] = 0;
+        break;
+    case PP_RANK_TAKEN:
+        snprintf(fmt, cap, "rank %lld was already given to another token", (long long)pr->num);
+        break;
+    case PP_TOKEN_TAKEN:
+        snprintf(fmt, cap, "%%R was already given rank %d", (int)pr->num);
+        arg[k++] = 0;
+        break;
+    case PP_PARTS:
+        snprintf(fmt, cap, "each line must be 'BASE64 RANK' (token bytes in base64, one space, "
+                 "a whole number); this line has %d part(s)", (int)pr->num);
+        break;
+    case PP_RANK_NOT_NUMBER:
+        snprintf(fmt, cap, "the rank is not a whole number");
+        break;
+    case PP_NOT_IN_VOCAB:
+        snprintf(fmt, cap, "the %s %%R of the merge %%R %%R is not in the vocabulary", pr->what);
+        for (; k < 3; k++) arg[k] = k | PP_AS_TEXT;
+        break;
+    case PP_BAD_MERGE:
+        snprintf(fmt, cap, "the merge %%R should be \"left right\" or [\"left\", \"right\"]");
+        arg[k++] = 0 | PP_AS_TEXT;
+        break;
+    case PP_NOT_UTF8:
+        snprintf(fmt, cap, "token %lld is not UTF-8 text (it starts %%R)", (long long)pr->index);
+        arg[k++] = 0;
+        break;
+    default:
+        return -1;
+    }
+    return k;
+}
+
+ptrdiff_t pipe_n_tokens(const PipeModel *m) {
+    ptrdiff_t k = 0;
+    for (ptrdiff_t id = 0; id < m->n_ids; id++) k += m->first_entry[id] >= 0;
+    return k;
+}
+
+const char *pipe_kind_name(int kind) {
+    return kind == KIND_HF ? "hf" : kind == KIND_SPM ? "spm" : "tiktoken";
+}
+
+int pipe_shown_all(const PipeModel *m, const char *rep, ptrdiff_t rep_len, int byte_fallback,
+                   char **bytes, size_t **off, int32_t **ids, size_t *k) {
+    size_t nt = (size_t)pipe_n_tokens(m), cap = 256, used = 0, j = 0;
+    *bytes = malloc(cap);
+    *off = malloc((nt + 1) * sizeof(size_t));
+    *ids = malloc((nt ? nt : 1) * sizeof(int32_t));
+    if (!*bytes || !*off || !*ids) goto nomem;
+    for (ptrdiff_t id = 0; id < m->n_ids; id++) {
+        int32_t e = m->first_entry[id];
+        if (e < 0) continue;
+        const Entry *en = &m->entries[e];
+        /* (shown bytes are at most the key's: a replacement character's 3 become 1) */
+        if (used + (size_t)en->len > cap) {
+            size_t c2 = 2 * (used + (size_t)en->len);
+            char *b2 = realloc(*bytes, c2);
+            if (!b2) goto nomem;
+            *bytes = b2, cap = c2;
+        }
+        ptrdiff_t n = shown_bytes(m, en, rep, rep_len, byte_fallback, *bytes + used,
+                                  (ptrdiff_t)(cap - used));
+        (*off)[j] = used;
+        (*ids)[j++] = (int32_t)id;
+        used += n < 0 ? 0 : (size_t)n;
+    }
+    (*off)[j] = used;
+    *k = j;
+    return 0;
+nomem:
+    free(*bytes), free(*off), free(*ids);
+    *bytes = NULL, *off = NULL, *ids = NULL;
+    return PIPE_NOMEM;
+}
+
 char *key_text(const PipeModel *m, int64_t id, size_t *n) {
     if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) return NULL;
     const Entry *en = &m->entries[m->first_entry[id]];

@@ -129,6 +129,12 @@ typedef struct {
 } PipeProblem;
 
 void pipe_problem_free(PipeProblem *pr);
+/* A problem in words, as a format for the binding: the numbers written in, each quoted
+ * span a %R (Python's repr of it, the binding's to make) and arg[j] the span of the j-th:
+ * its index, | PP_AS_TEXT when it is quoted as text (its bytes decoded, undecodable ones
+ * replaced) rather than as bytes. The number of %R (0-3), or -1 for an unknown kind. */
+#define PP_AS_TEXT 4
+int pipe_problem_words(const PipeProblem *pr, char *fmt, size_t cap, int arg[3]);
 /* Fill *pr (kind, where, index i, what) with copies of up to three spans of the input
  * (the loaders' "token X, merge Y" messages). 1, or PIPE_NOMEM. */
 int pipe_problem(PipeProblem *pr, int kind, const char *where, ptrdiff_t i, const char *what,
@@ -179,6 +185,14 @@ int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp);
    bytes as GPT-2's alphabet's characters, another key's bytes as they are. NULL when id
    has no key; else a malloc'ed block of *n bytes (free it). */
 char *key_text(const PipeModel *m, int64_t id, size_t *n);
+/* How many ids have a token; the kind's name ("hf", "tiktoken", "spm"). */
+ptrdiff_t pipe_n_tokens(const PipeModel *m);
+const char *pipe_kind_name(int kind);
+/* The bytes every token stands for (shown_bytes), end to end in *bytes (malloc'ed),
+ * token k's at [(*off)[k], (*off)[k + 1]) and its id (*ids)[k] (malloc'ed, in id order),
+ * *k of them. 0, or PIPE_NOMEM (nothing to free). */
+int pipe_shown_all(const PipeModel *m, const char *rep, ptrdiff_t rep_len, int byte_fallback,
+                   char **bytes, size_t **off, int32_t **ids, size_t *k);
 
 /* b64.c */
 void init_b64(void);
@@ -200,6 +214,11 @@ int gguf_walk_strings(const unsigned char *buf, size_t len, size_t *pos, uint64_
  * first that does not fit. */
 ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, size_t count,
                             int big, const char **out, size_t *out_len);
+/* Where each of `count` strings from start has its length field, as an offset in buf, and
+ * out[count] the array's end (count + 1 values): -1, or the index of the first string
+ * that does not fit. */
+ptrdiff_t gguf_string_offsets(const unsigned char *buf, size_t len, size_t start, size_t count,
+                              int big, uint64_t *out);
 int utf8_valid(const unsigned char *s, size_t n);
 /* A GGUF BPE vocabulary (`gpt2`: byte_level, ByteLevel keys; `gemma4`: UTF-8 keys) and
  * its merges ("left right" strings), as llama.cpp reads them (the file's header says

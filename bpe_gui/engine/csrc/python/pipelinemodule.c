@@ -108,70 +108,25 @@ PyObject *problem(Model *m, const char *where, Py_ssize_t index, PyObject *msg) 
     return Py_BuildValue("(N(snN))", (PyObject *)m, where, index, msg);
 }
 
-/* A message with one %R: the given bytes. */
-static PyObject *with_bytes(const char *fmt, const char *p, Py_ssize_t n) {
-    PyObject *b = PyBytes_FromStringAndSize(p, n);
-    if (!b) return NULL;
-    PyObject *msg = PyUnicode_FromFormat(fmt, b);
-    Py_DECREF(b);
-    return msg;
-}
-
-/* A span of a file's text as a str (undecodable bytes replaced), for %R. */
-static PyObject *span_text(const PipeProblem *pr, int k) {
-    return PyUnicode_DecodeUTF8(pr->span[k], (Py_ssize_t)pr->span_len[k], "replace");
-}
-
-/* A loader's problem in words (Python's repr of what it quotes), with the model. */
+/* A loader's problem in words (imported/pipe_tables.c's pipe_problem_words, the spans it
+   quotes as Python's repr of them), with the model. */
 static PyObject *word_problem(Model *m, PipeProblem *pr) {
-    PyObject *msg = NULL, *s0 = NULL, *s1 = NULL, *s2 = NULL;
-    switch (pr->kind) {
-    case PP_BASE64:
-        msg = with_bytes("%R is not valid base64 (or is empty)", pr->span[0],
-                         (Py_ssize_t)pr->span_len[0]);
-        break;
-    case PP_RANK_TAKEN:
-        msg = PyUnicode_FromFormat("rank %lld was already given to another token",
-                                   (long long)pr->num);
-        break;
-    case PP_TOKEN_TAKEN: {
-        char what[64];
-        snprintf(what, sizeof what, "%%R was already given rank %d", (int)pr->num);
-        msg = with_bytes(what, pr->span[0], (Py_ssize_t)pr->span_len[0]);
-        break;
+    char fmt[256];
+    int arg[3];
+    PyObject *q[3] = {NULL, NULL, NULL}, *msg = NULL;
+    int k = pipe_problem_words(pr, fmt, sizeof fmt, arg), made = 0;
+    for (; made < k; made++) {
+        const char *p = pr->span[arg[made] & 3];
+        Py_ssize_t n = (Py_ssize_t)pr->span_len[arg[made] & 3];
+        q[made] = arg[made] & PP_AS_TEXT ? PyUnicode_DecodeUTF8(p, n, "replace")
+                                         : PyBytes_FromStringAndSize(p, n);
+        if (!q[made]) break;
     }
-    case PP_PARTS:
-        msg = PyUnicode_FromFormat("each line must be 'BASE64 RANK' (token bytes in base64, "
-                                   "one space, a whole number); this line has %d part(s)",
-                                   (int)pr->num);
-        break;
-    case PP_RANK_NOT_NUMBER:
-        msg = PyUnicode_FromString("the rank is not a whole number");
-        break;
-    case PP_NOT_IN_VOCAB:
-        s0 = span_text(pr, 0);
-        s1 = span_text(pr, 1);
-        s2 = span_text(pr, 2);
-        msg = (s0 && s1 && s2) ?
-            PyUnicode_FromFormat("the %s %R of the merge %R %R is not in the vocabulary",
-                                 pr->what, s0, s1, s2) : NULL;
-        break;
-    case PP_BAD_MERGE:
-        s0 = span_text(pr, 0);
-        msg = s0 ? PyUnicode_FromFormat("the merge %R should be \"left right\" or "
-                                        "[\"left\", \"right\"]", s0) : NULL;
-        break;
-    case PP_NOT_UTF8:
-        s0 = PyBytes_FromStringAndSize(pr->span[0], (Py_ssize_t)pr->span_len[0]);
-        msg = s0 ? PyUnicode_FromFormat("token %zd is not UTF-8 text (it starts %R)",
-                                        pr->index, s0) : NULL;
-        break;
-    default:
+    if (k < 0)
         PyErr_SetString(PyExc_SystemError, "unknown problem");
-    }
-    Py_XDECREF(s0);
-    Py_XDECREF(s1);
-    Py_XDECREF(s2);
+    else if (made == k)
+        msg = PyUnicode_FromFormat(fmt, q[0], q[1], q[2]);
+    for (int j = 0; j < 3; j++) Py_XDECREF(q[j]);
     const char *where = pr->where;
     Py_ssize_t index = pr->index;
     pipe_problem_free(pr);
@@ -282,23 +237,19 @@ static PyObject *Model_gguf_offsets(PyObject *cls, PyObject *args) {
     (void)cls;
     if (!PyArg_ParseTuple(args, "y*nnp", &b, &start, &count, &big)) return NULL;
     PyObject *out = NULL;
-    const char **p;
-    size_t *n;
     if (count < 0 || count > b.len / 8 + 1) {
         PyErr_SetString(PyExc_ValueError, "gguf_offsets: count does not fit the buffer");
         goto done;
     }
-    if (string_spans(&b, start, count, big, &p, &n) < 0) goto done;
     out = PyBytes_FromStringAndSize(NULL, (count + 1) * 8);
-    if (out) {
-        uint64_t *o = (uint64_t *)PyBytes_AS_STRING(out);
-        for (Py_ssize_t k = 0; k < count; k++)
-            o[k] = (uint64_t)(p[k] - (const char *)b.buf) - 8;
-        o[count] = count ? (uint64_t)(p[count - 1] - (const char *)b.buf) + n[count - 1]
-                         : (uint64_t)start;
+    ptrdiff_t bad = !out || start < 0 || start > b.len ? 0
+                    : gguf_string_offsets(b.buf, (size_t)b.len, (size_t)start, (size_t)count,
+                                          big, (uint64_t *)PyBytes_AS_STRING(out));
+    if (out && bad >= 0) {
+        Py_CLEAR(out);
+        PyErr_Format(PyExc_ValueError, "string %zd of the array runs past the buffer",
+                     (Py_ssize_t)bad);
     }
-    PyMem_Free(p);
-    PyMem_Free(n);
 done:
     PyBuffer_Release(&b);
     return out;
@@ -488,41 +439,22 @@ static PyObject *Model_tables(Model *self, PyObject *args) {
         rp = PyUnicode_AsUTF8AndSize(rep, &rep_len);
         if (!rp) return NULL;
     }
+    char *bytes;
+    size_t *off, k;
+    int32_t *ids;
+    if (pipe_shown_all(m, rp, rep_len, byte_fallback, &bytes, &off, &ids, &k) < 0)
+        return PyErr_NoMemory();
     PyObject *vocab = PyDict_New(), *t2i = PyDict_New();
-    if (!vocab || !t2i) goto fail;
-    size_t cap = 256;
-    char *buf = PyMem_Malloc(cap);
-    if (!buf) goto fail;
-    for (Py_ssize_t id = 0; id < m->n_ids; id++) {
-        int32_t e = m->first_entry[id];
-        if (e < 0) continue;
-        const Entry *en = &m->entries[e];
-        if ((size_t)en->len > cap) {
-            cap = (size_t)en->len * 2;
-            char *nb = PyMem_Realloc(buf, cap);
-            if (!nb) {
-                PyMem_Free(buf);
-                PyErr_NoMemory();
-                goto fail;
-            }
-            buf = nb;
-        }
-        Py_ssize_t n = shown_bytes(m, en, rp, rep_len, byte_fallback, buf, (Py_ssize_t)cap);
-        PyObject *b = PyBytes_FromStringAndSize(buf, n < 0 ? 0 : n);
-        PyObject *key = PyLong_FromSsize_t(id);
-        if (!b || !key || PyDict_SetItem(vocab, key, b) < 0 ||
-            (PyDict_SetDefault(t2i, b, key) == NULL)) {
-            Py_XDECREF(b);
-            Py_XDECREF(key);
-            PyMem_Free(buf);
-            goto fail;
-        }
-        Py_DECREF(b);
-        Py_DECREF(key);
+    for (size_t j = 0; vocab && t2i && j < k; j++) {
+        PyObject *b = PyBytes_FromStringAndSize(bytes + off[j], (Py_ssize_t)(off[j + 1] - off[j]));
+        PyObject *key = PyLong_FromLong(ids[j]);
+        if (!b || !key || PyDict_SetItem(vocab, key, b) < 0 || !PyDict_SetDefault(t2i, b, key))
+            Py_CLEAR(vocab);
+        Py_XDECREF(b);
+        Py_XDECREF(key);
     }
-    PyMem_Free(buf);
-    return Py_BuildValue("(NN)", vocab, t2i);
-fail:
+    free(bytes), free(off), free(ids);
+    if (vocab && t2i) return Py_BuildValue("(NN)", vocab, t2i);
     Py_XDECREF(vocab);
     Py_XDECREF(t2i);
     return NULL;
@@ -683,10 +615,7 @@ static PyObject *Model_get_n_ids(Model *m, void *c) {
 
 static PyObject *Model_get_n_tokens(Model *m, void *c) {
     (void)c;
-    Py_ssize_t k = 0;
-    for (Py_ssize_t id = 0; id < m->pm.n_ids; id++)
-        k += m->pm.first_entry[id] >= 0;
-    return PyLong_FromSsize_t(k);
+    return PyLong_FromSsize_t(pipe_n_tokens(&m->pm));
 }
 
 static PyObject *Model_get_n_merges(Model *m, void *c) {
@@ -696,8 +625,7 @@ static PyObject *Model_get_n_merges(Model *m, void *c) {
 
 static PyObject *Model_get_kind(Model *m, void *c) {
     (void)c;
-    return PyUnicode_FromString(m->pm.kind == KIND_HF ? "hf" :
-                                m->pm.kind == KIND_SPM ? "spm" : "tiktoken");
+    return PyUnicode_FromString(pipe_kind_name(m->pm.kind));
 }
 
 static PyMethodDef Model_methods[] = {

@@ -361,25 +361,41 @@ int nf_result_class(const NfForms *f, int kind, const void *data, size_t n, cons
     return cls;
 }
 
+/* n code points from `in` to `kind`-byte characters at out (a loop per kind) */
+static void narrow(const uint32_t *in, size_t n, int kind, void *out)
+{
+    if (kind == 1)
+        for (size_t i = 0; i < n; i++)
+            ((uint8_t *)out)[i] = (uint8_t)in[i];
+    else if (kind == 2)
+        for (size_t i = 0; i < n; i++)
+            ((uint16_t *)out)[i] = (uint16_t)in[i];
+    else
+        memcpy(out, in, n * sizeof(uint32_t));
+}
+
 void nf_assemble(const NfForms *f, int kind, const void *data, size_t n, const int64_t *sp,
                  size_t ns, int rkind, void *rdata)
 {
     size_t np = ns / 2, j = 0, at = 0;
+    const uint32_t *outs = f->out; /* (locals: stores through rdata could alias f) */
+    const size_t *lens = f->len;
+    char *r = (char *)rdata;
     for (size_t k = 0; k <= np; k++) {
         size_t a = KEPT_FROM(k), z = KEPT_TO(k);
         if (rkind == kind) { /* the part kept, whole */
-            memcpy((char *)rdata + j * (size_t)kind, (const char *)data + a * (size_t)kind,
+            memcpy(r + j * (size_t)kind, (const char *)data + a * (size_t)kind,
                    (z - a) * (size_t)kind);
-            j += z - a;
         } else {
             for (size_t i = a; i < z; i++)
-                char_put(rkind, rdata, j++, char_at(kind, data, i));
+                char_put(rkind, r, j + i - a, char_at(kind, data, i));
         }
+        j += z - a;
         if (k == np)
             break;
-        for (size_t i = 0; i < f->len[k]; i++)
-            char_put(rkind, rdata, j++, f->out[at + i]);
-        at += f->len[k];
+        narrow(outs + at, lens[k], rkind, r + j * (size_t)rkind);
+        j += lens[k];
+        at += lens[k];
     }
 }
 
