@@ -82,6 +82,47 @@ ptrdiff_t gguf_string_offsets(const unsigned char *buf, size_t len, size_t start
     return -1;
 }
 
+int gguf_spans(const unsigned char *buf, size_t len, ptrdiff_t start, ptrdiff_t count,
+               int big, const char ***p, size_t **n, char *error, size_t cap, const char *who) {
+    *p = NULL, *n = NULL;
+    if (count < 0 || (size_t)count > len / 8 + 1) {
+        snprintf(error, cap, "%s: a count does not fit the buffer", who);
+        return PIPE_INVALID;
+    }
+    *p = malloc((size_t)(count ? count : 1) * sizeof(char *));
+    *n = malloc((size_t)(count ? count : 1) * sizeof(size_t));
+    if (!*p || !*n) {
+        free(*p), free(*n);
+        *p = NULL, *n = NULL;
+        return PIPE_NOMEM;
+    }
+    ptrdiff_t bad = start < 0 || (size_t)start > len ? 0 :
+        gguf_string_spans(buf, len, (size_t)start, (size_t)count, big, *p, *n);
+    if (bad >= 0) {
+        free(*p), free(*n);
+        *p = NULL, *n = NULL;
+        snprintf(error, cap, "string %lld of the array runs past the buffer", (long long)bad);
+        return PIPE_INVALID;
+    }
+    return 0;
+}
+
+int pipe_load_gguf_buf(PipeModel *m, const unsigned char *buf, size_t len, ptrdiff_t ts,
+                       ptrdiff_t tn, ptrdiff_t ms, ptrdiff_t mn, int big, int byte_level,
+                       const char *const *want, const size_t *want_len, size_t n_want,
+                       int32_t *want_id, PipeProblem *pr) {
+    const char **tp = NULL, **mp = NULL;
+    size_t *tl = NULL, *ml = NULL;
+    int rc = gguf_spans(buf, len, ts, tn, big, &tp, &tl, m->error, sizeof m->error, "from_gguf");
+    if (rc == 0)
+        rc = gguf_spans(buf, len, ms, mn, big, &mp, &ml, m->error, sizeof m->error, "from_gguf");
+    if (rc == 0)
+        rc = pipe_load_gguf(m, tp, tl, (size_t)tn, mp, ml, (size_t)mn, byte_level, want,
+                            want_len, n_want, want_id, pr);
+    free(tp), free(tl), free(mp), free(ml);
+    return rc;
+}
+
 /* Python's strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
 int utf8_valid(const unsigned char *s, size_t n) {
     size_t i = 0;

@@ -219,6 +219,12 @@ ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, 
  * that does not fit. */
 ptrdiff_t gguf_string_offsets(const unsigned char *buf, size_t len, size_t start, size_t count,
                               int big, uint64_t *out);
+/* The spans of `count` strings from start (gguf_string_spans) in two malloc'ed arrays
+ * (free both; NULL unless 0 is returned): 0, PIPE_NOMEM,
+ * or PIPE_INVALID with why in error[0..cap) (`who`: the call named in it): a count the
+ * buffer cannot hold (each string has an 8-byte length), a string past its end. */
+int gguf_spans(const unsigned char *buf, size_t len, ptrdiff_t start, ptrdiff_t count,
+               int big, const char ***p, size_t **n, char *error, size_t cap, const char *who);
 int utf8_valid(const unsigned char *s, size_t n);
 /* A GGUF BPE vocabulary (`gpt2`: byte_level, ByteLevel keys; `gemma4`: UTF-8 keys) and
  * its merges ("left right" strings), as llama.cpp reads them (the file's header says
@@ -228,6 +234,12 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
                    const char *const *mer, const size_t *mer_len, size_t n_mer, int byte_level,
                    const char *const *want, const size_t *want_len, size_t n_want,
                    int32_t *want_id, PipeProblem *pr);
+/* pipe_load_gguf from a buffer: its tokens' and merges' string arrays (start, count)
+ * found by gguf_spans first (their problems PIPE_INVALID, in m->error). */
+int pipe_load_gguf_buf(PipeModel *m, const unsigned char *buf, size_t len, ptrdiff_t ts,
+                       ptrdiff_t tn, ptrdiff_t ms, ptrdiff_t mn, int big, int byte_level,
+                       const char *const *want, const size_t *want_len, size_t n_want,
+                       int32_t *want_id, PipeProblem *pr);
 
 /* pipe_load_spm.c: a SentencePiece .model (ModelProto) read in place: the pieces' texts
  * (start, len in the file's bytes), scores, types; the spans of trainer_spec,

@@ -434,4 +434,33 @@ static inline PyObject *bpe_py_bytes_pieces(const unsigned char *s, const size_t
     return list;
 }
 
+/* The UTF-8 of each str of a list (cached in each str), in two PyMem arrays (room for one
+ * at least; PyMem_Free both): 0, or -1 with an exception set (nothing to free; TypeError
+ * naming `what` for an item that is not a str) */
+static inline int bpe_py_utf8_list(PyObject *list, const char ***p, size_t **n, const char *what)
+{
+    Py_ssize_t k = PyList_GET_SIZE(list);
+    *p = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(char *));
+    *n = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(size_t));
+    int rc = *p && *n ? 0 : (PyErr_NoMemory(), -1);
+    for (Py_ssize_t i = 0; rc == 0 && i < k; i++) {
+        PyObject *s = PyList_GET_ITEM(list, i);
+        Py_ssize_t len;
+        if (!PyUnicode_Check(s)) {
+            PyErr_Format(PyExc_TypeError, "%s: item %zd is %.80s, not str", what, i,
+                         Py_TYPE(s)->tp_name);
+            rc = -1;
+        } else if (!((*p)[i] = PyUnicode_AsUTF8AndSize(s, &len))) {
+            rc = -1;
+        } else {
+            (*n)[i] = (size_t)len;
+        }
+    }
+    if (rc < 0) {
+        PyMem_Free((void *)*p), PyMem_Free(*n);
+        *p = NULL, *n = NULL;
+    }
+    return rc;
+}
+
 #endif

@@ -133,6 +133,16 @@ static PyObject *word_problem(Model *m, PipeProblem *pr) {
     return problem(m, where, index, msg);
 }
 
+/* A loader's answer (rc: 0 loaded, 1 a problem, or an error): (m, None), (m, problem),
+   or NULL with the exception (m released). */
+static PyObject *loaded(Model *m, int rc, PipeProblem *pr) {
+    if (rc == 1) return word_problem(m, pr);
+    if (rc == 0) return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+    pipe_error(&m->pm, rc);
+    Py_DECREF(m);
+    return NULL;
+}
+
 /* from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) or None
    (None: something this reader does not take; use json and from_hf instead). */
 static PyObject *Model_from_hf_text(PyObject *cls, PyObject *args) {
@@ -150,11 +160,8 @@ static PyObject *Model_from_hf_text(PyObject *cls, PyObject *args) {
     PipeProblem pr;
     int rc = pipe_load_hf_text(&m->pm, data.buf, vs, ve, ms, me, byte_level, &pr);
     PyBuffer_Release(&data); /* (the problem's spans are copies) */
-    if (rc == 1) return word_problem(m, &pr);
-    if (rc == 0) return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
-    if (rc < 0) pipe_error(&m->pm, rc);
+    if (rc != 2) return loaded(m, rc, &pr);
     Py_DECREF(m);
-    if (rc < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -176,30 +183,6 @@ static PyObject *Model_gguf_walk(PyObject *cls, PyObject *args) {
                          (unsigned long long)claim);
 }
 
-/* The spans of `count` strings at start in buf (a Py_buffer the caller keeps): PyMem
-   arrays, or NULL with an exception (ValueError: the array does not fit). */
-static int string_spans(Py_buffer *b, Py_ssize_t start, Py_ssize_t count, int big,
-                        const char ***p, size_t **n) {
-    *p = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(char *));
-    *n = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(size_t));
-    if (!*p || !*n) {
-        PyMem_Free(*p);
-        PyMem_Free(*n);
-        PyErr_NoMemory();
-        return -1;
-    }
-    ptrdiff_t bad = start < 0 || start > b->len ? 0 :
-        gguf_string_spans(b->buf, (size_t)b->len, (size_t)start, (size_t)count, big, *p, *n);
-    if (bad >= 0) {
-        PyMem_Free(*p);
-        PyMem_Free(*n);
-        PyErr_Format(PyExc_ValueError, "string %zd of the array runs past the buffer",
-                     (Py_ssize_t)bad);
-        return -1;
-    }
-    return 0;
-}
-
 /* gguf_strings(buf, start, count, big) -> list[str] (bytes not UTF-8: surrogateescape) */
 static PyObject *Model_gguf_strings(PyObject *cls, PyObject *args) {
     Py_buffer b;
@@ -209,21 +192,19 @@ static PyObject *Model_gguf_strings(PyObject *cls, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*nnp", &b, &start, &count, &big)) return NULL;
     const char **p;
     size_t *n;
+    char error[192];
     PyObject *out = NULL;
-    if (count < 0 || count > b.len / 8 + 1) {
-        PyErr_SetString(PyExc_ValueError, "gguf_strings: count does not fit the buffer");
-        goto done;
-    }
-    if (string_spans(&b, start, count, big, &p, &n) < 0) goto done;
-    out = PyList_New(count);
+    int rc = gguf_spans(b.buf, (size_t)b.len, start, count, big, &p, &n, error, sizeof error,
+                        "gguf_strings");
+    if (rc == PIPE_INVALID) PyErr_SetString(PyExc_ValueError, error);
+    else if (rc < 0) PyErr_NoMemory();
+    else out = PyList_New(count);
     for (Py_ssize_t k = 0; out && k < count; k++) {
         PyObject *s = PyUnicode_DecodeUTF8(p[k], (Py_ssize_t)n[k], "surrogateescape");
         if (!s) Py_CLEAR(out);
         else PyList_SET_ITEM(out, k, s);
     }
-    PyMem_Free(p);
-    PyMem_Free(n);
-done:
+    if (rc == 0) free(p), free(n);
     PyBuffer_Release(&b);
     return out;
 }
@@ -267,69 +248,40 @@ static PyObject *Model_from_gguf(PyObject *cls, PyObject *args) {
                           &want, &byte_level))
         return NULL;
     PyObject *r = NULL, *found = NULL;
-    const char **tp = NULL, **mp = NULL, **wp = NULL;
-    size_t *tl = NULL, *ml = NULL, *wl = NULL;
+    const char **wp = NULL;
+    size_t *wl = NULL, nw = (size_t)PyList_GET_SIZE(want);
     int32_t *wid = NULL;
     Model *m = NULL;
-    Py_ssize_t nw = PyList_GET_SIZE(want);
-    if (mspan != Py_None && !PyArg_ParseTuple(mspan, "nn", &ms, &mn)) goto done;
-    if (tn < 0 || tn > b.len / 8 + 1 || mn < 0 || mn > b.len / 8 + 1) {
-        PyErr_SetString(PyExc_ValueError, "from_gguf: a count does not fit the buffer");
+    if ((mspan != Py_None && !PyArg_ParseTuple(mspan, "nn", &ms, &mn)) ||
+        bpe_py_utf8_list(want, &wp, &wl, "from_gguf(want)") < 0)
         goto done;
-    }
-    if (string_spans(&b, ts, tn, big, &tp, &tl) < 0) goto done;
-    if (string_spans(&b, ms, mn, big, &mp, &ml) < 0) goto done;
-    wp = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(char *));
-    wl = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(size_t));
-    wid = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(int32_t));
-    if (!wp || !wl || !wid) {
+    if (!(wid = PyMem_Malloc((nw ? nw : 1) * sizeof(int32_t)))) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t k = 0; k < nw; k++) {
-        Py_ssize_t len;
-        wp[k] = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(want, k), &len);
-        if (!wp[k]) goto done;
-        wl[k] = (size_t)len;
-    }
-    m = new_model(KIND_HF);
-    if (!m) goto done;
+    if (!(m = new_model(KIND_HF))) goto done;
     PipeProblem pr;
-    int rc = pipe_load_gguf(&m->pm, tp, tl, (size_t)tn, mp, ml, (size_t)mn, byte_level, wp,
-                            wl, (size_t)nw, wid, &pr);
+    int rc = pipe_load_gguf_buf(&m->pm, b.buf, (size_t)b.len, ts, tn, ms, mn, big, byte_level,
+                                wp, wl, nw, wid, &pr);
     if (rc < 0) {
         pipe_error(&m->pm, rc);
-        goto done;
-    }
-    if (rc == 1) {
-        r = word_problem(m, &pr);   /* (takes m) */
+    } else if (rc == 1) {
+        r = word_problem(m, &pr); /* (takes m) */
         m = NULL;
-        if (r) {
-            PyObject *t = Py_BuildValue("(OO{})", PyTuple_GET_ITEM(r, 0), PyTuple_GET_ITEM(r, 1));
-            Py_SETREF(r, t);
-        }
-        goto done;
-    }
-    found = PyDict_New();
-    if (!found) goto done;
-    for (Py_ssize_t k = 0; k < nw; k++) {
-        if (wid[k] == NONE_ID) continue;
-        PyObject *id = PyLong_FromLong(wid[k]);
-        if (!id || PyDict_SetItem(found, PyList_GET_ITEM(want, k), id) < 0) {
+        if (r) Py_SETREF(r, Py_BuildValue("(OO{})", PyTuple_GET_ITEM(r, 0), PyTuple_GET_ITEM(r, 1)));
+    } else if ((found = PyDict_New())) {
+        for (size_t k = 0; found && k < nw; k++) {
+            PyObject *id = wid[k] == NONE_ID ? NULL : PyLong_FromLong(wid[k]);
+            if (wid[k] != NONE_ID && (!id || PyDict_SetItem(found, PyList_GET_ITEM(want, k), id) < 0))
+                Py_CLEAR(found);
             Py_XDECREF(id);
-            goto done;
         }
-        Py_DECREF(id);
+        r = found ? Py_BuildValue("(OOO)", (PyObject *)m, Py_None, found) : NULL;
     }
-    r = Py_BuildValue("(OOO)", (PyObject *)m, Py_None, found);
 done:
     Py_XDECREF(found);
     Py_XDECREF((PyObject *)m);
-    PyMem_Free(tp);
-    PyMem_Free(tl);
-    PyMem_Free(mp);
-    PyMem_Free(ml);
-    PyMem_Free(wp);
+    PyMem_Free((void *)wp);
     PyMem_Free(wl);
     PyMem_Free(wid);
     PyBuffer_Release(&b);
@@ -348,15 +300,7 @@ static PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
     }
     PipeProblem pr;
     int rc = pipe_load_tiktoken(&m->pm, data.buf, (size_t)data.len, &pr);
-    PyObject *r;
-    if (rc == 1) { /* (worded before the buffer goes: a span may point into it) */
-        r = word_problem(m, &pr);
-    } else if (rc == 0) {
-        r = Py_BuildValue("(NO)", (PyObject *)m, Py_None);
-    } else {
-        r = pipe_error(&m->pm, rc);
-        Py_DECREF(m);
-    }
+    PyObject *r = loaded(m, rc, &pr); /* (worded before the buffer goes: a span may point into it) */
     PyBuffer_Release(&data);
     return r;
 }
@@ -732,19 +676,9 @@ PyMODINIT_FUNC PyInit__pipeline(void) {
         return NULL;
     PyObject *mod = PyModule_Create(&pipeline_module);
     if (!mod) return NULL;
-    if (PyModule_AddStringConstant(mod, "simd", BPE_SIMD_BUILT) < 0) {
-        Py_DECREF(mod);
-        return NULL;
-    }
-    Py_INCREF(&ModelType);
-    if (PyModule_AddObject(mod, "Model", (PyObject *)&ModelType) < 0) {
-        Py_DECREF(&ModelType);
-        Py_DECREF(mod);
-        return NULL;
-    }
-    Py_INCREF(&CharsmapType);
-    if (PyModule_AddObject(mod, "Charsmap", (PyObject *)&CharsmapType) < 0) {
-        Py_DECREF(&CharsmapType);
+    if (PyModule_AddStringConstant(mod, "simd", BPE_SIMD_BUILT) < 0 ||
+        PyModule_AddObjectRef(mod, "Model", (PyObject *)&ModelType) < 0 ||
+        PyModule_AddObjectRef(mod, "Charsmap", (PyObject *)&CharsmapType) < 0) {
         Py_DECREF(mod);
         return NULL;
     }
