@@ -819,6 +819,19 @@ size_t spm_tokenize(const PipeModel *m, const unsigned char *w, size_t len, SpmO
     return out->n;
 }
 
+size_t pipe_word(const PipeModel *m, MergeScratch *x, SpmOut *o, const char *w, size_t len,
+                 const int32_t **ids, int *err) {
+    if (m->kind != KIND_SPM) {
+        *ids = x->sym;
+        size_t n = pipe_tokenize(m, x, w, len, err);
+        *ids = x->sym; /* (the call may have moved it) */
+        return n;
+    }
+    size_t n = spm_tokenize(m, (const unsigned char *)w, len, o, err);
+    *ids = o->ids;
+    return n;
+}
+
 /* ---- segments and their cache --------------------------------------------------------- */
 
 int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **ends,

@@ -520,6 +520,13 @@ nomem:
     return PIPE_NOMEM;
 }
 
+const char *pipe_key(const PipeModel *m, int64_t id, size_t *n) {
+    if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) return NULL;
+    const Entry *en = &m->entries[m->first_entry[id]];
+    *n = (size_t)en->len;
+    return m->arena + en->off;
+}
+
 char *key_text(const PipeModel *m, int64_t id, size_t *n) {
     if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) return NULL;
     const Entry *en = &m->entries[m->first_entry[id]];

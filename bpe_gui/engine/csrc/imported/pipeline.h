@@ -185,6 +185,8 @@ int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp);
    bytes as GPT-2's alphabet's characters, another key's bytes as they are. NULL when id
    has no key; else a malloc'ed block of *n bytes (free it). */
 char *key_text(const PipeModel *m, int64_t id, size_t *n);
+/* The key of id as it is stored (*n bytes, in the model's arena), or NULL when id has none. */
+const char *pipe_key(const PipeModel *m, int64_t id, size_t *n);
 /* How many ids have a token; the kind's name ("hf", "tiktoken", "spm"). */
 ptrdiff_t pipe_n_tokens(const PipeModel *m);
 const char *pipe_kind_name(int kind);
@@ -305,6 +307,11 @@ int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **
 size_t spm_tokenize(const PipeModel *m, const unsigned char *w, size_t len, SpmOut *out,
                     int *err);
 void spm_free(PipeModel *m);
+/* One word's ids by its model's merge: spm_tokenize into o (KIND_SPM), else pipe_tokenize
+ * into x; *ids points at them (o->ids or x->sym; spans in o or x). How many, or
+ * (size_t)-1 with *err (PIPE_NOMEM, PIPE_WORD_TOO_LONG). */
+size_t pipe_word(const PipeModel *m, MergeScratch *x, SpmOut *o, const char *w, size_t len,
+                 const int32_t **ids, int *err);
 int cuts_init(CutPairs *c);
 void cuts_free(CutPairs *c);
 int cuts_note(CutPairs *c, const unsigned char *p, size_t n); /* a token's characters */

@@ -412,12 +412,12 @@ static PyObject *Model_id_of(Model *self, PyObject *args) {
 }
 
 static PyObject *Model_key(Model *self, PyObject *args) {
-    const PipeModel *m = &self->pm;
     Py_ssize_t id;
+    size_t n;
     if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
-    if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
-    const Entry *en = &m->entries[m->first_entry[id]];
-    return PyBytes_FromStringAndSize(m->arena + en->off, en->len);
+    const char *p = pipe_key(&self->pm, id, &n);
+    if (!p) Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize(p, (Py_ssize_t)n);
 }
 
 static PyObject *Model_merge(Model *self, PyObject *args) {
@@ -442,20 +442,30 @@ PyObject *tokenize_error(int err) {
     return NULL;
 }
 
-static PyObject *spans_of(const MergeScratch *x, size_t n) {
+/* (ids, starts, ends) of a word: pipe_tokenize's (in x) or spm_tokenize's (in o) */
+static PyObject *spans_of(const MergeScratch *x, const SpmOut *o, size_t n) {
+    if (o)
+        return bpe_py_steal_tuple(3, bpe_py_ints(o->ids, n, 0), bpe_py_ints64(o->st, n, 0),
+                                  bpe_py_ints64(o->en, n, 0));
     return bpe_py_steal_tuple(3, bpe_py_ints(x->sym, n, 0), bpe_py_ints(x->st, n, 0),
                               bpe_py_ints(x->en, n, 0));
 }
 
-
-/* ids (spans: (ids, starts, ends) with the spans' byte offsets) of an SpmOut */
-static PyObject *spm_tuple(const SpmOut *o, int spans) {
-    if (!spans) return bpe_py_ints(o->ids, o->n, 0);
-    return bpe_py_steal_tuple(3, bpe_py_ints(o->ids, o->n, 0), bpe_py_ints64(o->st, o->n, 0),
-                              bpe_py_ints64(o->en, o->n, 0));
-}
-
 #define TOKENIZE_KEEP ((size_t)1 << 16) /* symbols whose arrays tokenize keeps */
+
+/* a word's ids by its model's merge (pipe_word); spans: (ids, starts, ends) */
+static PyObject *word_tuple(const PipeModel *m, MergeScratch *x, const char *w, Py_ssize_t len,
+                            int spans) {
+    SpmOut o = {0};
+    const int32_t *ids;
+    int err;
+    size_t n = pipe_word(m, x, &o, w, (size_t)len, &ids, &err);
+    PyObject *r = n == (size_t)-1 ? tokenize_error(err)
+                  : !spans        ? bpe_py_ints(ids, n, 0)
+                                  : spans_of(x, m->kind == KIND_SPM ? &o : NULL, n);
+    spm_out_free(&o);
+    return r;
+}
 
 /* tokenize(word): a str (its UTF-8) or bytes (as they are: see cached_words.h) */
 static PyObject *Model_tokenize(Model *self, PyObject *args) {
@@ -464,20 +474,9 @@ static PyObject *Model_tokenize(Model *self, PyObject *args) {
     Py_ssize_t len;
     const char *w;
     if (bpe_py_str_or_bytes(word, &w, &len, "tokenize(): the word") < 0) return NULL;
-    if (self->pm.kind == KIND_SPM) {
-        SpmOut o = {0};
-        int err;
-        size_t n = spm_tokenize(&self->pm, (const unsigned char *)w, (size_t)len, &o, &err);
-        PyObject *r = n == (size_t)-1 ? PyErr_NoMemory() : spm_tuple(&o, 1);
-        spm_out_free(&o);
-        return r;
-    }
-    int err;
-    MergeScratch *x = &self->x;
-    size_t n = pipe_tokenize(&self->pm, x, w, (size_t)len, &err);
-    PyObject *r = n == (size_t)-1 ? tokenize_error(err) : spans_of(x, n);
-    if (x->cap > TOKENIZE_KEEP) /* a giant word's arrays: given back (the caches stay) */
-        ms_trim(x);
+    PyObject *r = word_tuple(&self->pm, &self->x, w, len, 1);
+    if (self->x.cap > TOKENIZE_KEEP) /* a giant word's arrays: given back (the caches stay) */
+        ms_trim(&self->x);
     return r;
 }
 
@@ -489,16 +488,7 @@ typedef struct {
 /* one word for encode_words: the model's ids of its bytes */
 static PyObject *word_ids(void *ctx, const char *utf8, Py_ssize_t len) {
     WordCtx *c = ctx;
-    int err;
-    if (c->m->kind == KIND_SPM) {
-        SpmOut o = {0};
-        size_t n = spm_tokenize(c->m, (const unsigned char *)utf8, (size_t)len, &o, &err);
-        PyObject *r = n == (size_t)-1 ? PyErr_NoMemory() : spm_tuple(&o, 0);
-        spm_out_free(&o);
-        return r;
-    }
-    size_t n = pipe_tokenize(c->m, &c->x, utf8, (size_t)len, &err);
-    return n == (size_t)-1 ? tokenize_error(err) : bpe_py_ints(c->x.sym, n, 0);
+    return word_tuple(c->m, &c->x, utf8, len, 0);
 }
 
 static PyObject *Model_encode_words(Model *self, PyObject *args) {
