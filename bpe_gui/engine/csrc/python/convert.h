@@ -463,4 +463,68 @@ static inline int bpe_py_utf8_list(PyObject *list, const char ***p, size_t **n, 
     return rc;
 }
 
+/* Each str of a sequence as its characters (PyMem copies of UCS-4; free them with
+ * bpe_py_ucs4_free), *n of them, each one character or more: 0, or -1 with an exception
+ * set naming `what` (TypeError: not a sequence; ValueError: an item not such a str;
+ * nothing to free) */
+static inline void bpe_py_ucs4_free(Py_UCS4 **strs, size_t *lens, size_t n)
+{
+    for (size_t i = 0; strs && i < n; i++)
+        PyMem_Free(strs[i]);
+    PyMem_Free(strs);
+    PyMem_Free(lens);
+}
+
+static inline int bpe_py_ucs4_seq(PyObject *given, Py_UCS4 ***strs, size_t **lens, size_t *n,
+                                  const char *what)
+{
+    PyObject *seq = PySequence_Fast(given, "");
+    if (!seq) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Format(PyExc_TypeError, "%s should be a sequence of str, not %.80s", what,
+                         Py_TYPE(given)->tp_name);
+        return -1;
+    }
+    *n = (size_t)PySequence_Fast_GET_SIZE(seq);
+    *strs = PyMem_Calloc(*n + 1, sizeof **strs);
+    *lens = PyMem_Calloc(*n + 1, sizeof **lens);
+    int rc = *strs && *lens ? 0 : (PyErr_NoMemory(), -1);
+    for (size_t i = 0; rc == 0 && i < *n; i++) {
+        PyObject *s = PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i);
+        if (!PyUnicode_Check(s) || PyUnicode_GetLength(s) < 1) {
+            PyErr_Format(PyExc_ValueError, "%s: item %zu is %R; each should be a str of one "
+                         "character or more", what, i, s);
+            rc = -1;
+        } else if (!((*strs)[i] = PyUnicode_AsUCS4Copy(s))) {
+            rc = -1;
+        } else {
+            (*lens)[i] = (size_t)PyUnicode_GetLength(s);
+        }
+    }
+    Py_DECREF(seq);
+    if (rc < 0) {
+        bpe_py_ucs4_free(*strs, *lens, *n);
+        *strs = NULL, *lens = NULL;
+    }
+    return rc;
+}
+
+/* The ints of a list as int64 values (a PyMem array, room for one at least; PyMem_Free
+ * it): 0, or -1 with an exception set (nothing to free) */
+static inline int bpe_py_int64_list(PyObject *list, int64_t **v)
+{
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    if (!(*v = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (((*v)[k] = PyLong_AsLongLong(PyList_GET_ITEM(list, k))) == -1 && PyErr_Occurred()) {
+            PyMem_Free(*v);
+            *v = NULL;
+            return -1;
+        }
+    return 0;
+}
+
 #endif

@@ -357,11 +357,7 @@ static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     NfTables t;
     Py_ssize_t ns = PyList_GET_SIZE(spans);
-    int64_t *sp = PyMem_Malloc((size_t)(ns ? ns : 1) * sizeof(int64_t));
-    if (!sp) {
-        PyErr_NoMemory();
-        goto done;
-    }
+    int64_t *sp = NULL;
     if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
         PyErr_SetString(PyExc_ValueError, "normal_form: the tables are malformed");
         goto done;
@@ -370,9 +366,8 @@ static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
     if (PyUnicode_READY(text) < 0)
         goto done;
 #endif
-    for (Py_ssize_t k = 0; k < ns; k++)
-        if ((sp[k] = PyLong_AsLongLong(PyList_GET_ITEM(spans, k))) == -1 && PyErr_Occurred())
-            goto done;
+    if (bpe_py_int64_list(spans, &sp) < 0)
+        goto done;
     res = form_of(text, sp, ns, &t);
 done:
     PyMem_Free(sp);
@@ -483,42 +478,18 @@ static int Finder_init(FinderObject *self, PyObject *args, PyObject *kwds) {
     PyObject *given;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:SpecialFinder", kwlist, &given))
         return -1;
-    PyObject *seq = PySequence_Fast(given, "SpecialFinder(strings): strings should be a "
-                                           "sequence of str");
-    if (!seq)
+    Py_UCS4 **strs;
+    size_t *lens, n;
+    if (bpe_py_ucs4_seq(given, &strs, &lens, &n, "SpecialFinder(strings)") < 0)
         return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    Py_UCS4 **strs = PyMem_Calloc((size_t)n + 1, sizeof *strs);
-    size_t *lens = PyMem_Calloc((size_t)n + 1, sizeof *lens);
-    int rc = strs && lens ? 0 : -1;
-    if (rc < 0)
+    special_finder_free(self->f);
+    self->f = special_finder_new((const uint32_t *const *)strs, lens, n);
+    bpe_py_ucs4_free(strs, lens, n);
+    if (!self->f) {
         PyErr_NoMemory();
-    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-        PyObject *s = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyUnicode_Check(s) || PyUnicode_GetLength(s) < 1) {
-            PyErr_Format(PyExc_ValueError, "SpecialFinder(strings): item %zd is %R; each "
-                         "should be a str of one character or more", i, s);
-            rc = -1;
-        } else if (!(strs[i] = PyUnicode_AsUCS4Copy(s))) {
-            rc = -1;
-        } else {
-            lens[i] = (size_t)PyUnicode_GetLength(s);
-        }
+        return -1;
     }
-    if (rc == 0) {
-        special_finder_free(self->f);
-        self->f = special_finder_new((const uint32_t *const *)strs, lens, (size_t)n);
-        if (!self->f) {
-            PyErr_NoMemory();
-            rc = -1;
-        }
-    }
-    for (Py_ssize_t i = 0; strs && i < n; i++)
-        PyMem_Free(strs[i]);
-    PyMem_Free(strs);
-    PyMem_Free(lens);
-    Py_DECREF(seq);
-    return rc;
+    return 0;
 }
 
 /* search(text, pos=0) -> (start, end) of the leftmost, then longest, string in
