@@ -1,85 +1,32 @@
 /*
- * bpe_gui.engine.tokenizers.imported._pipeline -- the tables of an imported tokenizer, built and run in C
- * (imported/pipeline.h tells how). This file, pipeline_spm.c (the SentencePiece calls
- * and the Charsmap type) and pipeline_hf.c (from_hf, which reads the dict and list json
- * made; pipeline_python.h what they share) are the only ones of _pipeline that know
- * Python: the Model type around a PipeModel, the words of the loaders' problems, and
- * every Python object.
+ * bpe_gui.engine.tokenizers.imported._pipeline -- the tables of an imported tokenizer, built
+ * and run in C (imported/pipeline.h tells how). This file, pipeline_spm.c (the SentencePiece
+ * calls and the Charsmap type) and pipeline_hf.c (from_hf, which reads the dict and list
+ * json made; pipeline_python.h what they share) are the only ones of _pipeline that know
+ * Python: arguments in, the Model type around a PipeModel, results and errors out.
  *
- * Python API
- * ----------
- *   Model.from_hf(vocab: dict[str, int], merges: list, byte_level: bool) -> (Model, problem)
- *   Model.from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) | None
- *   Model.from_tiktoken(data: bytes) -> (Model, problem)
- *       problem: None, or (where, index, message); where is "vocab", "merges" or "line"
- *   m.configure(ignore_merges, byte_fallback, unk_id, fuse_unk)
- *   m.tables(replacement: str | None, byte_fallback: bool) -> (id -> bytes, bytes -> id)
- *       the bytes each token stands for: ByteLevel keys decoded, <0xNN> as that byte,
- *       the Metaspace replacement character as a space
- *   m.id_of(key: bytes) -> int (-1 if absent);  m.key(id) -> bytes | None
- *   m.key_text(id) -> str | None;  m.text_id(key: str) -> int   (keys as the file spells them)
- *   m.tokenize(word: str | bytes) -> (ids, starts, ends)   byte offsets within the word's
- *       UTF-8 (a bytes word: within its bytes, merged as they are)
- *   m.encode_words(words: list[str | bytes], cache: dict, cache_limit: int) -> list[int]
- *   m.n_ids, m.n_tokens (ids that have a token), m.n_merges;  m.merge(k) -> (left, right, new)
- *   m.rebuild() -> list of ids no merge of two lower ranks makes (TIKTOKEN: the merge
- *       list is derived on demand, only for the vocabulary browser and exports)
- *   m.merge_table() -> capsule of the merge table (merge.h) for _encode.Merger.wrap
- *   find_model_tables(data) -> ((vocab start, end), (merges start, end)) | None
- *
- * GGUF string arrays read in place (imported/pipe_load_gguf.c; formats/gguf_fmt.py):
- *   Model.gguf_walk(buf, pos, i, count, big) -> (status, pos, i, claim)   how far the
- *       strings fit in buf (status 0 all, 1 a length does not fit, 2 a string: claim)
- *   Model.gguf_strings(buf, start, count, big) -> list[str]   (surrogateescape)
- *   Model.gguf_offsets(buf, start, count, big) -> bytes   count + 1 native uint64
- *   Model.from_gguf(buf, (start, count), (start, count) | None, big, want: list[str],
- *                   byte_level=True) -> (Model, problem, {text: id})   a `gpt2` (or,
- *       not byte_level, `gemma4`) vocabulary and its merges
- *
- * SentencePiece BPE (kind "spm", imported/pipe_spm.c):
- *   Model.from_spm(pieces: list[str | bytes], scores: bytes (float32), types: bytes,
- *                  llama: bool, byte_fallback: bool) -> Model        (ValueError: why not)
- *   Model.spm_proto(data) -> (starts, lens, scores, types, spec spans) | None   a .model
- *       (ModelProto) read in place (imported/pipe_load_spm.c): native uint32 starts and
- *       lengths of the pieces' texts, float32 scores, type bytes; (start, end) | None of
- *       trainer_spec, normalizer_spec, denormalizer_spec. None: refused (the Python
- *       reader, formats/sentencepiece_fmt.py, says why)
- *   Model.spm_proto_ok(data, starts, lens, types, byte_fallback) -> bool   nothing
- *       sentencepiece refuses on load
- *   Model.spm_proto_texts(data, starts, lens) -> list[str]   (surrogateescape)
- *   Model.from_spm_proto(data, starts, lens, scores, types, llama, byte_fallback) -> Model
- *   m.spm_normalizer(charsmap: bytes | None, add_dummy_prefix, remove_extra_whitespaces,
- *                    escape_whitespaces, treat_whitespace_as_suffix)
- *   m.spm_encode(text, prefix) -> list[int]       the whole text, normalized and merged
- *   m.spm_encode_offsets(text, prefix) -> (ids, starts, ends)   character offsets
- *   m.spm_normalize(text, prefix) -> (normalized, sources)   sources[i]: the character of
- *       text that normalized character i comes from (one more entry: the end)
- *   m.spm_segments(normalized) -> list of segment ends (characters): no merge crosses them
- *   m.encode_cut(word) -> list[int] | None   a tokenizer.json model without ByteLevel: a
- *       long word cut where no merge crosses, segments merged through a cache (None:
- *       the model cannot be cut)
- *   tokenize(word) / encode_words(...) merge already normalized pieces
- *
- * tokenizers' Precompiled normalizer (imported/charsmap.c):
- *   Charsmap(blob: bytes)                          (ValueError: why the blob is refused)
- *   c.normalize_hf(text, changes: bool) -> str | (str, list[int] alignment changes)
- *   set_grapheme_classes(table: bytes)    one class byte per code point (charsmap.h)
+ * The Python API, each call's arguments, types and results: _pipeline.pyi beside the module
+ * (tests/engine/test_stubs.py holds the two together). The C each call reaches:
+ *   from_hf_text, from_tiktoken, from_gguf: imported/pipe_load_{hf,tiktoken,gguf}.c, a
+ *       problem as (where, index, message), worded by pipe_problem_words (pipe_tables.c)
+ *   gguf_walk, gguf_strings, gguf_offsets: GGUF string arrays read in place
+ *   keys, tables, tokenize, encode_words, rebuild: pipe_tables.c, pipe_encode.c
+ *   from_spm*, spm_*, encode_cut, Charsmap: pipe_load_spm.c, pipe_spm.c, charsmap.c
+ *   merge_table: the merge table (merge.h) as a capsule for _encode.Merger.wrap
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <structmember.h>
 #include <string.h>
 
-#include "imported/charsmap.h"
 #include "imported/pipeline.h"
 #include "python/cached_words.h"
 #include "python/convert.h"
 #include "python/pipeline_python.h"
 #include "util/simd.h"
-#include "util/utf8.h"
 #include "python/merge_strategies.h"
-
-
 
 /* The exception of a PIPE_* error code; NULL. */
 PyObject *pipe_error(const PipeModel *pm, int rc) {
@@ -324,10 +271,9 @@ static PyObject *py_find_model_tables(PyObject *mod, PyObject *args) {
 static PyObject *Model_key_text(Model *self, PyObject *args) {
     Py_ssize_t id;
     if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
-    const PipeModel *m = &self->pm;
-    if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
     size_t n;
-    char *p = key_text(m, id, &n);
+    if (!pipe_key(&self->pm, id, &n)) Py_RETURN_NONE;
+    char *p = key_text(&self->pm, id, &n);
     if (!p) return PyErr_NoMemory();
     PyObject *r = PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "replace");
     free(p);
@@ -533,7 +479,6 @@ static PyObject *Model_merge_table(Model *m, PyObject *noargs) {
     return cap;
 }
 
-
 /* ---- the type and the module ----------------------------------------------------------- */
 
 static void Model_dealloc(Model *m) {
@@ -542,19 +487,9 @@ static void Model_dealloc(Model *m) {
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
-static PyObject *Model_get_n_ids(Model *m, void *c) {
-    (void)c;
-    return PyLong_FromSsize_t(m->pm.n_ids);
-}
-
 static PyObject *Model_get_n_tokens(Model *m, void *c) {
     (void)c;
     return PyLong_FromSsize_t(pipe_n_tokens(&m->pm));
-}
-
-static PyObject *Model_get_n_merges(Model *m, void *c) {
-    (void)c;
-    return PyLong_FromSsize_t(m->pm.n_merges);
 }
 
 static PyObject *Model_get_kind(Model *m, void *c) {
@@ -623,10 +558,14 @@ static PyMethodDef Model_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMemberDef Model_members[] = {
+    {"n_ids", T_PYSSIZET, offsetof(Model, pm.n_ids), READONLY, "1 + the largest id"},
+    {"n_merges", T_PYSSIZET, offsetof(Model, pm.n_merges), READONLY, "merges known so far"},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyGetSetDef Model_getset[] = {
-    {"n_ids", (getter)Model_get_n_ids, NULL, "1 + the largest id", NULL},
     {"n_tokens", (getter)Model_get_n_tokens, NULL, "how many ids have a token", NULL},
-    {"n_merges", (getter)Model_get_n_merges, NULL, "merges known so far", NULL},
     {"kind", (getter)Model_get_kind, NULL, "'hf', 'tiktoken' or 'spm'", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -638,6 +577,7 @@ PyTypeObject ModelType = {
     .tp_doc = "The tables of an imported BPE tokenizer (see the module docstring).",
     .tp_dealloc = (destructor)Model_dealloc,
     .tp_methods = Model_methods,
+    .tp_members = Model_members,
     .tp_getset = Model_getset,
 };
 
