@@ -489,24 +489,24 @@ const char *pipe_kind_name(int kind) {
 
 int pipe_shown_all(const PipeModel *m, const char *rep, ptrdiff_t rep_len, int byte_fallback,
                    char **bytes, size_t **off, int32_t **ids, size_t *k) {
-    size_t nt = (size_t)pipe_n_tokens(m), cap = 256, used = 0, j = 0;
-    *bytes = malloc(cap);
+    /* shown bytes are at most the key's (a byte's <0xNN>, a ByteLevel character and the
+       replacement character each become one byte): one block the keys' size holds them */
+    size_t nt = 0, room = 1, used = 0, j = 0;
+    for (ptrdiff_t id = 0; id < m->n_ids; id++)
+        if (m->first_entry[id] >= 0) nt++, room += (size_t)m->entries[m->first_entry[id]].len;
+    *bytes = malloc(room);
     *off = malloc((nt + 1) * sizeof(size_t));
     *ids = malloc((nt ? nt : 1) * sizeof(int32_t));
-    if (!*bytes || !*off || !*ids) goto nomem;
+    if (!*bytes || !*off || !*ids) {
+        free(*bytes), free(*off), free(*ids);
+        *bytes = NULL, *off = NULL, *ids = NULL;
+        return PIPE_NOMEM;
+    }
     for (ptrdiff_t id = 0; id < m->n_ids; id++) {
         int32_t e = m->first_entry[id];
         if (e < 0) continue;
-        const Entry *en = &m->entries[e];
-        /* (shown bytes are at most the key's: a replacement character's 3 become 1) */
-        if (used + (size_t)en->len > cap) {
-            size_t c2 = 2 * (used + (size_t)en->len);
-            char *b2 = realloc(*bytes, c2);
-            if (!b2) goto nomem;
-            *bytes = b2, cap = c2;
-        }
-        ptrdiff_t n = shown_bytes(m, en, rep, rep_len, byte_fallback, *bytes + used,
-                                  (ptrdiff_t)(cap - used));
+        ptrdiff_t n = shown_bytes(m, &m->entries[e], rep, rep_len, byte_fallback, *bytes + used,
+                                  (ptrdiff_t)(room - used));
         (*off)[j] = used;
         (*ids)[j++] = (int32_t)id;
         used += n < 0 ? 0 : (size_t)n;
@@ -514,10 +514,6 @@ int pipe_shown_all(const PipeModel *m, const char *rep, ptrdiff_t rep_len, int b
     (*off)[j] = used;
     *k = j;
     return 0;
-nomem:
-    free(*bytes), free(*off), free(*ids);
-    *bytes = NULL, *off = NULL, *ids = NULL;
-    return PIPE_NOMEM;
 }
 
 const char *pipe_key(const PipeModel *m, int64_t id, size_t *n) {
