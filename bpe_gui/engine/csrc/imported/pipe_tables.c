@@ -359,6 +359,21 @@ ptrdiff_t utf8_byte_level(const char *p, size_t n, char *out) {
     return o;
 }
 
+#define BYTE_LEVEL_LOOP(T)                                     \
+    for (size_t i = 0; i < n; i++) {                           \
+        uint32_t c = ((const T *)data)[i];                     \
+        if (c >= 512 || cp_to_byte[c] < 0) return -1;          \
+        out[i] = (char)cp_to_byte[c];                          \
+    }
+
+ptrdiff_t chars_byte_level(int kind, const void *data, size_t n, char *out, size_t cap) {
+    if (n > cap) return -1;
+    if (kind == 1) BYTE_LEVEL_LOOP(uint8_t)
+    else if (kind == 2) BYTE_LEVEL_LOOP(uint16_t)
+    else BYTE_LEVEL_LOOP(uint32_t)
+    return (ptrdiff_t)n;
+}
+
 int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
     if (m->byte_level) {
         ptrdiff_t k = utf8_byte_level(p, n, tmp);

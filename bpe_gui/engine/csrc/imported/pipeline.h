@@ -177,6 +177,10 @@ int pipe_set_suffix(PipeModel *m, const char *p, size_t n);
 ptrdiff_t shown_bytes(const PipeModel *m, const Entry *en, const char *rep, ptrdiff_t rep_len,
                       int byte_fallback, char *out, ptrdiff_t cap);
 ptrdiff_t utf8_byte_level(const char *p, size_t n, char *out);
+/* The same from n characters at data, `kind` bytes each (1, 2, 4: a Python str's own
+ * form), into out (room for cap bytes): the bytes' count, or -1 when a character is not
+ * in GPT-2's alphabet or n passes cap. */
+ptrdiff_t chars_byte_level(int kind, const void *data, size_t n, char *out, size_t cap);
 /* The id of a key as the file spells it (tmp: room for n bytes), or NONE_ID. */
 int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp);
 /* The same, also among the keys that are only shown (compared as UTF-8). */

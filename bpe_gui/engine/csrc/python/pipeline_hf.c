@@ -12,18 +12,11 @@
 #include "python/pipeline_python.h"
 #include "util/utf8.h"
 
-/* The bytes a ByteLevel key stands for; -1 if a character is not in GPT-2's alphabet. */
+/* The bytes a ByteLevel key stands for (chars_byte_level on the str's own characters);
+   -1 if a character is not in GPT-2's alphabet. */
 static Py_ssize_t byte_level_bytes(PyObject *key, char *out, Py_ssize_t cap) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(key);
-    if (n > cap) return -1;
-    int kind = PyUnicode_KIND(key);
-    const void *data = PyUnicode_DATA(key);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c >= 512 || cp_to_byte[c] < 0) return -1;
-        out[i] = (char)cp_to_byte[c];
-    }
-    return n;
+    return chars_byte_level(PyUnicode_KIND(key), PyUnicode_DATA(key),
+                            (size_t)PyUnicode_GET_LENGTH(key), out, (size_t)cap);
 }
 
 static PyObject *merge_parts(PyObject *item, PyObject **a, PyObject **b) {
