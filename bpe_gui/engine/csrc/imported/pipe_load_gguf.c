@@ -68,27 +68,36 @@ ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, 
     return -1;
 }
 
-ptrdiff_t gguf_string_offsets(const unsigned char *buf, size_t len, size_t start, size_t count,
-                              int big, uint64_t *out) {
-    size_t p = start;
+int gguf_count_fits(size_t len, ptrdiff_t count, char *error, size_t cap, const char *who) {
+    if (count >= 0 && (size_t)count <= len / 8 + 1) return 0;
+    snprintf(error, cap, "%s: a count does not fit the buffer", who);
+    return PIPE_INVALID;
+}
+
+static int runs_past(ptrdiff_t k, char *error, size_t cap) {
+    snprintf(error, cap, "string %lld of the array runs past the buffer", (long long)k);
+    return PIPE_INVALID;
+}
+
+int gguf_string_offsets(const unsigned char *buf, size_t len, ptrdiff_t start, size_t count,
+                        int big, uint64_t *out, char *error, size_t cap) {
+    if (start < 0 || (size_t)start > len) return runs_past(0, error, cap);
+    size_t p = (size_t)start;
     for (size_t k = 0; k < count; k++) {
-        if (p > len || len - p < 8) return (ptrdiff_t)k;
+        if (p > len || len - p < 8) return runs_past((ptrdiff_t)k, error, cap);
         uint64_t n = rd64(buf + p, big);
-        if (n > len - p - 8) return (ptrdiff_t)k;
+        if (n > len - p - 8) return runs_past((ptrdiff_t)k, error, cap);
         out[k] = p;
         p += 8 + (size_t)n;
     }
     out[count] = p;
-    return -1;
+    return 0;
 }
 
 int gguf_spans(const unsigned char *buf, size_t len, ptrdiff_t start, ptrdiff_t count,
                int big, const char ***p, size_t **n, char *error, size_t cap, const char *who) {
     *p = NULL, *n = NULL;
-    if (count < 0 || (size_t)count > len / 8 + 1) {
-        snprintf(error, cap, "%s: a count does not fit the buffer", who);
-        return PIPE_INVALID;
-    }
+    if (gguf_count_fits(len, count, error, cap, who) < 0) return PIPE_INVALID;
     *p = malloc((size_t)(count ? count : 1) * sizeof(char *));
     *n = malloc((size_t)(count ? count : 1) * sizeof(size_t));
     if (!*p || !*n) {
@@ -101,8 +110,7 @@ int gguf_spans(const unsigned char *buf, size_t len, ptrdiff_t start, ptrdiff_t 
     if (bad >= 0) {
         free(*p), free(*n);
         *p = NULL, *n = NULL;
-        snprintf(error, cap, "string %lld of the array runs past the buffer", (long long)bad);
-        return PIPE_INVALID;
+        return runs_past(bad, error, cap);
     }
     return 0;
 }

@@ -220,15 +220,17 @@ int gguf_walk_strings(const unsigned char *buf, size_t len, size_t *pos, uint64_
  * first that does not fit. */
 ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, size_t count,
                             int big, const char **out, size_t *out_len);
+/* 0 when a buffer of len bytes may hold `count` strings (each has an 8-byte length), else
+ * PIPE_INVALID with why in error[0..cap) (`who`: the call named in it). */
+int gguf_count_fits(size_t len, ptrdiff_t count, char *error, size_t cap, const char *who);
 /* Where each of `count` strings from start has its length field, as an offset in buf, and
- * out[count] the array's end (count + 1 values): -1, or the index of the first string
- * that does not fit. */
-ptrdiff_t gguf_string_offsets(const unsigned char *buf, size_t len, size_t start, size_t count,
-                              int big, uint64_t *out);
+ * out[count] the array's end (count + 1 values): 0, or PIPE_INVALID with why in error (a
+ * string that does not fit). */
+int gguf_string_offsets(const unsigned char *buf, size_t len, ptrdiff_t start, size_t count,
+                        int big, uint64_t *out, char *error, size_t cap);
 /* The spans of `count` strings from start (gguf_string_spans) in two malloc'ed arrays
- * (free both; NULL unless 0 is returned): 0, PIPE_NOMEM,
- * or PIPE_INVALID with why in error[0..cap) (`who`: the call named in it): a count the
- * buffer cannot hold (each string has an 8-byte length), a string past its end. */
+ * (free both; NULL unless 0 is returned): 0, PIPE_NOMEM, or PIPE_INVALID with why in
+ * error[0..cap) (gguf_count_fits; a string past the buffer's end). */
 int gguf_spans(const unsigned char *buf, size_t len, ptrdiff_t start, ptrdiff_t count,
                int big, const char ***p, size_t **n, char *error, size_t cap, const char *who);
 int utf8_valid(const unsigned char *s, size_t n);

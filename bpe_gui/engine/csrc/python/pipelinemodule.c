@@ -164,21 +164,14 @@ static PyObject *Model_gguf_offsets(PyObject *cls, PyObject *args) {
     int big;
     (void)cls;
     if (!PyArg_ParseTuple(args, "y*nnp", &b, &start, &count, &big)) return NULL;
-    PyObject *out = NULL;
-    if (count < 0 || count > b.len / 8 + 1) {
-        PyErr_SetString(PyExc_ValueError, "gguf_offsets: count does not fit the buffer");
-        goto done;
-    }
-    out = PyBytes_FromStringAndSize(NULL, (count + 1) * 8);
-    ptrdiff_t bad = !out || start < 0 || start > b.len ? 0
-                    : gguf_string_offsets(b.buf, (size_t)b.len, (size_t)start, (size_t)count,
-                                          big, (uint64_t *)PyBytes_AS_STRING(out));
-    if (out && bad >= 0) {
+    char error[192];
+    int rc = gguf_count_fits((size_t)b.len, count, error, sizeof error, "gguf_offsets");
+    PyObject *out = rc < 0 ? NULL : PyBytes_FromStringAndSize(NULL, (count + 1) * 8);
+    if (out && (rc = gguf_string_offsets(b.buf, (size_t)b.len, start, (size_t)count, big,
+                                         (uint64_t *)PyBytes_AS_STRING(out), error,
+                                         sizeof error)) < 0)
         Py_CLEAR(out);
-        PyErr_Format(PyExc_ValueError, "string %zd of the array runs past the buffer",
-                     (Py_ssize_t)bad);
-    }
-done:
+    if (rc < 0) PyErr_SetString(PyExc_ValueError, error);
     PyBuffer_Release(&b);
     return out;
 }
