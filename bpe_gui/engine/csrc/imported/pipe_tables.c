@@ -382,8 +382,11 @@ int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
     return find_key(m, p, n);
 }
 
-int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
+int text_id(const PipeModel *m, const char *p, size_t n, int32_t *out) {
+    char *tmp = malloc(n + 1);
+    if (!tmp) return PIPE_NOMEM;
     int32_t id = text_key_id(m, p, n, tmp);
+    free(tmp);
     if (id == NONE_ID) /* keys only shown (not ByteLevel text): compare their UTF-8 */
         for (size_t k = 0; k < m->n_shown; k++) {
             const Entry *en = &m->entries[m->shown[k]];
@@ -392,7 +395,8 @@ int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
                 break;
             }
         }
-    return id;
+    *out = id;
+    return 0;
 }
 
 ptrdiff_t shown_bytes(const PipeModel *m, const Entry *en, const char *rep, ptrdiff_t rep_len,

@@ -183,8 +183,9 @@ ptrdiff_t utf8_byte_level(const char *p, size_t n, char *out);
 ptrdiff_t chars_byte_level(int kind, const void *data, size_t n, char *out, size_t cap);
 /* The id of a key as the file spells it (tmp: room for n bytes), or NONE_ID. */
 int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp);
-/* The same, also among the keys that are only shown (compared as UTF-8). */
-int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp);
+/* The same into *id, also among the keys that are only shown (compared as UTF-8): 0, or
+ * PIPE_NOMEM. */
+int text_id(const PipeModel *m, const char *p, size_t n, int32_t *id);
 /* The key of id as the file spells it, in UTF-8 (text_id's reverse): a ByteLevel key's
    bytes as GPT-2's alphabet's characters, another key's bytes as they are. NULL when id
    has no key; else a malloc'ed block of *n bytes (free it). */

@@ -280,10 +280,8 @@ static PyObject *Model_text_id(Model *self, PyObject *args) {
     Py_ssize_t n;
     const char *p = PyUnicode_AsUTF8AndSize(text, &n);
     if (!p) return NULL;
-    char *tmp = PyMem_Malloc((size_t)n + 1);
-    if (!tmp) return PyErr_NoMemory();
-    int32_t id = text_id(&self->pm, p, (size_t)n, tmp);
-    PyMem_Free(tmp);
+    int32_t id;
+    if (text_id(&self->pm, p, (size_t)n, &id) < 0) return PyErr_NoMemory();
     return PyLong_FromLong(id);
 }
 
