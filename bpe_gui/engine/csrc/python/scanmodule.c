@@ -13,21 +13,20 @@
  *   _words_utf8 / _word_ends_utf8 / _safe_cut_utf8: the C API on raw bytes (tests)
  *
  * A str with lone surrogates has no UTF-8 form: UnicodeEncodeError (a ValueError).
- * Scanning runs without the GIL in chunks of CHUNK words; the GIL is taken back to
- * turn each chunk into str objects, so memory stays bounded.
+ * words scans without the GIL a chunk of SCAN_TEXT_CHUNK words at a time (scan_text.h)
+ * and takes the GIL back to turn each chunk into str objects, so memory stays bounded.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include "scan/scan.h"
+#include "scan/scan_text.h"
 #define BPE_SCAN_PROVIDER /* scan.c is compiled in: this module exports it (scan.h) */
 #include "python/convert.h"
 #include "python/scan_python.h"
 #include "text/normal_form.h"
 #include "text/special_find.h"
 #include "util/simd.h"
-
-#include "scan/scan_text.h"
 
 #define NOGIL_BYTES 65536 /* shorter texts keep the GIL: releasing it costs more */
 
