@@ -38,17 +38,19 @@ static inline int check_usable(CoreObject *self)
     return 0;
 }
 
-typedef struct {
-    Py_buffer view;
-    int has_view;
-    void *owned;
-    const void *data;
-    Py_ssize_t n;
-} IntArr;
+/* `call` on self's core without the GIL, the `busy` guard keeping every other call on the
+ * same object out meanwhile: how both types run whatever changes or builds a core */
+#define CORE_UNLOCKED(self, call) \
+    do {                          \
+        (self)->busy = 1;         \
+        Py_BEGIN_ALLOW_THREADS    \
+        call;                     \
+        Py_END_ALLOW_THREADS      \
+        (self)->busy = 0;         \
+    } while (0)
 
-/* accept a 1-d buffer of integers of the given item size, or any sequence of ints */
-int intarr_get(PyObject *obj, int itemsize, const char *name, IntArr *out);
-void intarr_release(IntArr *x);
+/* the exception of a failed build (*is_mem: MemoryError, else ValueError msg); -1 */
+int raise_build_error(const char *msg, int is_mem);
 /* the exception of a failed step's error code; NULL */
 PyObject *raise_step_error(int err);
 /* (a, b, count) */
@@ -59,11 +61,27 @@ PyObject *pair_list(BpePairCount *pairs, int64_t m);
 PyObject *touched_result(int64_t nd, int32_t *ids, int64_t n_ids);
 /* word w's symbols now as a list of ids */
 PyObject *word_list(const BpeCore *c, Py_ssize_t w);
+/* [(a, b, count), ...] of up to k best pairs of the core (col < 0) or of column col */
+PyObject *top_list(BpeCore *c, int32_t col, Py_ssize_t k, int same_count_only);
 
 /* bpe_core_check's verdict: None, or AssertionError saying what is wrong (_check) */
 PyObject *check_result(const BpeCore *c);
-/* token(t) -> its bytes: the one method of both types (their objects are alike) */
+/* The methods of both types (their objects are alike): token(t) -> its bytes, word(w),
+ * undo() -> (a, b, new_id); and merge's parsing and step, each formatting its result */
 PyObject *Core_token(CoreObject *self, PyObject *args);
+PyObject *Core_word(CoreObject *self, PyObject *args);
+PyObject *Core_undo(CoreObject *self, PyObject *ignored);
+int core_merge(CoreObject *self, PyObject *args, StepRec *r);
+
+/* The properties both types have, and core_get's codes (the closure) for the others */
+enum { CORE_N_TOKENS, CORE_N_STEPS, CORE_N_WORDS, CORE_TIE_RULE, CORE_TOTAL_SYMBOLS,
+       CORE_N_PAIRS, CORE_N_COLUMNS, CORE_N_HEAPED };
+PyObject *core_get(CoreObject *self, void *closure);
+#define CORE_GETSET_COMMON                                                         \
+    {"n_tokens", (getter)core_get, NULL, "number of tokens (base + merged)",       \
+     (void *)CORE_N_TOKENS},                                                       \
+    {"n_steps", (getter)core_get, NULL, "number of merges done", (void *)CORE_N_STEPS}, \
+    {"n_words", (getter)core_get, NULL, "number of words", (void *)CORE_N_WORDS}
 
 extern PyTypeObject ColumnCoreType; /* core_columns.c */
 

@@ -589,45 +589,33 @@ static PyObject *mod_parse_tsv(PyObject *Py_UNUSED(self), PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     rows = bpe_tsv_count_rows(s, n);
     Py_END_ALLOW_THREADS
-    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
-    PyObject *ends = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
-    PyObject *counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
-    if (!blob || !ends || !counts) {
-        Py_XDECREF(blob);
-        Py_XDECREF(ends);
-        Py_XDECREF(counts);
-        PyBuffer_Release(&v);
-        return PyErr_NoMemory();
+    PyObject *o[3] = {PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n),  /* blob, ends, counts */
+                      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8)),
+                      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8))};
+    bpe_tsv_rows r = {0};
+    int rc = o[0] && o[1] && o[2] ? 0 : -1;
+    if (rc == 0) {
+        r.blob = (unsigned char *)PyBytes_AS_STRING(o[0]);
+        r.ends = (int64_t *)PyBytes_AS_STRING(o[1]);
+        r.counts = (int64_t *)PyBytes_AS_STRING(o[2]);
+        Py_BEGIN_ALLOW_THREADS
+        rc = bpe_tsv_parse(s, n, (int64_t)base, &r);
+        Py_END_ALLOW_THREADS
     }
-    bpe_tsv_rows r = {(unsigned char *)PyBytes_AS_STRING(blob),
-                      (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(counts),
-                      0, 0, 0, NULL};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = bpe_tsv_parse(s, n, (int64_t)base, &r);
-    Py_END_ALLOW_THREADS
     PyBuffer_Release(&v);
-    if (rc < 0) {
-        Py_DECREF(blob);
-        Py_DECREF(ends);
-        Py_DECREF(counts);
-        PyObject *e = Py_BuildValue("(ns)", (Py_ssize_t)r.err_row, r.err);
-        if (e) {
-            PyErr_SetObject(PyExc_ValueError, e);
-            Py_DECREF(e);
-        }
-        return NULL;
+    /* shrunk to what was read (in place: these bytes objects are not shared yet) */
+    if (rc == 0 && _PyBytes_Resize(&o[0], (Py_ssize_t)r.blob_len) == 0 &&
+        _PyBytes_Resize(&o[1], (Py_ssize_t)(r.rows * 8)) == 0 &&
+        _PyBytes_Resize(&o[2], (Py_ssize_t)(r.rows * 8)) == 0)
+        return bpe_py_steal_tuple(3, o[0], o[1], o[2]);
+    for (int k = 0; k < 3; k++)
+        Py_XDECREF(o[k]);
+    PyObject *e = r.err ? Py_BuildValue("(ns)", (Py_ssize_t)r.err_row, r.err) : NULL;
+    if (e) {
+        PyErr_SetObject(PyExc_ValueError, e);
+        Py_DECREF(e);
     }
-    /* shrink to what was read (in place: these bytes objects are not shared yet) */
-    if (_PyBytes_Resize(&blob, (Py_ssize_t)r.blob_len) < 0 ||
-        _PyBytes_Resize(&ends, (Py_ssize_t)(r.rows * 8)) < 0 ||
-        _PyBytes_Resize(&counts, (Py_ssize_t)(r.rows * 8)) < 0) {
-        Py_XDECREF(blob);
-        Py_XDECREF(ends);
-        Py_XDECREF(counts);
-        return NULL;
-    }
-    return Py_BuildValue("(NNN)", blob, ends, counts);
+    return NULL;
 }
 
 static PyMethodDef module_methods[] = {
