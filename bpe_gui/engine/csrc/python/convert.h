@@ -567,4 +567,22 @@ static inline int bpe_py_bytes_list_get(PyObject *o, BpeBytesList *b, int strs,
     return 0;
 }
 
+/* A list of (start, end) tuples of ints into st[] and en[] (room for its length): 0, or
+ * -1 with an exception set (TypeError naming `what` for an item that is no pair) */
+static inline int bpe_py_spans_in(PyObject *list, int64_t *st, int64_t *en, const char *what)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *o = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
+            PyErr_Format(PyExc_TypeError, "%s: offsets are (start, end) tuples", what);
+            return -1;
+        }
+        st[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 0));
+        en[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 1));
+        if (PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
 #endif

@@ -83,7 +83,8 @@ static int tables_get(PyObject *otab, TableArgs **ta_out, BpeTable **t_out, Py_s
         if (PyObject_GetBuffer(blob, &ta[i].view, PyBUF_SIMPLE) < 0)
             goto fail;
         ta[i].blob = blob;
-        if (bpe_py_intarr_get(st, 8, "starts", &ta[i].st) < 0 || bpe_py_intarr_get(cn, 8, "counts", &ta[i].cn) < 0) {
+        if (bpe_py_intarr_get(st, 8, "starts", &ta[i].st) < 0 ||
+            bpe_py_intarr_get(cn, 8, "counts", &ta[i].cn) < 0) {
             i++;
             goto fail;
         }
