@@ -636,6 +636,9 @@ void bpe_core_segmentation(const BpeCore *c, int32_t *sym, int64_t *st);
 /* The steps from `start` (<= n_steps) on as seven columns of n = n_steps - start int64
  * end to end into col (room 7 n): a, b, new id, count, n_tied, merged, gone. */
 void bpe_core_history_columns(const BpeCore *c, int64_t start, int64_t *col);
+/* Token t's occurrences now, frequency-weighted (with columns: weighted by the first
+ * n_train), or -1 when t is no token. */
+int64_t bpe_core_symbol_count(const BpeCore *c, int64_t t);
 /* Frequency-weighted count of the pair (a, b) (0 if it never occurred or ids are out of
  * range). */
 int64_t bpe_core_pair_count(const BpeCore *c, int64_t a, int64_t b);
@@ -710,6 +713,10 @@ typedef struct {
     int64_t pairs, pairs_cap, live_pairs, hash_cap, pos_entries, pos_alloc_lists, pos_cap,
         rlog, rlog_cap,
         scratch_cap, approx_bytes;
+    /* the columns' (0 without): their heaps' entries, room and notes' room, the rows
+     * (and free ones), the (word, column) entries, the cells */
+    int64_t col_heap_entries, col_heap_cap, col_notes_cap, col_rows, col_rows_free,
+        col_entries, cells;
 } BpeCoreStats;
 /* Sizes of the internal structures (benchmarks). */
 void bpe_core_stats(const BpeCore *c, BpeCoreStats *out);

@@ -173,6 +173,11 @@ int64_t bpe_core_word(const BpeCore *c, int32_t w, int32_t *out)
     return n;
 }
 
+int64_t bpe_core_symbol_count(const BpeCore *c, int64_t t)
+{
+    return t < 0 || t >= c->n_tokens ? -1 : c->n_cols ? c->tsym[t] : c->symcount[t];
+}
+
 void bpe_core_history_columns(const BpeCore *c, int64_t start, int64_t *col)
 {
     int64_t n = c->n_steps - start;

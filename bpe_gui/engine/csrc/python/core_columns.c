@@ -121,24 +121,15 @@ static PyObject *Col_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi|pip:ColumnCore", kwlist, &otab, &n_train,
                                      &with_sum, &tie, &keep_undo))
         return NULL;
-    const char *msg = bpe_core_tie_check(tie, 1);
-    if (msg) {
-        PyErr_SetString(PyExc_ValueError, msg);
-        return NULL;
-    }
     TableArgs *ta;
     BpeTable *t;
     Py_ssize_t n;
-    if (tables_get(otab, &ta, &t, &n) < 0)
-        return NULL;
-    ColObject *self = (ColObject *)type->tp_alloc(type, 0);
-    if (!self || !(self->core = bpe_core_new(tie))) {
-        tables_release(ta, n);
-        free(t);
+    ColObject *self = core_alloc(type, tie, keep_undo, 1);
+    if (!self || tables_get(otab, &ta, &t, &n) < 0) {
         Py_XDECREF(self);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    bpe_core_keep_undo(self->core, keep_undo);
+    const char *msg;
     int is_mem;
     CORE_UNLOCKED(self, msg = bpe_core_build_tables(self->core, t, (int32_t)n, n_train,
                                                     with_sum, &is_mem));
@@ -149,11 +140,6 @@ static PyObject *Col_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-static void Col_dealloc(ColObject *self)
-{
-    bpe_core_free(self->core);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
 
 static PyObject *Col_best(ColObject *self, PyObject *args)
 {
@@ -235,18 +221,6 @@ static PyObject *Col_touched(ColObject *self, PyObject *args)
     return touched_result(nd, ids, n_ids);
 }
 
-static PyObject *Col_symbol_count(ColObject *self, PyObject *args)
-{
-    long long t;
-    if (!PyArg_ParseTuple(args, "L:symbol_count", &t) || check_usable(self) < 0)
-        return NULL;
-    if (t < 0 || t >= self->core->n_tokens) {
-        PyErr_SetString(PyExc_IndexError, "token id out of range");
-        return NULL;
-    }
-    return PyLong_FromLongLong((long long)self->core->tsym[t]);
-}
-
 static PyObject *Col_pair_count(ColObject *self, PyObject *args)
 {
     Py_ssize_t col;
@@ -267,31 +241,6 @@ static PyObject *Col_check(ColObject *self, PyObject *Py_UNUSED(ignored))
     return check_result(self->core);
 }
 
-/* sizes of the internal structures, for benchmarks: Core._stats's, and the columns' */
-static PyObject *Col_stats(ColObject *self, PyObject *Py_UNUSED(ignored))
-{
-    if (check_idle(self) < 0)
-        return NULL;
-    const BpeCore *c = self->core;
-    BpeCoreStats s;
-    bpe_core_stats(c, &s);
-    int64_t heaped = 0, heap_cap = 0, pend_cap = 0;
-    for (int32_t h = 0; h < c->n_heaped; h++) {
-        heaped += c->cheap[h].n;
-        heap_cap += (int64_t)c->cheap[h].cap;
-        pend_cap += (int64_t)c->cheap[h].pend_cap;
-    }
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs",
-                         (long long)s.pairs, "pairs_cap", (long long)s.pairs_cap,
-                         "pos_entries", (long long)s.pos_entries, "pos_cap",
-                         (long long)s.pos_cap, "column_heap_entries", (long long)heaped,
-                         "column_heap_cap", (long long)heap_cap, "column_notes_cap",
-                         (long long)pend_cap, "column_rows", (long long)c->n_prows,
-                         "column_rows_free", (long long)c->n_free_rows, "column_entries",
-                         (long long)c->wc_start[c->n_words], "cells", (long long)c->n_cells,
-                         "hash_cap", (long long)s.hash_cap);
-}
-
 static PyGetSetDef Col_getset[] = {
     CORE_GETSET_COMMON,
     {"n_columns", (getter)core_get, NULL, "number of columns", (void *)CORE_N_COLUMNS},
@@ -309,19 +258,19 @@ static PyMethodDef Col_methods[] = {
     {"rows", (PyCFunction)Col_rows, METH_VARARGS, "rows(col) -> int32 bytes: word of each row"},
     {"touched", (PyCFunction)Col_touched, METH_VARARGS, "touched(col, limit) -> (n, rows)"},
     {"word", (PyCFunction)Core_word, METH_VARARGS, "word(w) -> list of symbol ids"},
-    {"symbol_count", (PyCFunction)Col_symbol_count, METH_VARARGS,
+    {"symbol_count", (PyCFunction)Core_symbol_count, METH_VARARGS,
      "symbol_count(t) -> occurrences of token t weighted by the first n_train columns"},
     {"token", (PyCFunction)Core_token, METH_VARARGS, "token(t) -> bytes"},
     {"pair_count", (PyCFunction)Col_pair_count, METH_VARARGS, "pair_count(col, a, b) -> int"},
     {"_check", (PyCFunction)Col_check, METH_NOARGS, "internal consistency check (tests)"},
-    {"_stats", (PyCFunction)Col_stats, METH_NOARGS, "internal sizes (benchmarks)"},
+    {"_stats", (PyCFunction)Core_stats, METH_NOARGS, "internal sizes (benchmarks)"},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject ColumnCoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "bpe_gui.engine.train._core.ColumnCore",
     .tp_basicsize = sizeof(ColObject),
-    .tp_dealloc = (destructor)Col_dealloc,
+    .tp_dealloc = (destructor)Core_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "ColumnCore(tables, n_train, with_sum=False, tie_rule=GREATEST_HF, undo=True)"
               "\n\nOne training core over several count tables, a count per table (column).",

@@ -19,7 +19,8 @@ typedef struct {
 static inline int check_idle(CoreObject *self)
 {
     if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Core is busy on another thread (in run(), replay() or merge())");
+        PyErr_SetString(PyExc_RuntimeError, "Core is busy on another thread (building, "
+                        "stepping, undoing, merging, replaying or running)");
         return -1;
     }
     return 0;
@@ -49,6 +50,10 @@ static inline int check_usable(CoreObject *self)
         (self)->busy = 0;         \
     } while (0)
 
+/* A new object of `type` around a new, empty core (tie rule checked for a core with
+ * columns or not); NULL with an exception set. Core_dealloc frees both types'. */
+CoreObject *core_alloc(PyTypeObject *type, int tie, int keep_undo, int columns);
+void Core_dealloc(CoreObject *self);
 /* the exception of a failed build (*is_mem: MemoryError, else ValueError msg); -1 */
 int raise_build_error(const char *msg, int is_mem);
 /* the exception of a failed step's error code; NULL */
@@ -67,10 +72,13 @@ PyObject *top_list(BpeCore *c, int32_t col, Py_ssize_t k, int same_count_only);
 /* bpe_core_check's verdict: None, or AssertionError saying what is wrong (_check) */
 PyObject *check_result(const BpeCore *c);
 /* The methods of both types (their objects are alike): token(t) -> its bytes, word(w),
- * undo() -> (a, b, new_id); and merge's parsing and step, each formatting its result */
+ * undo() -> (a, b, new_id), symbol_count(t), _stats(); and merge's parsing and step,
+ * each formatting its result */
 PyObject *Core_token(CoreObject *self, PyObject *args);
 PyObject *Core_word(CoreObject *self, PyObject *args);
 PyObject *Core_undo(CoreObject *self, PyObject *ignored);
+PyObject *Core_symbol_count(CoreObject *self, PyObject *args);
+PyObject *Core_stats(CoreObject *self, PyObject *ignored);
 int core_merge(CoreObject *self, PyObject *args, StepRec *r);
 
 /* The properties both types have, and core_get's codes (the closure) for the others */

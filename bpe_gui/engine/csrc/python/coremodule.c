@@ -1,37 +1,14 @@
 /*
- * bpe_gui.engine.train._core -- incremental Byte-Pair-Encoding training state: the Python type
- * around the plain-C trainer of core/ (core/core.h: the data structures and the API).
- * This file is the only one of _core that knows Python: arguments in, Python objects
- * out, the GIL released while the core builds and runs, and the `busy` guard that keeps
- * other threads out meanwhile.
+ * bpe_gui.engine.train._core -- incremental Byte-Pair-Encoding training state: the Python
+ * types around the plain-C trainer of core/ (core/core.h: the data structures and the
+ * API). Core here, ColumnCore (parity training's core, a count per column on every word)
+ * in core_columns.c; core_python.h is what the two share: one object, one `busy` guard,
+ * one way of running without the GIL (CORE_UNLOCKED: construction, step, undo, merge,
+ * replay and run), the methods and properties alike in both.
  *
- * Python API
- * ----------
- *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST, undo=True)
- *       symbols: int32 buffer, bytes (each byte a symbol id) or a sequence; starts/freqs:
- *       int64 buffers (or sequences),
- *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN, LOWEST_IDS,
- *       LOWEST_HF or GREATEST_HF (core.h); undo=False: no undo log (less memory), undo() raises
- *       RuntimeError.
- *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
- *   tied(limit) -> (n, [(a, b, count), ...])
- *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
- *   merge(a, b, into=-1) -> (new_id, count): this pair merged, best or not (a merge list
- *       replayed); into: the existing token it makes (parity: a token made again)
- *   replay(pairs, top_k=0) -> (counts, ends, changed, tops): many merges without the GIL,
- *       and what each changed (a merge list replayed on a sample: see Core_replay)
- *   run(n, min_count=1) -> steps done (releases the GIL; other calls on the same Core
- *       from other threads raise RuntimeError meanwhile)
- *   history(start) -> [(a, b, new_id, count, n_tied, merged, gone), ...] of the steps
- *       from `start` on (gone: bit 0 a, bit 1 b no longer occur on their own)
- *   touched(limit) -> (n_words, [word ids by freq desc, id asc])
- *   word(w), pair_count(a, b), symbol_count(t), token(t)
- *   properties: n_tokens, n_steps, n_words, n_pairs (pairs with count > 0), tie_rule,
- *       total_symbols (frequency-weighted number of symbols in all words now)
- *   _check() (full consistency check, for tests), _stats() (internal sizes)
- *   ColumnCore: parity training's core, a count per column on every word
- *       (python/core_columns.c)
- * GREATEST compares (bytes(a), bytes(b)) like Python tuples; equal bytes: greater ids win.
+ * What each call takes and gives is train/_core.pyi (tests/engine/test_stubs.py holds
+ * the two together). These files only turn arguments into C values and C results and
+ * error codes (ERR_* of core.h) into Python objects and exceptions.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -51,6 +28,31 @@ int raise_build_error(const char *msg, int is_mem)
     else
         PyErr_SetString(PyExc_ValueError, msg);
     return -1;
+}
+
+/* A new object of `type` around a new, empty core (tie rule checked); NULL with an
+ * exception set */
+CoreObject *core_alloc(PyTypeObject *type, int tie, int keep_undo, int columns)
+{
+    const char *msg = bpe_core_tie_check(tie, columns);
+    if (msg) {
+        PyErr_SetString(PyExc_ValueError, msg);
+        return NULL;
+    }
+    CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
+    if (self && !(self->core = bpe_core_new(tie))) {
+        Py_CLEAR(self);
+        PyErr_NoMemory();
+    }
+    if (self)
+        bpe_core_keep_undo(self->core, keep_undo);
+    return self;
+}
+
+void Core_dealloc(CoreObject *self)
+{
+    bpe_core_free(self->core);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* the token bytes into the core: a sequence of bytes (or bytearray) objects */
@@ -74,22 +76,12 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|ip:Core", kwlist, &osym, &ostarts,
                                      &ofreqs, &otok, &tie, &keep_undo))
         return NULL;
-    const char *msg = bpe_core_tie_check(tie, 0);
-    if (msg) {
-        PyErr_SetString(PyExc_ValueError, msg);
-        return NULL;
-    }
-    CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
+    CoreObject *self = core_alloc(type, tie, keep_undo, 0);
     if (!self)
         return NULL;
-    self->core = bpe_core_new(tie);
-    if (!self->core) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
-    }
     BpeCore *c = self->core;
-    bpe_core_keep_undo(c, keep_undo);
     BpeIntArr s = {0}, st = {0}, fr = {0};
+    const char *msg;
     int is_mem, rc = -1;
     if (bpe_py_intarr_get(osym, 4, "symbols", &s) < 0 ||
         bpe_py_intarr_get(ostarts, 8, "starts", &st) < 0 ||
@@ -113,12 +105,6 @@ out:
     if (rc < 0)
         Py_CLEAR(self);
     return (PyObject *)self;
-}
-
-static void Core_dealloc(CoreObject *self)
-{
-    bpe_core_free(self->core);
-    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* ---- stepping --------------------------------------------------------------------- */
@@ -475,18 +461,15 @@ static PyObject *Core_pair_count(CoreObject *self, PyObject *args)
     return PyLong_FromLongLong((long long)bpe_core_pair_count(self->core, a, b));
 }
 
-static PyObject *Core_symbol_count(CoreObject *self, PyObject *args)
+PyObject *Core_symbol_count(CoreObject *self, PyObject *args)
 {
     long long t;
-    if (!PyArg_ParseTuple(args, "L:symbol_count", &t))
+    if (!PyArg_ParseTuple(args, "L:symbol_count", &t) || check_usable(self) < 0)
         return NULL;
-    if (check_usable(self) < 0)
-        return NULL;
-    if (t < 0 || t >= self->core->n_tokens) {
+    int64_t n = bpe_core_symbol_count(self->core, t);
+    if (n < 0)
         PyErr_SetString(PyExc_IndexError, "token id out of range");
-        return NULL;
-    }
-    return PyLong_FromLongLong((long long)self->core->symcount[t]);
+    return n < 0 ? NULL : PyLong_FromLongLong((long long)n);
 }
 
 PyObject *Core_token(CoreObject *self, PyObject *args)
@@ -523,22 +506,26 @@ static PyObject *Core_check(CoreObject *self, PyObject *Py_UNUSED(ignored))
     return check_usable(self) < 0 ? NULL : check_result(self->core);
 }
 
-/* sizes of the internal structures, for benchmarks */
-static PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
+/* sizes of the internal structures, for benchmarks (the columns' 0 without) */
+PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (check_idle(self) < 0)
         return NULL;
     BpeCoreStats s;
     bpe_core_stats(self->core, &s);
-    return Py_BuildValue("{s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", (int)s.pairs,
-                         "pairs_cap", (int)s.pairs_cap, "live_pairs", (int)s.live_pairs,
-                         "hash_cap", (long long)s.hash_cap, "pos_entries",
-                         (long long)s.pos_entries, "pos_alloc_lists", (long long)s.pos_alloc_lists,
-                         "pos_cap", (long long)s.pos_cap, "rlog", (long long)s.rlog,
-                         "rlog_cap", (long long)s.rlog_cap, "scratch_cap", (long long)s.scratch_cap,
-                         "approx_bytes", (long long)s.approx_bytes);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,"
+                         "s:L}", "pairs", (long long)s.pairs, "pairs_cap", (long long)s.pairs_cap,
+                         "live_pairs", (long long)s.live_pairs, "hash_cap", (long long)s.hash_cap,
+                         "pos_entries", (long long)s.pos_entries, "pos_alloc_lists",
+                         (long long)s.pos_alloc_lists, "pos_cap", (long long)s.pos_cap, "rlog",
+                         (long long)s.rlog, "rlog_cap", (long long)s.rlog_cap, "scratch_cap",
+                         (long long)s.scratch_cap, "approx_bytes", (long long)s.approx_bytes,
+                         "column_heap_entries", (long long)s.col_heap_entries,
+                         "column_heap_cap", (long long)s.col_heap_cap, "column_notes_cap",
+                         (long long)s.col_notes_cap, "column_rows", (long long)s.col_rows,
+                         "column_rows_free", (long long)s.col_rows_free, "column_entries",
+                         (long long)s.col_entries, "cells", (long long)s.cells);
 }
-
 
 /* ---- the type and the module ----------------------------------------------------- */
 
@@ -623,31 +610,14 @@ static struct PyModuleDef coremodule = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&CoreType) < 0 || PyType_Ready(&ColumnCoreType) < 0)
-        return NULL;
     PyObject *m = PyModule_Create(&coremodule);
-    if (!m)
-        return NULL;
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&ColumnCoreType);
-    if (PyModule_AddObject(m, "ColumnCore", (PyObject *)&ColumnCoreType) < 0) {
-        Py_DECREF(&ColumnCoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (PyModule_AddIntConstant(m, "GREATEST", TIE_GREATEST) < 0 ||
-        PyModule_AddIntConstant(m, "FIRST_SEEN", TIE_FIRST_SEEN) < 0 ||
-        PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0 ||
-        PyModule_AddIntConstant(m, "LOWEST_HF", TIE_LOWEST_HF) < 0 ||
-        PyModule_AddIntConstant(m, "GREATEST_HF", TIE_GREATEST_HF) < 0 ||
-        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (m && (PyModule_AddType(m, &CoreType) < 0 || PyModule_AddType(m, &ColumnCoreType) < 0 ||
+              PyModule_AddIntConstant(m, "GREATEST", TIE_GREATEST) < 0 ||
+              PyModule_AddIntConstant(m, "FIRST_SEEN", TIE_FIRST_SEEN) < 0 ||
+              PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0 ||
+              PyModule_AddIntConstant(m, "LOWEST_HF", TIE_LOWEST_HF) < 0 ||
+              PyModule_AddIntConstant(m, "GREATEST_HF", TIE_GREATEST_HF) < 0 ||
+              PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0))
+        Py_CLEAR(m);
     return m;
 }

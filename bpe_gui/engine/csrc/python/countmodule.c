@@ -5,55 +5,16 @@
  * corpus of any size is read in blocks and each block is counted here, without the GIL and
  * without a Python string per word.
  *
- * Python API
- * ----------
- *   WordCounter(preset=-1, specials=(), lines=False)
- *       preset: BPE_SCAN_* of scan.h for the native scanner, or -1 when the caller
- *       cuts words itself (count_words); specials: special tokens as bytes; lines:
- *       count() takes each line of a text (up to and with its \n) as a text of its own.
- *   count(text, block=0, ordinal=0, stop=-1) -> next ordinal
- *                            a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
- *                            cut at special tokens (longest first where they overlap),
- *                            then into words by the scanner; each word counted. Word k of
- *                            the text was seen at (block, ordinal + k): that orders first
- *                            appearances across counters; pass the returned ordinal on to
- *                            number the next text of the same block after this one.
- *                            stop >= 0: only the words that start before byte stop are
- *                            counted (and the size of text[:stop]); the rest of the text
- *                            is what follows them (a block reader's lookahead).
- *   count_words(words, block=0, ordinal=0) -> next ordinal
- *                            the words of one block, as a list of str (the text's size
- *                            is not known here: add it with add_size)
- *   merge(other)             add another counter's words; first appearance is the earlier
- *   export(firsts=False) -> (blob, starts, freqs[, firsts])   every word in order of
- *                            first appearance: their UTF-8 bytes concatenated, int64 start
- *                            offsets (n + 1 of them), int64 frequencies and (optionally)
- *                            uint64 first-appearance keys, as bytes
- *   export_merged(counters, firsts=False, threads=0) -> the same for the union of several
- *     counters, gathered on `threads` threads (0: one per counter)
- *                            (as merging them all into one, then export, without the copy);
- *                            two or more are spent: they are left empty
- *   add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal
- *                            the reverse: add such arrays (without firsts, word i was
- *                            first seen at (block, ordinal + i))
- *   add_size(chars, bytes)   count text the counter did not see (words counted elsewhere)
- *   len(counter), .total (words counted), .chars, .bytes (of the texts given to count)
- *   utf8_error(data) -> offset of the first byte that is not valid UTF-8, or -1
- *   safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] where a block can be cut
- *       without changing any word (see scan.h), or -1
- *   format_tsv(blob, starts, counts, lo=0, hi=n) -> bytes   rows lo..hi of a table as
- *       word-count table rows "COUNT<TAB>WORD<LF>" with the word escaped (see tsv.h)
- *   parse_tsv(data, base=0) -> (blob, ends, counts)   the reverse, for whole rows; ends
- *       (int64, plus base) and counts (int64) as bytes. A malformed row raises
- *       ValueError(row, message), row counted from 0 in data.
+ * What each call takes and gives is corpus/_count.pyi (tests/engine/test_stubs.py holds
+ * the two together). First appearance: every counted word gets the key (block << 32) |
+ * ordinal-in-block, and a word keeps the smallest key it was seen with. Blocks counted on
+ * different threads or machines therefore merge into exactly the order a single pass over
+ * the corpus gives, which the first-seen tie rule depends on.
  *
- * First appearance: every counted word gets the key (block << 32) | ordinal-in-block, and
- * a word keeps the smallest key it was seen with. Blocks counted on different threads or
- * machines therefore merge into exactly the order a single pass over the corpus gives,
- * which the first-seen tie rule depends on.
- *
- * The table itself (layout, hashing, counting a text) is wordtable.c, writing tables out
- * wordexport.c; this file is the Python type around them and the module's functions.
+ * The table itself (layout, hashing, counting a text, its special tokens, adding tables
+ * and other counters) is count/wordtable.c, writing tables out count/wordexport.c, the
+ * rows of table files count/tsv.c; this file is the Python type around them and the
+ * module's functions: arguments in, results and exceptions out.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -645,18 +606,10 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__count(void)
 {
-    if (PyType_Ready(&CounterType) < 0)
-        return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (!m)
-        return NULL;
-    Py_INCREF(&CounterType);
-    if (scan_python_add_constants(m) < 0 ||
-        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
-        PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
-        Py_DECREF(&CounterType);
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (m && (scan_python_add_constants(m) < 0 ||
+              PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
+              PyModule_AddType(m, &CounterType) < 0))
+        Py_CLEAR(m);
     return m;
 }

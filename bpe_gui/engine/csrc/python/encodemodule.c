@@ -575,24 +575,14 @@ static struct PyModuleDef encode_module = {
 
 PyMODINIT_FUNC PyInit__encode(void)
 {
-    if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0 ||
-        PyType_Ready(&EncoderType) < 0 || merge_strategy_from_env() < 0 ||
-        pretok_from_env() < 0)
+    if (merge_strategy_from_env() < 0 || pretok_from_env() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&encode_module);
-    if (!m)
-        return NULL;
-    Py_INCREF(&MergerType);
-    Py_INCREF(&WordCacheType);
-    Py_INCREF(&EncoderType);
-    if (scan_python_add_constants(m) < 0 ||
-        PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
-        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
-        PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
-        PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0 ||
-        PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (m && (scan_python_add_constants(m) < 0 ||
+              PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
+              PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
+              PyModule_AddType(m, &MergerType) < 0 || PyModule_AddType(m, &WordCacheType) < 0 ||
+              PyModule_AddType(m, &EncoderType) < 0))
+        Py_CLEAR(m);
     return m;
 }
