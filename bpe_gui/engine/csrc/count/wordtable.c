@@ -320,6 +320,9 @@ void wt_free_specials(WordTable *c)
 
 int wt_set_specials(WordTable *c, const unsigned char *const *sp, const size_t *len, size_t n)
 {
+    for (size_t k = 0; k < n; k++)
+        if (!len[k])
+            return -2;
     wt_free_specials(c);
     c->sp = (unsigned char **)calloc(n ? n : 1, sizeof(unsigned char *));
     c->sp_len = (size_t *)calloc(n ? n : 1, sizeof(size_t));

@@ -97,8 +97,9 @@ void wt_reset(WordTable *t);
 /* bytes the table holds (about): its slots, entries and arena */
 size_t wt_memory(const WordTable *t);
 
-/* The special tokens: copies of sp[0..n) (len[i] > 0 bytes each) replace the table's, kept
- * longest first, so at one start the longest wins. wt_free_specials frees them. */
+/* The special tokens: copies of sp[0..n) (len[i] bytes each) replace the table's, kept
+ * longest first, so at one start the longest wins: 0, -1 out of memory (none kept), or -2
+ * when one is empty (nothing changed). wt_free_specials frees them. */
 int wt_set_specials(WordTable *t, const unsigned char *const *sp, const size_t *len, size_t n);
 void wt_free_specials(WordTable *t);
 

@@ -60,8 +60,6 @@ int raise_build_error(const char *msg, int is_mem);
 PyObject *raise_step_error(int err);
 /* (a, b, count) */
 PyObject *pair_tuple(const BpePairCount *p);
-/* [(a, b, count), ...] of pairs[0..m) (m < 0: out of memory), pairs freed */
-PyObject *pair_list(BpePairCount *pairs, int64_t m);
 /* (nd, [ids...]) of a `touched` query (nd < 0: out of memory), ids freed */
 PyObject *touched_result(int64_t nd, int32_t *ids, int64_t n_ids);
 /* word w's symbols now as a list of ids */

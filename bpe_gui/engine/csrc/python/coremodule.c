@@ -171,11 +171,8 @@ static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
     return PyLong_FromSsize_t((Py_ssize_t)done);
 }
 
-/* merge(a, b, into=-1): one merge of the given pair, best or not; the pair may not occur
- * (count 0), its token is made all the same; into >= 0: the pair makes that token, made
- * before (its bytes a's then b's), as Hugging Face's parity trainer keeps a token's id
- * when a merge makes it again. Both types' merge: 0 (the step in *r), or -1 with an
- * exception set. */
+/* merge(a, b, into=-1) of both types (bpe_core_merge, bpe_core_merge_into): 0 (the step
+ * in *r), or -1 with an exception set */
 int core_merge(CoreObject *self, PyObject *args, StepRec *r)
 {
     int a, b, into = -1, err, res;
@@ -202,12 +199,7 @@ static PyObject *Core_merge(CoreObject *self, PyObject *args)
                                            : Py_BuildValue("(iL)", r.id, (long long)r.count);
 }
 
-/* replay(pairs, top_k=0) -> (counts, ends, changed, tops), all bytes: merges the pairs
- * a0, b0, a1, b1, ... (int32 buffer; a = -1: a merge to skip, no token made) in order
- * without the GIL. counts: int64 per merge, its count before; changed: (a int32, b int32,
- * count int64) records of the pairs each merge changed, with their counts after it; ends:
- * int64 per merge, records so far; tops: top_k records per merge, the best pairs before
- * it (a = b = -1 past the last). ValueError when an id does not exist at its merge. */
+/* replay(pairs, top_k=0) -> (counts, ends, changed, tops), all bytes (core.h's BpeReplay) */
 static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pairs", "top_k", NULL};
@@ -273,21 +265,6 @@ static PyObject *Core_best(CoreObject *self, PyObject *Py_UNUSED(ignored))
     return pair_tuple(&p);
 }
 
-/* [(a, b, count), ...] of pairs[0..m) (m < 0: out of memory), pairs freed */
-PyObject *pair_list(BpePairCount *pairs, int64_t m)
-{
-    PyObject *list = m < 0 ? PyErr_NoMemory() : PyList_New((Py_ssize_t)m);
-    for (int64_t i = 0; list && i < m; i++) {
-        PyObject *t = pair_tuple(&pairs[i]);
-        if (!t)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-    }
-    free(pairs);
-    return list;
-}
-
 /* (nd, [ids...]) of a `touched` query (nd < 0: out of memory), ids freed */
 PyObject *touched_result(int64_t nd, int32_t *ids, int64_t n_ids)
 {
@@ -320,7 +297,16 @@ PyObject *top_list(BpeCore *c, int32_t col, Py_ssize_t k, int same_count_only)
 {
     int64_t m;
     BpePairCount *pairs = bpe_core_top(c, col, k, same_count_only, &m);
-    return pair_list(pairs, pairs ? m : -1);
+    PyObject *list = pairs ? PyList_New((Py_ssize_t)m) : PyErr_NoMemory();
+    for (int64_t i = 0; list && i < m; i++) {
+        PyObject *t = pair_tuple(&pairs[i]);
+        if (!t)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+    free(pairs);
+    return list;
 }
 
 static PyObject *Core_top(CoreObject *self, PyObject *args)
@@ -436,19 +422,14 @@ static PyObject *Core_segmentation(CoreObject *self, PyObject *noargs)
     if (check_usable(self) < 0)
         return NULL;
     const BpeCore *c = self->core;
-    int32_t *sym = malloc(((size_t)c->n_slots + 1) * sizeof(int32_t));
-    int64_t *st = malloc(((size_t)c->n_words + 1) * sizeof(int64_t));
-    if (!sym || !st) {
-        free(sym);
-        free(st);
-        return PyErr_NoMemory();
+    PyObject *sym = PyBytes_FromStringAndSize(NULL, ((Py_ssize_t)c->n_slots + 1) * 4);
+    PyObject *st = PyBytes_FromStringAndSize(NULL, ((Py_ssize_t)c->n_words + 1) * 8);
+    if (sym && st) {
+        int64_t *s = (int64_t *)PyBytes_AS_STRING(st);
+        bpe_core_segmentation(c, (int32_t *)PyBytes_AS_STRING(sym), s);
+        _PyBytes_Resize(&sym, (Py_ssize_t)(s[c->n_words] * 4)); /* (not shared yet: in place) */
     }
-    bpe_core_segmentation(c, sym, st);
-    PyObject *out = Py_BuildValue("(y#y#)", (const char *)sym, (Py_ssize_t)(st[c->n_words] * 4),
-                                  (const char *)st, (Py_ssize_t)(((size_t)c->n_words + 1) * 8));
-    free(sym);
-    free(st);
-    return out;
+    return bpe_py_steal_tuple(2, sym, st);
 }
 
 static PyObject *Core_pair_count(CoreObject *self, PyObject *args)

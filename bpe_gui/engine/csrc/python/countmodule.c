@@ -39,24 +39,28 @@ typedef struct {
     int ready;              /* __init__ ran (WordCounter.__new__ alone leaves preset 0) */
 } Counter;
 
-/* ------------------------------------------------------------------------------ */
-/* Python glue                                                                    */
-/* ------------------------------------------------------------------------------ */
-
-/* first-appearance keys are (block << 32) | ordinal: an ordinal must not reach the
- * next block's keys */
-#define ORDINAL_OVERFLOW "block or ordinal number too large: a block holds at most 2**32 " \
-                         "words (start a new block)"
+/* ---- WordCounter ------------------------------------------------------------- */
 
 /* 0, or -1 with OverflowError unless n more words from (block, ordinal) get keys */
 static int check_keys(unsigned long long block, unsigned long long ordinal, uint64_t n)
 {
     int r = wt_keys_fit(block, ordinal, n);
     if (r != WT_KEYS_OK)
-        PyErr_SetString(PyExc_OverflowError, r == WT_KEYS_FULL ? ORDINAL_OVERFLOW
-                        : "block or ordinal number too large");
+        PyErr_SetString(PyExc_OverflowError, r == WT_KEYS_RANGE
+                        ? "block or ordinal number too large" : "block or ordinal number "
+                        "too large: a block holds at most 2**32 words (start a new block)");
     return r == WT_KEYS_OK ? 0 : -1;
 }
+
+/* `call` without the GIL, the `busy` guard keeping every other call on c out meanwhile */
+#define COUNTER_UNLOCKED(c, call) \
+    do {                          \
+        (c)->busy = 1;            \
+        Py_BEGIN_ALLOW_THREADS    \
+        call;                     \
+        Py_END_ALLOW_THREADS      \
+        (c)->busy = 0;            \
+    } while (0)
 
 static int check_idle(Counter *c)
 {
@@ -90,18 +94,13 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
     BpeBytesList sp;
     if (bpe_py_bytes_list_get(ospecials, &sp, 0, "specials must be a sequence of bytes") < 0)
         return -1;
-    int rc = 0;
-    for (size_t k = 0; k < sp.n && rc == 0; k++)
-        if (!sp.len[k] || !PyBytes_Check(PySequence_Fast_GET_ITEM(sp.seq, (Py_ssize_t)k))) {
-            PyErr_SetString(PyExc_TypeError, "specials must be non-empty bytes");
-            rc = -1;
-        }
-    if (rc == 0 && wt_set_specials(&c->t, sp.p, sp.len, sp.n) < 0) {
-        PyErr_NoMemory();
-        rc = -1;
-    }
+    int rc = wt_set_specials(&c->t, sp.p, sp.len, sp.n);
     bpe_py_bytes_list_release(&sp);
-    return rc;
+    if (rc == -2)
+        PyErr_SetString(PyExc_TypeError, "specials must be non-empty bytes");
+    else if (rc < 0)
+        PyErr_NoMemory();
+    return rc < 0 ? -1 : 0;
 }
 
 static void Counter_dealloc(Counter *c)
@@ -130,7 +129,7 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
         return NULL;
     }
     BpeText t;
-    if (check_keys(block, ordinal, 0) < 0 || bpe_py_text_get(o, &t) < 0)
+    if (bpe_py_text_get(o, &t) < 0)
         return NULL;
     if (check_keys(block, ordinal, (uint64_t)t.n) < 0) { /* a word has at least one byte */
         bpe_py_text_release(&t);
@@ -138,11 +137,8 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     }
     int rc;
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
-    c->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = wt_count_block(&c->t, t.p, (size_t)t.n, stop >= 0 ? (size_t)stop : SIZE_MAX, &ord);
-    Py_END_ALLOW_THREADS
-    c->busy = 0;
+    COUNTER_UNLOCKED(c, rc = wt_count_block(&c->t, t.p, (size_t)t.n,
+                                            stop >= 0 ? (size_t)stop : SIZE_MAX, &ord));
     bpe_py_text_release(&t);
     if (rc < 0)
         return PyErr_NoMemory();
@@ -155,7 +151,7 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
     unsigned long long block = 0, ordinal = 0;
     if (!PyArg_ParseTuple(args, "O|KK:count_words", &owords, &block, &ordinal))
         return NULL;
-    if (check_idle(c) < 0 || check_keys(block, ordinal, 0) < 0)
+    if (check_idle(c) < 0)
         return NULL;
     BpeBytesList w;
     if (bpe_py_bytes_list_get(owords, &w, 1, "words must be a sequence of str") < 0)
@@ -184,11 +180,9 @@ static PyObject *Counter_merge(Counter *c, PyObject *arg)
     if (check_idle(c) < 0 || check_idle(o) < 0)
         return NULL;
     int rc;
-    c->busy = o->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = wt_merge(&c->t, &o->t);
-    Py_END_ALLOW_THREADS
-    c->busy = o->busy = 0;
+    o->busy = 1;
+    COUNTER_UNLOCKED(c, rc = wt_merge(&c->t, &o->t));
+    o->busy = 0;
     if (rc < 0)
         return PyErr_NoMemory();
     Py_RETURN_NONE;
@@ -227,13 +221,9 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
     if (check_idle(c) < 0)
         goto out;
     int rc;
-    c->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = wt_add_table(&c->t, (const unsigned char *)b.buf, sp, cp,
-                      has_firsts ? (const uint64_t *)fi.buf : NULL, n,
-                      ((uint64_t)block << 32) | ordinal);
-    Py_END_ALLOW_THREADS
-    c->busy = 0;
+    COUNTER_UNLOCKED(c, rc = wt_add_table(&c->t, (const unsigned char *)b.buf, sp, cp,
+                                          has_firsts ? (const uint64_t *)fi.buf : NULL, n,
+                                          ((uint64_t)block << 32) | ordinal));
     if (rc < 0) {
         PyErr_NoMemory();
         goto out;
@@ -380,9 +370,7 @@ static PyTypeObject CounterType = {
     .tp_as_sequence = &Counter_as_sequence,
 };
 
-/* ------------------------------------------------------------------------------ */
-/* module functions                                                               */
-/* ------------------------------------------------------------------------------ */
+/* ---- module functions ---------------------------------------------------------- */
 
 static PyObject *mod_utf8_error(PyObject *Py_UNUSED(self), PyObject *arg)
 {
