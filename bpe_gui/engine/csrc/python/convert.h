@@ -585,4 +585,16 @@ static inline int bpe_py_spans_in(PyObject *list, int64_t *st, int64_t *en, cons
     return 0;
 }
 
+/* ---- the GIL */
+/* `call` without the GIL, obj->busy set meanwhile: the guard by which every other call on
+ * obj refuses to read what `call` may change or reallocate (set and read with the GIL) */
+#define BPE_PY_UNLOCKED(obj, call) \
+    do {                           \
+        (obj)->busy = 1;           \
+        Py_BEGIN_ALLOW_THREADS     \
+        call;                      \
+        Py_END_ALLOW_THREADS       \
+        (obj)->busy = 0;           \
+    } while (0)
+
 #endif

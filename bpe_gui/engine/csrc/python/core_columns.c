@@ -131,7 +131,7 @@ static PyObject *Col_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     const char *msg;
     int is_mem;
-    CORE_UNLOCKED(self, msg = bpe_core_build_tables(self->core, t, (int32_t)n, n_train,
+    BPE_PY_UNLOCKED(self, msg = bpe_core_build_tables(self->core, t, (int32_t)n, n_train,
                                                     with_sum, &is_mem));
     tables_release(ta, n);
     free(t);

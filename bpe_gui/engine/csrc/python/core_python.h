@@ -39,16 +39,6 @@ static inline int check_usable(CoreObject *self)
     return 0;
 }
 
-/* `call` on self's core without the GIL, the `busy` guard keeping every other call on the
- * same object out meanwhile: how both types run whatever changes or builds a core */
-#define CORE_UNLOCKED(self, call) \
-    do {                          \
-        (self)->busy = 1;         \
-        Py_BEGIN_ALLOW_THREADS    \
-        call;                     \
-        Py_END_ALLOW_THREADS      \
-        (self)->busy = 0;         \
-    } while (0)
 
 /* A new object of `type` around a new, empty core (tie rule checked for a core with
  * columns or not); NULL with an exception set. Core_dealloc frees both types'. */

@@ -3,7 +3,7 @@
  * types around the plain-C trainer of core/ (core/core.h: the data structures and the
  * API). Core here, ColumnCore (parity training's core, a count per column on every word)
  * in core_columns.c; core_python.h is what the two share: one object, one `busy` guard,
- * one way of running without the GIL (CORE_UNLOCKED: construction, step, undo, merge,
+ * one way of running without the GIL (BPE_PY_UNLOCKED: construction, step, undo, merge,
  * replay and run), the methods and properties alike in both.
  *
  * What each call takes and gives is train/_core.pyi (tests/engine/test_stubs.py holds
@@ -94,9 +94,9 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     if (add_tokens(c, otok) < 0)
         goto out;
-    CORE_UNLOCKED(self, msg = bpe_core_build(c, (const int32_t *)s.data, (int32_t)s.n, starts,
-                                             (const int64_t *)fr.data, (int32_t)(st.n - 1),
-                                             &is_mem));
+    BPE_PY_UNLOCKED(self, msg = bpe_core_build(c, (const int32_t *)s.data, (int32_t)s.n,
+                                               starts, (const int64_t *)fr.data,
+                                               (int32_t)(st.n - 1), &is_mem));
     rc = msg ? raise_build_error(msg, is_mem) : 0;
 out:
     bpe_py_intarr_release(&s);
@@ -130,7 +130,7 @@ static PyObject *Core_step(CoreObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     int err, res;
     StepRec r;
-    CORE_UNLOCKED(self, res = bpe_core_step(self->core, &err, &r));
+    BPE_PY_UNLOCKED(self, res = bpe_core_step(self->core, &err, &r));
     if (res < 0)
         return raise_step_error(err);
     if (res == 0)
@@ -144,7 +144,7 @@ PyObject *Core_undo(CoreObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     int err, res;
     StepRec r;
-    CORE_UNLOCKED(self, res = bpe_core_undo(self->core, &err, &r));
+    BPE_PY_UNLOCKED(self, res = bpe_core_undo(self->core, &err, &r));
     if (res < 0)
         return raise_step_error(err);
     if (res == 0) {
@@ -165,7 +165,7 @@ static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     int64_t done;
     int err, res;
-    CORE_UNLOCKED(self, done = bpe_core_run(self->core, n, min_count, &res, &err));
+    BPE_PY_UNLOCKED(self, done = bpe_core_run(self->core, n, min_count, &res, &err));
     if (res < 0)
         return raise_step_error(err);
     return PyLong_FromSsize_t((Py_ssize_t)done);
@@ -178,7 +178,7 @@ int core_merge(CoreObject *self, PyObject *args, StepRec *r)
     int a, b, into = -1, err, res;
     if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into) || check_usable(self) < 0)
         return -1;
-    CORE_UNLOCKED(self, res = into < 0 ? bpe_core_merge(self->core, a, b, &err, r)
+    BPE_PY_UNLOCKED(self, res = into < 0 ? bpe_core_merge(self->core, a, b, &err, r)
                                        : bpe_core_merge_into(self->core, a, b, into, &err, r));
     if (res < 0)
         raise_step_error(err);
@@ -225,7 +225,7 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
     int64_t n = pa.n / 2, bad = -1; /* bad: the merge whose id did not exist */
     BpeReplay r;
     int rc, err;
-    CORE_UNLOCKED(self, rc = bpe_core_replay(self->core, ab, n, top_k, &r, &bad, &err));
+    BPE_PY_UNLOCKED(self, rc = bpe_core_replay(self->core, ab, n, top_k, &r, &bad, &err));
     PyObject *out = NULL;
     if (rc < 0) {
         raise_step_error(err);

@@ -52,15 +52,6 @@ static int check_keys(unsigned long long block, unsigned long long ordinal, uint
     return r == WT_KEYS_OK ? 0 : -1;
 }
 
-/* `call` without the GIL, the `busy` guard keeping every other call on c out meanwhile */
-#define COUNTER_UNLOCKED(c, call) \
-    do {                          \
-        (c)->busy = 1;            \
-        Py_BEGIN_ALLOW_THREADS    \
-        call;                     \
-        Py_END_ALLOW_THREADS      \
-        (c)->busy = 0;            \
-    } while (0)
 
 static int check_idle(Counter *c)
 {
@@ -137,7 +128,7 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     }
     int rc;
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
-    COUNTER_UNLOCKED(c, rc = wt_count_block(&c->t, t.p, (size_t)t.n,
+    BPE_PY_UNLOCKED(c, rc = wt_count_block(&c->t, t.p, (size_t)t.n,
                                             stop >= 0 ? (size_t)stop : SIZE_MAX, &ord));
     bpe_py_text_release(&t);
     if (rc < 0)
@@ -181,7 +172,7 @@ static PyObject *Counter_merge(Counter *c, PyObject *arg)
         return NULL;
     int rc;
     o->busy = 1;
-    COUNTER_UNLOCKED(c, rc = wt_merge(&c->t, &o->t));
+    BPE_PY_UNLOCKED(c, rc = wt_merge(&c->t, &o->t));
     o->busy = 0;
     if (rc < 0)
         return PyErr_NoMemory();
@@ -221,7 +212,7 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
     if (check_idle(c) < 0)
         goto out;
     int rc;
-    COUNTER_UNLOCKED(c, rc = wt_add_table(&c->t, (const unsigned char *)b.buf, sp, cp,
+    BPE_PY_UNLOCKED(c, rc = wt_add_table(&c->t, (const unsigned char *)b.buf, sp, cp,
                                           has_firsts ? (const uint64_t *)fi.buf : NULL, n,
                                           ((uint64_t)block << 32) | ordinal));
     if (rc < 0) {
