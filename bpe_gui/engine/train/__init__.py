@@ -16,10 +16,8 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
-  ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``.
+  ``ParityBpeTrainer``; a run of steps for the window too), ``ParityData``, ``ParitySettings``, ``ParityStep``.
 - :mod:`.parity_dev`: whether the dev texts are parallel (their lines), and the warning.
-- :mod:`.parity_run`: ``ParityRun``, parity-aware training as a run of steps for the
-  window (TrainerProtocol; its ``parity`` is the trainer).
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
   reporting the pair counts each merge changed (for ``analysis.mixture``).
 - :mod:`.session`, :mod:`.session_fields`: a session file (corpus, settings, step).
@@ -34,7 +32,6 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .session import Session, looks_like_session
     from .superbpe import TRAIN_PATTERN, check_transition, stage2_pretokenizer
     from .superbpe_run import SuperBPERun
-    from .parity_run import ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
                          hf_lines, ratios_for, turn_sentence)
@@ -52,7 +49,6 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session looks_like_session",
     ".superbpe": "TRAIN_PATTERN check_transition stage2_pretokenizer",
     ".superbpe_run": "SuperBPERun",
-    ".parity_run": "ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
                 "ratios_for turn_sentence"),
@@ -68,7 +64,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
 
 __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay", "MergeStep",
            "PAIR_RECORD", "PARITY", "PARITY_VARIANTS", "PLAIN", "PairRow", "ParityData",
-           "ParityOptions", "ParityRun", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
+           "ParityOptions", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
            "Lent", "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "lend",
            "named_languages",
            "resolve", "unused",

@@ -219,8 +219,7 @@ def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
 
 
 def _parity(spec: TrainingSpec, progress, cancel, undo: bool):
-    from .parity import ParityData
-    from .parity_run import ParityRun
+    from .parity import ParityData, ParityTrainer
     p = spec.parity
     assert p is not None   # (validated)
     train = [(lang.name, lang.train) for lang in p.languages]
@@ -230,7 +229,7 @@ def _parity(spec: TrainingSpec, progress, cancel, undo: bool):
     data = ParityData.from_files(train, dev, lines=spec.settings.lines, encoding=spec.encoding)
     if cancel is not None and cancel():
         raise Cancelled()
-    run = ParityRun(data, spec.parity_settings(), undo=undo)
+    run = ParityTrainer(data, spec.parity_settings(), undo=undo)
     if not undo:   # the core holds their words (the command line's run: less memory)
         run.release_tables()
     run.spec = spec

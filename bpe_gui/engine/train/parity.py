@@ -45,7 +45,12 @@ on the dev set when there is one, else on the training text). ``plain_curve`` gi
 same per-language token counts for plain BPE on the same data, for comparison.
 
 Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, ``run``,
-``reset``; ``steps``/``n_steps``, ``merges``, ``vocab``, ``tokenizer(at_step=k)``.
+``reset``; ``steps``/``n_steps``, ``merges``, ``vocab``, ``tokenizer(at_step=k)``. The
+trainer is a :class:`~.protocol.TrainerProtocol` run (``build_run`` makes it for a
+parity spec): what the protocol asks that parity training has not, it answers as a
+one-stage byte-level run with no special tokens (``n_inherited`` 0, ``transition``
+None), and its ``settings`` are its own (GPT-2's pattern, byte level, HF's tie rule),
+whatever the window's fields say.
 """
 from __future__ import annotations
 
@@ -63,8 +68,8 @@ from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
-from .trainer import (AFFECTED_LIMIT, RELEASED_CORE, AffectedWord, MergeStep, Released,
-                      RunCommon, step_asked)
+from .trainer import (AFFECTED_LIMIT, RELEASED_CORE, AffectedWord, MergeStep, PairRow,
+                      Released, RunCommon, Stop, TrainSettings, step_asked)
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -443,6 +448,8 @@ def _most_tokens(names: Sequence[str], tokens: Sequence[float], me: int, kind: s
         return f"its training text has the most tokens ({vals})"
     # the runner-up is why this language won; the fewest is how far parity has to go
     others = [i for i in order if i != me]
+    if not others:
+        return f"it is the only language ({vals} dev tokens)"
     said = [against(names[others[0]], int(tokens[me]), int(tokens[others[0]]))]
     if len(others) > 1:
         said.append(against(names[others[-1]], int(tokens[me]), int(tokens[others[-1]]))
@@ -495,10 +502,10 @@ class ParityTrainer(RunCommon):
     window rule has no answer (its loop never ends: every language left is set aside or
     over its share), where the last language tried is taken.
 
-    It is also what the window charts of a parity run (``ParityRun.parity``): ``names``,
+    It is also what the window charts of a parity run (its ``parity`` is itself): ``names``,
     ``kind``, ``parity_settings``, ``steps`` (they grow and shrink with the run: read them, copy
     what you keep), ``initial_tokens``; ``plain``, each language's tokens at steps 0, 1,
-    ... for plain BPE on the same data once asked for (``ParityRun.compute_plain``), else
+    ... for plain BPE on the same data once asked for (:meth:`compute_plain`), else
     None: a list that grows whenever the run goes past it (a raised target), so it covers
     every step the run has made (fewer only where plain BPE itself stops first);
     ``warning``, a sentence when the dev texts have different numbers of lines (not
@@ -546,6 +553,9 @@ class ParityTrainer(RunCommon):
         self._keep_undo = undo
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
+        self._words: PretokenTable | None = None   # (made when first read: table)
+        # the look ahead at step n: (n, its provisional record)
+        self._next: tuple[int, ParityStep | None] | None = None
 
     @classmethod
     def from_texts(cls, train: Named, dev: Named | None = None,
@@ -568,6 +578,40 @@ class ParityTrainer(RunCommon):
                 final.add(blob[st[i + 1] - 1])
         return len(inner) + len(final)
 
+    # ----- facts fixed for this run (TrainerProtocol's) ------------------------------------
+    parity = property(lambda self: self, doc="The run itself (what the window charts).")
+    # byte level, one stage, no special tokens, nothing inherited (RunCommon's)
+    n_initial = n_base = 256
+    base: Sequence[bytes] = tuple(bytes([i]) for i in range(256))
+    special_ids: Sequence[int] = ()
+    transition: int | None = None
+
+    @property
+    def settings(self) -> TrainSettings:
+        return TrainSettings(vocab_size=None, num_merges=self.target, mode="byte",
+                             pattern=PATTERN, tie_rule=RULE)
+
+    @property
+    def table(self) -> PretokenTable:
+        """The words of every language, end to end: word id w of language i is
+        offset[i] + its row in that language's count table (made once, when first read:
+        the command line, which steps without detail, never reads it)."""
+        if self._words is None:
+            texts: list[str] = []
+            freqs: list[int] = []
+            for table in self.data.tables:
+                blob, st = table.blob, table.starts
+                texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace")
+                          for i in range(len(table))]
+                freqs += table.freqs
+            self._words = PretokenTable.from_words(texts, freqs,
+                                                   n_bytes=sum(self.initial_train_tokens))
+        return self._words
+
+    @property
+    def word_texts(self) -> list[str]:
+        return self.table.words
+
     # ----- what a window reads -------------------------------------------------------------
     def pair_source(self, language: int | None):
         """The column a step chooses from: language ``language``'s training words, or
@@ -579,6 +623,35 @@ class ParityTrainer(RunCommon):
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
         return self._cores.symbol_count(t)
+
+    def _chooser(self):
+        """The column the next step chooses from (:meth:`pair_source` of the language
+        whose turn it is); None when training is done."""
+        if self.n_steps < self.parity_settings.global_merges:
+            return self.pair_source(None)
+        nxt = self.next_choice()
+        if nxt is None or nxt.language is None:
+            return None
+        return self.pair_source(nxt.language)
+
+    def top_pairs(self, k: int = 200) -> list[PairRow]:
+        """The k best pairs of the language whose turn is next, in HF's order (count,
+        then the greatest GPT-2 spelling: the cores' tie rule)."""
+        src = self._chooser()
+        if src is None:
+            return []
+        return [PairRow(r, a, b, c) for r, (a, b, c) in enumerate(src.top(k), 1)]
+
+    def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
+        src = self._chooser()
+        if src is None:
+            return 0, []
+        n, tied = src.tied(max(limit, 1))
+        return n, [(t[0], t[1]) for t in tied[:limit]]
+
+    def best_pair(self) -> tuple[int, int, int] | None:
+        rec = self.next_choice()
+        return None if rec is None else (rec.pair[0], rec.pair[1], rec.count)
 
     # ----- state ------------------------------------------------------------------------
     @property
@@ -634,8 +707,26 @@ class ParityTrainer(RunCommon):
         return tokens   # (the token counts themselves: exact, and the step's tuple shared)
 
     @property
+    def corpus_tokens(self) -> int:
+        return sum(self.train_tokens)
+
+    @property
     def is_done(self) -> bool:
         return self.choose() is None
+
+    def stop(self) -> Stop | None:
+        n, target = self.n_steps, self.target
+        if n >= target:
+            return Stop("target", f"{target:,} merges",
+                        f"Target reached at step {n} ({target:,} merges).")
+        if self.is_done:
+            mf = self.parity_settings.min_frequency
+            left = "a pair of symbols left" if mf <= 1 else \
+                f"a pair that occurs at least {mf:,} times (the minimum pair frequency)"
+            return Stop("no-pair", "no pair left",
+                        f"Training stopped at step {n}, before the target: no language has "
+                        f"{left}.")
+        return None
 
     def render(self, i: int) -> str:
         """Token ``i`` as GPT-2's byte-level alphabet spells it (``Ġthe``)."""
@@ -733,11 +824,12 @@ class ParityTrainer(RunCommon):
                       tuple(window) if window else ()), stalled
 
     # ----- stepping ---------------------------------------------------------------------
-    def step(self, detail: bool = False) -> ParityStep | None:
+    def step(self, detail: bool = True) -> ParityStep | None:
         """One merge: its record, or None when training is done. The language and the
         pair are :meth:`choose`'s; the merge in every language is the cores'. ``detail``:
         the record says why and which words changed (the window's; the command line
         reads only the merges)."""
+        self._next = None
         if self._plain_run is not None and not self.plain_covers(len(self.steps) + 1):
             self.compute_plain(upto=len(self.steps) + 1)   # (the curve keeps up)
         c, stalled = self._choice()
@@ -805,22 +897,29 @@ class ParityTrainer(RunCommon):
         affected.sort(key=lambda a: -a.freq)
         return n_affected, tuple(affected[:AFFECTED_LIMIT])
 
-    def next_record(self) -> ParityStep | None:
+    def next_choice(self, limit: int = 50) -> ParityStep | None:
         """The record the next step would make, with its reason and without its tokens
-        after it (they are known once it merges): :meth:`choose` as a record, for a look
-        ahead; at the target too (what a longer run would merge next)."""
-        c = self._choice(past_target=True)[0]
-        if c is None:
-            return None
-        token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
-        rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)),
-                           sum(self._now[1]), tokens=())
-        return replace(rec, reason=self.explain(rec))
+        after it (they are known once it merges): :meth:`choose` as a record (nothing
+        stepped or undone), kept until the next step or undo. At the target too, one
+        step past it: the pair table shows what a longer run would merge next, as a
+        plain run's does."""
+        n = self.n_steps
+        if self._next is None or self._next[0] != n:
+            c = self._choice(past_target=True)[0]
+            rec = None
+            if c is not None:
+                token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
+                rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)),
+                                   sum(self._now[1]), tokens=())
+                rec = replace(rec, reason=self.explain(rec))
+            self._next = (n, rec)
+        return self._next[1]
 
     def undo(self) -> ParityStep | None:
         """Back one merge: the record undone (kept for redo), or None at step 0."""
         if not self.steps:
             return None
+        self._next = None
         self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
         self._redo.append(rec)
@@ -852,10 +951,13 @@ class ParityTrainer(RunCommon):
         self._tables_released = True
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
-            cancel: CancelFn | None = None, detail: bool = False) -> list[ParityStep]:
+            cancel: CancelFn | None = None, detail: bool = True) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
-        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`."""
+        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`.
+        A plain curve asked for is extended first, all at once, not a step at a time."""
         goal = self.target if until is None else min(until, self.target)
+        if not self.plain_covers(goal):
+            self.compute_plain(cancel, upto=goal, progress=progress)
         start = self.n_steps
         self._step_until(goal, goal, progress, cancel, detail)
         return self.steps[start:]
@@ -896,7 +998,7 @@ class ParityTrainer(RunCommon):
                 undo=False)
         try:
             t.run(until=self.target if upto is None else upto, progress=progress,
-                  cancel=cancel)
+                  cancel=cancel, detail=False)
         finally:
             if self.plain is None:
                 self.plain = [t.initial_tokens]
@@ -907,6 +1009,26 @@ class ParityTrainer(RunCommon):
         asked for the curve (once asked, :meth:`step` keeps it up with the steps)."""
         t = self._plain_run
         return t is None or self.plain is None or len(self.plain) > k or t.is_done
+
+    # ----- changing the target --------------------------------------------------------
+    def can_retarget(self, settings: TrainSettings) -> bool:
+        """True when ``settings`` differ from this run's only in the number of merges
+        or in what parity training does not use (the mode, pattern, tie rule, special
+        tokens, pruning and SuperBPE are the plain trainer's). A vocabulary size is a
+        new run: the window counts it as merges when it builds one."""
+        if settings.num_merges is None:
+            return False
+        return settings.min_frequency == self.settings.min_frequency
+
+    def retarget(self, settings: TrainSettings) -> int:
+        if not self.can_retarget(settings) or settings.num_merges is None:
+            raise SettingsError("Only the number of merges can change on a parity run; "
+                                "retrain for the rest.")
+        self.target = settings.num_merges
+        self._next = None
+        if self.n_steps > self.target:
+            self.goto(self.target)
+        return self.n_steps
 
     # ----- tokenizers -------------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:

@@ -9,7 +9,7 @@ Four classes satisfy it:
   (``n_inherited`` of them kept as they are);
 - :class:`~.superbpe_run.SuperBPERun`: SuperBPE's two stages as one run of steps
   (``transition``: the last step of stage 1);
-- :class:`~.parity_run.ParityRun`: parity-aware training on several languages
+- :class:`~.parity.ParityTrainer`: parity-aware training on several languages
   (``parity``: whose turn each step was, each language's tokens).
 
 What tells them apart is data, not their type: ``spec.mode``, ``n_inherited`` (0 unless
@@ -23,7 +23,7 @@ merge is a frozen :class:`~.trainer.MergeStep`. ``tokenizer(at_step=k)`` is the
 tokenizer as of step k, with the inherited merges and the first k of this run.
 
 The protocol is checked by mypy: the block at the end of this module assigns each of
-the three trainers to it, so a trainer that drifts (a member renamed, a return type
+each of the four to it, so a trainer that drifts (a member renamed, a return type
 changed) fails the type check, and code typed with the protocol can use nothing else.
 
 Example::
@@ -146,12 +146,11 @@ class TrainerProtocol(Protocol):
 
 if TYPE_CHECKING:   # mypy: each trainer satisfies the protocol (a drift fails the check)
     from .inherited import InheritedTrainer
-    from .parity_run import ParityRun
     from .superbpe_run import SuperBPERun
     from .trainer import Trainer
 
     def _satisfy(plain: Trainer, on: InheritedTrainer, superbpe: SuperBPERun,
-                 parity: ParityRun) -> None:
+                 parity: ParityTrainer) -> None:
         checked: TrainerProtocol = plain       # an error here names the missing member
         checked = on
         checked = superbpe

@@ -381,7 +381,7 @@ class RunCommon:
 
     # What tells runs apart, as data (protocol.py): merges taken as they are from
     # another tokenizer (inherited.py), SuperBPE's last stage-1 step (superbpe_run.py),
-    # parity-aware training's facts (parity_run.py); a plain run has none.
+    # parity-aware training's facts (parity.py); a plain run has none.
     n_inherited = 0
     spec: Any = None   # what it trains (build_run, the one factory, sets it)
     parity: Any = None
