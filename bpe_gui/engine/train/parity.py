@@ -307,38 +307,35 @@ def check_language_names(names: list[str], dev_names: list[str], with_dev: bool)
             raise SettingsError(f"Language {n!r} is given twice: give each language once.")
         seen.add(n)
     if with_dev:
-        for n in dev_names:
-            if n not in seen:
-                raise SettingsError(f"Dev text for {n!r}, which is not a training language "
-                                    f"({', '.join(names)}): name a training language.")
-        dev_seen: set[str] = set()
-        for n in dev_names:
-            if n in dev_seen:
-                raise SettingsError(f"Dev text for {n!r} is given twice: give it once.")
-            dev_seen.add(n)
-        missing = [n for n in names if n not in dev_seen]
-        if missing:
-            raise SettingsError(f"No dev text for {', '.join(map(repr, missing))}: a dev set "
-                                "needs the same (parallel) text in every language.")
+        _by_name(names, [(n, None) for n in dev_names], "Dev text",
+                 "a dev set needs the same (parallel) text in every language.")
     return names
+
+
+def _by_name(names: Sequence[str], items: list[tuple[str, object]], what: str,
+             why: str) -> dict[str, object]:
+    """``items`` (language name, value) by name: each a training language's, given once,
+    and one for every language (SettingsError says which is not; ``what`` names the
+    values, ``why`` says why every language needs one)."""
+    out: dict[str, object] = {}
+    for n, v in items:
+        if n not in names:
+            raise SettingsError(f"{what} for {n!r}, which is not a training language "
+                                f"({', '.join(names)}): name a training language.")
+        if n in out:
+            raise SettingsError(f"{what} for {n!r} is given twice: give it once.")
+        out[n] = v
+    missing = [n for n in names if n not in out]
+    if missing:
+        raise SettingsError(f"No {what.lower()} for {', '.join(map(repr, missing))}: {why}")
+    return out
 
 
 def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
     """Ratios given by language name -> the tuple in the languages' order; every
     language needs one, and only those."""
-    items = _pairs(ratios, "ratios")
-    by_name: dict[str, object] = {}
-    for n, r in items:
-        if n not in names:
-            raise SettingsError(f"Ratio for {n!r}, which is not a training language "
-                                f"({', '.join(names)}): name a training language.")
-        if n in by_name:
-            raise SettingsError(f"Ratio for {n!r} is given twice: give it once.")
-        by_name[n] = r
-    missing = [n for n in names if n not in by_name]
-    if missing:
-        raise SettingsError(f"No ratio for {', '.join(map(repr, missing))}: give a ratio for "
-                            "every language.")
+    by_name = _by_name(names, _pairs(ratios, "ratios"), "Ratio",
+                       "give a ratio for every language.")
     out = []
     for n in names:
         r = by_name[n]

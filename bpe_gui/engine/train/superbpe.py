@@ -87,7 +87,7 @@ class SuperBPETrainer(InheritedTrainer):
         super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
         self.core = OffsetCore(self.core, 0)
         self.n_rebuilds = 0
-        self._settle()
+        self.settle()
 
     def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
         token_bytes, symbols, starts, freqs = super()._initial_state(table, s)
@@ -135,9 +135,11 @@ class SuperBPETrainer(InheritedTrainer):
         """Why stage 2 never merges the pair (a, b) of the current tokens, or None."""
         return skip_reason(self.vocab_bytes[a] + self.vocab_bytes[b])
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Until the best pair is one stage 2 may merge: cut the words between the tokens
-        of every skipped pair among the leading candidates and rebuild the core there."""
+        of every skipped pair among the leading candidates and rebuild the core there
+        (step does it before merging; the run after it, so ``next_choice`` and
+        ``top_pairs`` show the pair stage 2 takes)."""
         while True:
             best = self.core.best()
             if best is None or not self._is_skipped(best[0], best[1]):
@@ -182,14 +184,9 @@ class SuperBPETrainer(InheritedTrainer):
         steps; empty when none did). Their tokens are the vocabulary's as of step k."""
         return frozenset().union(*(bad for at, bad in self._log if at == k))
 
-    def settle(self) -> None:
-        """Cut the skipped pairs that are at the top now (step does it anyway before
-        merging), so ``next_choice`` and ``top_pairs`` show the pair stage 2 takes."""
-        self._settle()
-
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True):
-        self._settle()
+        self.settle()
         return super().step(detail)
 
     def undo(self):
@@ -208,7 +205,7 @@ class SuperBPETrainer(InheritedTrainer):
         while self.n_steps < goal:
             if cancel is not None and cancel():
                 break
-            self._settle()
+            self.settle()
             n = min(chunk, goal - self.n_steps)
             done = self.core.run(n, s.min_frequency)
             made = self.core.history(self.n_steps)
@@ -226,7 +223,7 @@ class SuperBPETrainer(InheritedTrainer):
                 break   # the core stopped on its own: no pair left at min_frequency
             if progress is not None:
                 progress(self.n_steps, total)
-        self._settle()
+        self.settle()
         if progress is not None:
             progress(self.n_steps, total)
 
