@@ -591,7 +591,6 @@ class Trainer(RunCommon):
 
     # ----- state --------------------------------------------------------------------
     transition: int | None = None   # SuperBPE's (a property there)
-    table2: PretokenTable | None = None   # SuperBPE's stage-2 table (superbpe_run.py)
     _symbols_are_bytes = False   # words start as their bytes (Trainer's own _initial_state)
 
     @property
