@@ -20,7 +20,7 @@ from .trainer import Trainer, TrainSettings, _table_name, source_table
 
 if TYPE_CHECKING:
     from ..tokenizers.base import BaseTokenizer
-    from .protocol import TrainerProtocol
+    from .trainer import TrainerProtocol
 
 # what build_run reports, through progress(phase, done, total)
 READING = "pretokenize"        # the corpus read and cut into words (bytes)

@@ -46,8 +46,8 @@ same per-language token counts for plain BPE on the same data, for comparison.
 
 Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, ``run``,
 ``reset``; ``steps``/``n_steps``, ``merges``, ``vocab``, ``tokenizer(at_step=k)``. The
-trainer is a :class:`~.protocol.TrainerProtocol` run (``build_run`` makes it for a
-parity spec): what the protocol asks that parity training has not, it answers as a
+trainer is a :class:`~.trainer.RunCommon` run (``build_run`` makes it for a
+parity spec): what a run answers that parity training has not, it answers as a
 one-stage byte-level run with no special tokens (``n_inherited`` 0, ``transition``
 None), and its ``settings`` are its own (GPT-2's pattern, byte level, HF's tie rule),
 whatever the window's fields say.

@@ -37,8 +37,11 @@ def _active(name: str) -> Any:
 
 class SuperBPERun(RunCommon):
     """Both SuperBPE stages as one run of steps (module docstring); a
-    :class:`~.protocol.TrainerProtocol`, as every trainer. Nothing is inherited
+    :class:`~.trainer.RunCommon`, as every run. Nothing is inherited
     (``n_inherited`` 0): stage 1 is trained here, step by step."""
+
+    settings: TrainSettings
+    table: PretokenTable
 
     def __init__(self, table: PretokenTable,
                  table2: PretokenTable | Callable[[], PretokenTable], settings: TrainSettings,

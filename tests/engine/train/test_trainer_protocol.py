@@ -1,4 +1,4 @@
-"""The three trainers through one interface (``TrainerProtocol``): the same sequence of
+"""Every trainer through one interface (``TrainerProtocol``): the same sequence of
 calls -- step with detail, undo, goto, run to the target, retarget back and forth, the
 tokenizer at a step, redo -- made on a plain Trainer, an InheritedTrainer and a
 SuperBPERun, each checked against its engine's reference function (``train_bpe``,
