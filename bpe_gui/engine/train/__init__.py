@@ -16,7 +16,8 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
-  ``ParityBpeTrainer``; a run of steps for the window too), ``ParityData``, ``ParitySettings``, ``ParityStep``.
+  ``ParityBpeTrainer``; a run of steps, as every trainer), ``ParityData``,
+  ``ParitySettings``, ``ParityStep``.
 - :mod:`.parity_dev`: whether the dev texts are parallel (their lines), and the warning.
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
   reporting the pair counts each merge changed (for ``analysis.mixture``).

@@ -610,40 +610,32 @@ class ParityTrainer(RunCommon):
         return self.table.words
 
     # ----- what a window reads -------------------------------------------------------------
-    def pair_source(self, language: int | None):
-        """The column a step chooses from: language ``language``'s training words, or
-        all languages' together (None, the global phase). Its ``best``, ``top`` and
-        ``tied`` are in HF's order (count, then the greatest GPT-2 spelling); ``word(j)``
-        is row j of that language's count table now."""
-        return self._cores.source(language)
-
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
         return self._cores.symbol_count(t)
 
-    def _chooser(self):
-        """The column the next step chooses from (:meth:`pair_source` of the language
-        whose turn it is); None when training is done."""
+    def _column(self) -> int | None:
+        """The core's column the next step chooses from: the language whose turn it is,
+        or all languages together (the global phase); None when training is done."""
         if self.n_steps < self.parity_settings.global_merges:
-            return self.pair_source(None)
+            return self._cores.global_column
         nxt = self.next_choice()
-        if nxt is None or nxt.language is None:
-            return None
-        return self.pair_source(nxt.language)
+        return None if nxt is None else nxt.language
 
     def top_pairs(self, k: int = 200) -> list[PairRow]:
         """The k best pairs of the language whose turn is next, in HF's order (count,
         then the greatest GPT-2 spelling: the cores' tie rule)."""
-        src = self._chooser()
-        if src is None:
+        col = self._column()
+        if col is None:
             return []
-        return [PairRow(r, a, b, c) for r, (a, b, c) in enumerate(src.top(k), 1)]
+        top = self._cores.core.top(col, k)
+        return [PairRow(r, a, b, c) for r, (a, b, c) in enumerate(top, 1)]
 
     def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
-        src = self._chooser()
-        if src is None:
+        col = self._column()
+        if col is None:
             return 0, []
-        n, tied = src.tied(max(limit, 1))
+        n, tied = self._cores.core.tied(col, max(limit, 1))
         return n, [(t[0], t[1]) for t in tied[:limit]]
 
     def best_pair(self) -> tuple[int, int, int] | None:
