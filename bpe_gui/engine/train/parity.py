@@ -530,7 +530,6 @@ class ParityTrainer(RunCommon):
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
         self._cores = ParityCores(data.tables, data.dev_tables, s.global_merges > 0, undo)
-        self._tables_released = False
         # each language's (tokens, training tokens) now: read from the core once per
         # merge or undo (a step reads them before and after its merge)
         self._now = self._cores.counts()
@@ -602,7 +601,7 @@ class ParityTrainer(RunCommon):
                           for i in range(len(table))]
                 freqs += table.freqs
             self._words = PretokenTable.from_words(texts, freqs,
-                                                   n_bytes=sum(self.initial_train_tokens))
+                                                   n_bytes=sum(self._train0))
         return self._words
 
     @property
@@ -644,10 +643,6 @@ class ParityTrainer(RunCommon):
 
     # ----- state ------------------------------------------------------------------------
     @property
-    def n_languages(self) -> int:
-        return len(self.names)
-
-    @property
     def furthest_step(self) -> int:
         """The last step made: now, or further when steps were undone (kept for redo:
         stepping again the same way takes them back, another way drops them)."""
@@ -672,11 +667,6 @@ class ParityTrainer(RunCommon):
     def train_tokens(self) -> tuple[int, ...]:
         """Each language's tokens on its training text now."""
         return self._now[1]
-
-    @property
-    def initial_train_tokens(self) -> tuple[int, ...]:
-        """Each language's training tokens at step 0: its training text's bytes."""
-        return self._train0
 
     @property
     def initial_tokens(self) -> tuple[int, ...]:
@@ -733,7 +723,7 @@ class ParityTrainer(RunCommon):
         most alpha / n; else the next greatest; all passed over: the last one tried.
         Also whether HF's loop would never end here (``stalled``)."""
         s = self.parity_settings
-        threshold = s.alpha / self.n_languages
+        threshold = s.alpha / len(self.names)
         mask = [True] * len(values)
         passed: list[int] = []
         while True:
@@ -794,7 +784,7 @@ class ParityTrainer(RunCommon):
         stalled = False
         mf = self.parity_settings.min_frequency
         while True:
-            if len(exhausted) >= self.n_languages:
+            if len(exhausted) >= len(self.names):
                 return None, stalled
             if self.n_steps < self.parity_settings.global_merges:
                 lang = None
@@ -837,7 +827,7 @@ class ParityTrainer(RunCommon):
         token = self.vocab_bytes[a] + self.vocab_bytes[b]
         # a token an earlier merge made keeps its id (HF's rule): the cores make it again
         made = self._ids.get(token, -1)
-        new_id = self._cores.merge(a, b, made)
+        new_id = self._cores.core.merge(a, b, made)
         self._now = self._cores.counts()
         if made < 0:
             assert new_id == len(self.vocab_bytes)
@@ -909,12 +899,12 @@ class ParityTrainer(RunCommon):
         if not self.steps:
             return None
         self._next = None
-        self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
+        self._cores.core.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
         self._redo.append(rec)
         window, exhausted = self._undo.pop()
         self._now = self._cores.counts()
-        if len(self.vocab_bytes) > self._cores.n_tokens:   # its token was new: it goes
+        if len(self.vocab_bytes) > self._cores.core.n_tokens:   # its token was new: it goes
             self.vocab_bytes.pop()
             del self._ids[rec.token]
         self._window = deque(window)
@@ -933,11 +923,10 @@ class ParityTrainer(RunCommon):
 
     def release_tables(self) -> None:
         """Free the count tables once the core holds their words (most of the memory that
-        counting left): training goes on as before; :meth:`plain_trainer` and
+        counting left): training goes on as before; :meth:`compute_plain` and
         :meth:`plain_curve`, which count from the tables, raise SettingsError afterwards.
         The command line does it before training, as plain training frees its table."""
         self.data = replace(self.data, tables=[], dev_tables=None)
-        self._tables_released = True
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> list[ParityStep]:
@@ -977,7 +966,7 @@ class ParityTrainer(RunCommon):
         ``progress(done, goal)``: plain BPE's steps."""
         t = self._plain_run
         if t is None:
-            if self._tables_released:
+            if not self.data.tables:   # (released: a run has a table a language)
                 raise SettingsError("This parity trainer's count tables were released "
                                     "(ParityTrainer.release_tables), so plain BPE cannot be "
                                     "trained on the same data from it: count the data again.")

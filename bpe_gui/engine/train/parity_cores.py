@@ -15,7 +15,7 @@ Example::
 
     cores = ParityCores([table_ab, table_cd], None, want_global=False)
     (pair, count) = cores.best(0)            # language 0's best pair and its count
-    new_id = cores.merge(*pair, into=-1)     # 256: one merge, every column
+    new_id = cores.core.merge(*pair, -1)     # 256: one merge, every column (the C core)
 """
 from __future__ import annotations
 
@@ -60,15 +60,6 @@ class ParityCores:
         got = self.core.best(self.global_column if lang is None else lang)
         return None if got is None else ((got[0], got[1]), got[2])
 
-    def merge(self, a: int, b: int, into: int) -> int:
-        """(a, b) merged in every word, into a new token (``into`` -1) or the existing
-        token ``into``: the token's id."""
-        return self.core.merge(a, b, into)
-
-    def undo(self) -> None:
-        """The last merge undone."""
-        self.core.undo()
-
     def counts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Each language's tokens now (on its dev text; on its training text without
         one), and on its training text."""
@@ -81,12 +72,6 @@ class ParityCores:
         n, rows = self.core.touched(lang, limit)
         where = self.rows(lang)
         return n, [(j, self.core.word(where[j])) for j in rows]
-
-    @property
-    def n_tokens(self) -> int:
-        """Tokens made so far, the bytes included (a merge into an existing token makes
-        none; undo takes back what its merge made)."""
-        return self.core.n_tokens
 
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""

@@ -941,28 +941,25 @@ class Trainer(RunCommon):
         """The rows of MergeStep records for the steps the core made on its own
         (Core.run): the records are made from them when first read (:attr:`steps`)."""
         with _ROWS_LOCK:
-            self._add_rows()
-
-    def _add_rows(self) -> None:
-        made = self.core.history_columns(self.n_steps)   # seven int64 columns
-        n = len(made) // 56
-        if not n:
-            return
-        cols = memoryview(made).cast("q")
-        a_ids, b_ids, merged, gone = cols[:n], cols[n:2 * n], cols[5 * n:6 * n], cols[6 * n:]
-        tokens = array("q", accumulate(merged, operator.sub, initial=self.corpus_tokens))
-        vb, specials = self.vocab_bytes, set(self.special_ids)
-        for a, b in zip(a_ids, b_ids):
-            vb.append(vb[a] + vb[b])
-        lives = array("q", accumulate(   # (few merges use a token up: most add one)
-            (1 - _n_removed(a, b, g, specials) if g else 1
-             for a, b, g in zip(a_ids, b_ids, gone)), initial=self._live))
-        self._live = lives[-1]
-        rows = self._rows
-        for k, column in enumerate(rows.columns()[:7]):
-            column.frombytes(made[8 * n * k:8 * n * (k + 1)])
-        rows.live.extend(lives[1:])
-        rows.tokens.extend(tokens[1:])
+            made = self.core.history_columns(self.n_steps)   # seven int64 columns
+            n = len(made) // 56
+            if not n:
+                return
+            cols = memoryview(made).cast("q")
+            a_ids, b_ids, merged, gone = cols[:n], cols[n:2 * n], cols[5 * n:6 * n], cols[6 * n:]
+            tokens = array("q", accumulate(merged, operator.sub, initial=self.corpus_tokens))
+            vb, specials = self.vocab_bytes, set(self.special_ids)
+            for a, b in zip(a_ids, b_ids):
+                vb.append(vb[a] + vb[b])
+            lives = array("q", accumulate(   # (few merges use a token up: most add one)
+                (1 - _n_removed(a, b, g, specials) if g else 1
+                 for a, b, g in zip(a_ids, b_ids, gone)), initial=self._live))
+            self._live = lives[-1]
+            rows = self._rows
+            for k, column in enumerate(rows.columns()[:7]):
+                column.frombytes(made[8 * n * k:8 * n * (k + 1)])
+            rows.live.extend(lives[1:])
+            rows.tokens.extend(tokens[1:])
 
     def _make_records(self) -> None:
         """The MergeStep records of the rows _record_core_steps left."""
