@@ -56,9 +56,8 @@ LOOK_AHEAD = 4096   # candidates checked for skipped pairs at each rebuild
 
 
 def skipped(token: bytes) -> bool:
-    """True when stage 2 never makes ``token``: it holds ": " or more than MAX_WORDS
-    space-separated words."""
-    return b": " in token or sum(1 for w in token.split(b" ") if w) > MAX_WORDS
+    """True when stage 2 never makes ``token`` (:func:`skip_reason` says why)."""
+    return skip_reason(token) is not None
 
 
 def skip_reason(token: bytes) -> str | None:
@@ -128,9 +127,6 @@ class SuperBPETrainer(InheritedTrainer):
         self._word_texts = None
         return symbols, starts, freqs
 
-    def _is_skipped(self, a: int, b: int) -> bool:
-        return skipped(self.vocab_bytes[a] + self.vocab_bytes[b])
-
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why stage 2 never merges the pair (a, b) of the current tokens, or None."""
         return skip_reason(self.vocab_bytes[a] + self.vocab_bytes[b])
@@ -142,10 +138,10 @@ class SuperBPETrainer(InheritedTrainer):
         ``top_pairs`` show the pair stage 2 takes)."""
         while True:
             best = self.core.best()
-            if best is None or not self._is_skipped(best[0], best[1]):
+            if best is None or self.skip_reason(best[0], best[1]) is None:
                 return
             bad = frozenset((a, b) for a, b, _ in self.core.top(LOOK_AHEAD)
-                            if self._is_skipped(a, b))
+                            if self.skip_reason(a, b) is not None)
             self._log.append((self.n_steps, bad))
             self._rebuild(bad, self.n_steps)
 

@@ -175,11 +175,6 @@ class SuperBPERun(RunCommon):
         return (f"Stage 2 skipped {len(bad):,} pair(s) with a higher count here: "
                 f"{'; '.join(parts)}{more}.")
 
-    def skip_reason(self, a: int, b: int) -> str | None:
-        """Why stage 2 would not merge the pair (a, b) of the current tokens, or None
-        (always None in stage 1)."""
-        return self._t.skip_reason(a, b)
-
     # ----- state (the active stage's) ---------------------------------------------------
     @property
     def target_steps(self) -> int:
@@ -199,6 +194,7 @@ class SuperBPERun(RunCommon):
     top_pairs = _active("top_pairs")
     tied_now = _active("tied_now")
     explain = _active("explain")
+    skip_reason = _active("skip_reason")   # (stage 2's pairs it never merges; stage 1: None)
 
     def next_choice(self, limit: int = 50) -> MergeStep | None:
         if not self._two:
