@@ -637,10 +637,6 @@ class ParityTrainer(RunCommon):
         n, tied = self._cores.core.tied(col, max(limit, 1))
         return n, [(t[0], t[1]) for t in tied[:limit]]
 
-    def best_pair(self) -> tuple[int, int, int] | None:
-        rec = self.next_choice()
-        return None if rec is None else (rec.pair[0], rec.pair[1], rec.count)
-
     # ----- state ------------------------------------------------------------------------
     @property
     def furthest_step(self) -> int:

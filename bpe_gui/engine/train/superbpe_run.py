@@ -189,7 +189,6 @@ class SuperBPERun(RunCommon):
     merges = _active("merges")
     render = _active("render")   # (render_pair: RunCommon's, over it)
     word_texts = _active("word_texts")
-    best_pair = _active("best_pair")
     symbol_count = _active("symbol_count")
     top_pairs = _active("top_pairs")
     tied_now = _active("tied_now")

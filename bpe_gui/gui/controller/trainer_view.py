@@ -115,8 +115,8 @@ class TrainerView:
 
     def best_count(self) -> int:
         """The count of the pair the next step would merge (0: none is left)."""
-        best = self._t.best_pair()
-        return best[2] if best is not None else 0
+        best = self._t.top_pairs(1)
+        return best[0].count if best else 0
 
     def stopped_early(self) -> str:
         """Why training stops before its target, in a few words ("no pair left", "best
