@@ -121,14 +121,10 @@ class SuperBPERun(RunCommon):
         """Build stage 2 now (stage 1 run to T and back, in the core: a fraction of a
         second), so that stepping across T later does not wait for it (2 s on 4 MB of
         English). The window calls it on the worker thread when it builds the run."""
-        if self.stage2 is not None:
-            return
-        k = self.n_steps
-        self.stage1.run(until=self._T, detail=False, cancel=cancel)
-        if self.stage1.is_done and not (cancel is not None and cancel()):
-            self._enter2()
-            self._sync()
-        self.goto(k)
+        if self.stage2 is None:
+            k = self.n_steps
+            self.run(until=self._T, cancel=cancel, detail=False)
+            self.goto(k)
 
     def _sync(self) -> None:
         """``steps``: stage 1's records, then stage 2's renumbered (only the tail that

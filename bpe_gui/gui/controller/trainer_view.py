@@ -76,6 +76,8 @@ class TrainerView:
     n_initial: int                  # base symbols and special tokens: ids before merge 1
     n_inherited: int                # merges kept as they are from a tokenizer trained on
     n_base: int
+    base: Sequence[bytes]           # the base symbols' bytes, and the special tokens' ids
+    special_ids: Sequence[int]
     n_steps: int
     steps: Sequence[MergeStep]
     target_steps: int | None
@@ -94,14 +96,6 @@ class TrainerView:
             if name in _READ_THROUGH:
                 return getattr(self._t, name)
             raise AttributeError(f"TrainerView has no {name!r}")
-
-    @property
-    def special_ids(self) -> Sequence[int]:
-        return tuple(self._t.special_ids)
-
-    @property
-    def base(self) -> Sequence[bytes]:
-        return tuple(self._t.base)
 
     def corpus_counts(self) -> CorpusCounts:
         table = self._t.table
