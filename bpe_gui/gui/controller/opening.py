@@ -67,7 +67,7 @@ class OpeningHost(Protocol):
     def isSignalConnected(self, signal: QMetaMethod) -> bool: ...
     def start(self, job: Job) -> bool: ...
     def set_settings(self, settings: TrainSettings) -> bool: ...
-    def set_corpus_files(self, fc: FileCorpus) -> None: ...
+    def set_corpus(self, corpus: Corpus) -> None: ...
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
                         dirty: bool = True, encoding: str = "utf-8") -> None: ...
     def mark_corpus_saved(self, path: str | None = None) -> None: ...
@@ -143,7 +143,7 @@ class Opening:
             self.not_utf8(result)
         elif isinstance(result, FileCorpus):
             chosen = self._settings_for_new_corpus()
-            c.set_corpus_files(result)
+            c.set_corpus(result)   # streamed: the text is only its preview
             if self._adopt_settings(chosen, f"Opened {result.names} "
                                     f"({human_size(result.disk_bytes)}): streamed from "
                                     "disk when training, never read whole."):
@@ -386,7 +386,7 @@ class Opening:
         if table or source is None:
             pass   # set_corpus_table has made the table the corpus, or the corpus stays
         elif isinstance(source, FileCorpus):
-            c.set_corpus_files(source)
+            c.set_corpus(source)
         else:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty,
                               encoding=encoding)
