@@ -580,7 +580,6 @@ class ParityTrainer(RunCommon):
     n_initial = n_base = 256
     base: Sequence[bytes] = tuple(bytes([i]) for i in range(256))
     special_ids: Sequence[int] = ()
-    transition: int | None = None
 
     @property
     def settings(self) -> TrainSettings:

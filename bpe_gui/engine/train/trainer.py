@@ -421,10 +421,6 @@ class RunCommon:
             """The corpus's pre-token table, cut as the settings say (SuperBPE: stage 1's)."""
         @property
         @abstractmethod
-        def transition(self) -> int | None:
-            """SuperBPE: the last step of stage 1; None for a run of one stage."""
-        @property
-        @abstractmethod
         def steps(self) -> Sequence[MergeStep]:
             """The records of the steps made, in order (step k is ``steps[k - 1]``)."""
         @property
@@ -481,6 +477,11 @@ class RunCommon:
         def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
             """The tokenizer as of step ``at_step`` (default: now); ``redo`` also serves
             undone steps up to ``furthest_step``."""
+
+    @property
+    def transition(self) -> int | None:
+        """SuperBPE: the last step of stage 1; None here (a run of one stage)."""
+        return None
 
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
@@ -682,7 +683,6 @@ class Trainer(RunCommon):
         return cls(table, settings, undo=undo)
 
     # ----- state --------------------------------------------------------------------
-    transition: int | None = None   # SuperBPE's (a property there)
     _symbols_are_bytes = False   # words start as their bytes (Trainer's own _initial_state)
 
     @property

@@ -25,7 +25,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Container, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import MergeStep, PairRow, ParityTrainer, TrainerProtocol, TrainSettings
@@ -87,6 +87,7 @@ class TrainerView:
     is_done: bool
     parity: ParityTrainer | None    # the languages and their turns (None: not parity)
     transition: int | None          # SuperBPE: stage 1's last step (None: not SuperBPE)
+    next_choice: Callable[[], MergeStep | None]   # the next step's record, not made yet
 
     def __init__(self, trainer: TrainerProtocol):
         self._t = trainer
@@ -120,9 +121,6 @@ class TrainerView:
             return ""
         stop = self._t.stop()
         return stop.short if stop is not None and stop.early else ""
-
-    def next_choice(self) -> MergeStep | None:
-        return self._t.next_choice()
 
     def symbol_counts(self) -> list[int]:
         """How often each token id occurs in the training corpus now."""
