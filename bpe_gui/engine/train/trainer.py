@@ -20,7 +20,7 @@ import time
 from abc import abstractmethod
 from array import array
 from itertools import accumulate
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence, cast
 
@@ -126,6 +126,10 @@ class TrainSettings:
         out = replace(self, special_tokens=specials)
         out._check_vocab_size(256 if self.mode == "byte" else n_base)
         return out
+
+    def to_dict(self) -> dict:
+        """As JSON-able data (the "settings" a session and a spec's data keep)."""
+        return {**asdict(self), "special_tokens": list(self.special_tokens)}
 
     def _check_values(self) -> None:
         """Each field's value on its own (validated() checks how they combine)."""
