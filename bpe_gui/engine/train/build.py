@@ -94,10 +94,12 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
             from ..corpus.counting import count_corpus
             return count_corpus(list(spec.corpus), stage2_pretokenizer(s.special_tokens),
                                 encoding=spec.encoding, progress=phase(STAGE2), cancel=cancel)
-        if src is not None:
+        if src is not None:   # stage 2 on the tokenizer's first T merges, or on all
+            from .inherited import merge_list_tokenizer
             from .superbpe import SuperBPETrainer
-            run = SuperBPETrainer(src if s.superbpe_from is None else _first(src, s),
-                                  words2(), _stage2_on(s, src))
+            first = src if s.superbpe_from is None else \
+                merge_list_tokenizer(src).at_step(s.superbpe_from)
+            run = SuperBPETrainer(first, words2(), _stage2_on(s, src))
         else:
             run = SuperBPERun(words(), words2, s, undo=undo)
             if prepare and undo:
@@ -161,12 +163,6 @@ def _effective(spec: TrainingSpec, src: BaseTokenizer) -> TrainSettings:
         return replace(s, mode=src.mode, end_of_word=src.end_of_word,
                        special_tokens=tuple(src.special_tokens))
     return inherited_settings(src, s)
-
-
-def _first(src: BaseTokenizer, s: TrainSettings):
-    from .inherited import merge_list_tokenizer
-    assert s.superbpe_from is not None
-    return merge_list_tokenizer(src).at_step(s.superbpe_from)
 
 
 def _stage2_on(s: TrainSettings, src: BaseTokenizer) -> TrainSettings:

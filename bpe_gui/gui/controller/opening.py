@@ -363,12 +363,6 @@ class Opening:
             self.restoring = before
         return ok
 
-    def _note(self, note: str) -> None:
-        """Something of the session that could not come back: in the status bar (at
-        start, after the window's own message: ``restore_notes``)."""
-        self.restore_notes.append(note)
-        self.c.message.emit(" ".join(self.restore_notes))
-
     def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
                        paths: list[str], dirty: bool, table: bool = False,
                        encoding: str = "utf-8") -> None:
@@ -412,9 +406,11 @@ class Opening:
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
             if not Path(s.imported_path).exists():   # moved or deleted since: said, no box
                 where = Path(s.imported_path)
-                self._note(f"Not back: the imported tokenizer {where.name} was not found "
-                           f"in {where.parent} (moved or deleted); import it again with "
-                           "File > Import tokenizer.")
+                self.restore_notes.append(   # (said after the window's own message)
+                    f"Not back: the imported tokenizer {where.name} was not found in "
+                    f"{where.parent} (moved or deleted); import it again with File > Import "
+                    "tokenizer.")
+                c.message.emit(" ".join(self.restore_notes))
             elif c.tokenizer_files.import_tokenizer(s.imported_path,
                                                     pattern=s.imported_pattern) is None:
                 return
