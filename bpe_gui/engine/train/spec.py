@@ -233,10 +233,7 @@ class TrainingSpec:
     def to_dict(self) -> dict:
         """This spec as JSON-able data (a text in memory is left out: a session keeps
         the corpus itself)."""
-        s = self.settings
-        d: dict = {"mode": self.mode, "settings": {f: getattr(s, f) for f in
-                                                   TrainSettings.__dataclass_fields__}}
-        d["settings"]["special_tokens"] = list(s.special_tokens)
+        d: dict = {"mode": self.mode, "settings": self.settings.to_dict()}
         for key in ("corpus", "counts"):
             if getattr(self, key):
                 d[key] = list(getattr(self, key))
