@@ -116,17 +116,10 @@ def on_spec(args: argparse.Namespace):
         raise UsageError("SuperBPE counts the corpus with its own stage-2 pre-tokenizer "
                          "(no whitespace split), which a --counts table was not made with; "
                          "give the corpus files")
-    if args.prune:
-        raise UsageError("--prune cannot be used with --from or SuperBPE: the tokens it "
-                         "would drop are kept (inherited ids stay as they are)")
-    if superbpe and args.lines:   # (the spec would put it back: the window greys it)
-        why = unused(TrainingSpec(mode=SUPERBPE))["lines"]
-        raise UsageError(f"--lines: {why}; leave --lines out")
-    if args.threads is not None:
-        raise UsageError("--threads sets the threads of plain training's counting; training "
-                         "on (--from) and SuperBPE pick their own (every core where the "
-                         "native scanner cuts the words, one thread for a pattern the regex "
-                         "module runs): leave --threads out")
+    why = unused(TrainingSpec(mode=SUPERBPE if superbpe else TRAIN_ON, base=args.source))
+    for option, key in (("--prune", "prune"), ("--lines", "lines"), ("--threads", "threads")):
+        if getattr(args, key) and key in why:   # (the window greys these, with the reason)
+            raise UsageError(f"{option}: {why[key]}; leave {option} out")
     encoding = check_encoding(args.encoding)
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")

@@ -285,3 +285,24 @@ def test_threads_with_train_on_or_superbpe_is_refused(extra, tmp_path):
     from bpe_gui.engine.corpus.counting import default_workers
     assert default_workers(native=False) == 1   # what the message says of a regex pattern
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("option", ["--prune", "--threads", "--lines"])
+@pytest.mark.parametrize("extra", [["--from", "SRC"], ["--superbpe-from", "5"]])
+def test_refused_options_give_the_spec_reason(source, option, extra, tmp_path):
+    """An option training on or SuperBPE does not use is refused with the words the window
+    shows as the greyed option's tooltip (engine.train.unused), not words of its own."""
+    from bpe_gui.engine.train import SUPERBPE, TRAIN_ON, TrainingSpec, unused
+    _, paths, corpus = source
+    base = str(paths["hf"]) if extra[0] == "--from" else None
+    extra = [base if a == "SRC" else a for a in extra]
+    why = unused(TrainingSpec(mode=TRAIN_ON if base else SUPERBPE, base=base))
+    key = option.lstrip("-")
+    value = ["2"] if option == "--threads" else []
+    p = run("train", str(corpus), *extra, "--num-merges", "20", option, *value,
+            "--out", "o", cwd=tmp_path)
+    if key not in why:   # (training on reads its corpus by lines if asked)
+        assert p.returncode == 0, err(p)
+        return
+    assert_user_error(p, option, why[key], f"leave {option} out")
+    assert not (tmp_path / "o").exists()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.text import Pretokenizer
-from bpe_gui.engine.train import ParityRun, ParitySettings
+from bpe_gui.engine.train import ParityTrainer, ParitySettings
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 from bpe_gui.gui.controller import training as training_mod
 from bpe_gui.gui.controller.controller import Controller
@@ -186,8 +186,9 @@ def test_a_parity_run_goes_on_to_a_new_target_whatever_the_plain_settings(qtbot)
         assert c.trainer is run and run.n_steps == 25
         assert list(run.merges[:10]) == first
         langs = tuple((lang.name, lang.train, lang.dev) for lang in c.parity.languages)
-        fresh = ParityRun.from_files([(n, t) for n, t, _ in langs], [(n, d) for n, _, d in langs],
-                                     ParitySettings(num_merges=25), lines=True)
+        fresh = ParityTrainer.from_files([(n, t) for n, t, _ in langs],
+                                         [(n, d) for n, _, d in langs],
+                                         ParitySettings(num_merges=25), lines=True)
         fresh.goto(25, detail=False)
         assert list(run.merges[:25]) == list(fresh.merges[:25])
         assert c.settings == replace(plain, num_merges=25)

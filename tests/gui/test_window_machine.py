@@ -53,7 +53,7 @@ from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.formats import export_formats, load_tokenizer
 from bpe_gui.engine.text import Pretokenizer
 from bpe_gui.engine.tokenizers import Tokenizer
-from bpe_gui.engine.train import ParityRun, Trainer, TrainSettings, train_superbpe
+from bpe_gui.engine.train import ParityTrainer, Trainer, TrainSettings, train_superbpe
 from bpe_gui.gui.controller import controller as controller_mod
 from bpe_gui.gui.controller import corpus_source, training as training_mod
 from bpe_gui.gui.controller.controller import Controller
@@ -104,9 +104,9 @@ def parity_merges(languages: tuple, merges: int, k: int) -> tuple:
 @functools.lru_cache(maxsize=64)
 def parity_run(languages: tuple, merges: int, k: int) -> tuple[tuple, dict[str, int]]:
     """A parity run made afresh to step k: its merges, and each language's turns."""
-    run = ParityRun.from_files([(n, tr) for n, tr, _ in languages],
-                               [(n, dv) for n, _, dv in languages],
-                               replace_merges(merges), lines=True)
+    run = ParityTrainer.from_files([(n, tr) for n, tr, _ in languages],
+                                   [(n, dv) for n, _, dv in languages],
+                                   replace_merges(merges), lines=True)
     run.goto(k, detail=False)
     return tuple(run.merges[:k]), turns_of(run.parity.steps[:k], [n for n, _, _ in languages])
 

@@ -42,9 +42,9 @@ class WordCounter:
         """Bytes the table holds (about)."""
     def count(self, text: str | Buffer, block: int = 0, ordinal: int = 0, stop: int = -1,
               /) -> int:
-        """A whole text, cut at special tokens then by the scanner; returns the next
-        ordinal of the block. stop >= 0 (a byte offset): only the words that start
-        before it are counted, the rest is the text that follows them."""
+        """A whole text (bytes: valid UTF-8), cut at special tokens then by the scanner;
+        returns the next ordinal of the block. stop >= 0 (a byte offset): only the words
+        that start before it are counted, the rest is the text that follows them."""
     def count_words(self, words: Sequence[str], block: int = 0, ordinal: int = 0, /) -> int:
         """Words cut elsewhere (regex patterns); returns the next ordinal of the block."""
     def merge(self, other: WordCounter, /) -> None:

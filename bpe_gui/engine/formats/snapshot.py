@@ -162,7 +162,7 @@ def trainer_snapshot(trainer) -> Snapshot:
 
 
 def _is_parity(trainer) -> bool:
-    """Whether ``trainer`` is a ParityTrainer (a ParityRun too), without importing parity
+    """Whether ``trainer`` is a ParityTrainer, without importing parity
     training for a plain one."""
     import sys
     mod = sys.modules.get("bpe_gui.engine.train.parity")

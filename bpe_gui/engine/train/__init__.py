@@ -5,10 +5,10 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
   rules of which modes and settings go together (``validated``, ``unused``), and the
   spec as its ``bpe-gui train`` command.
 - :mod:`.build`: ``build_run``, the one place a run is built from a spec.
-- :mod:`.protocol`: ``TrainerProtocol``, what every trainer below offers the window and
-  the command line (step, undo, goto, retarget, the tokenizer at a step, what tells
-  them apart as data: ``n_inherited``, ``transition``).
-- :mod:`.trainer`: ``Trainer`` (step, undo, run, top pairs, retarget), ``TrainSettings``;
+- :mod:`.trainer`: ``TrainerProtocol`` (``RunCommon``: what every run below offers the
+  window and the command line: step, undo, goto, retarget, the tokenizer at a step, what
+  tells them apart as data: ``n_inherited``, ``transition``, ``parity``), ``Trainer``
+  (step, undo, run, top pairs, retarget), ``TrainSettings``;
   the C core (``_core``, or the pure-Python ``_pycore``).
 - :mod:`.calls`: ``train_bpe``, ``train_from_iterator``, ``train_on``, ``train_superbpe``,
   ``stage2``, ``train_parity``: training in one call (each through ``build_run``).
@@ -16,10 +16,9 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
-  ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``.
+  ``ParityBpeTrainer``; a run of steps, as every trainer), ``ParityData``,
+  ``ParitySettings``, ``ParityStep``.
 - :mod:`.parity_dev`: whether the dev texts are parallel (their lines), and the warning.
-- :mod:`.parity_run`: ``ParityRun``, parity-aware training as a run of steps for the
-  window (TrainerProtocol; its ``parity`` is the trainer).
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
   reporting the pair counts each merge changed (for ``analysis.mixture``).
 - :mod:`.session`, :mod:`.session_fields`: a session file (corpus, settings, step).
@@ -34,17 +33,15 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .session import Session, looks_like_session
     from .superbpe import TRAIN_PATTERN, check_transition, stage2_pretokenizer
     from .superbpe_run import SuperBPERun
-    from .parity_run import ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
                          hf_lines, ratios_for, turn_sentence)
-    from .protocol import TrainerProtocol
     from .spec import (MODES, PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityOptions,
                        TrainingSpec, named_languages, unused)
     from .build import PREPARING, READING, SEGMENTING, STAGE2, Lent, build_run, lend, resolve
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
-                          TrainSettings, n_base_symbols, source_table)
+                          TrainerProtocol, TrainSettings, n_base_symbols, source_table)
     from .calls import (stage2, train_bpe, train_from_iterator, train_on, train_parity,
                         train_superbpe)
 
@@ -52,23 +49,21 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session looks_like_session",
     ".superbpe": "TRAIN_PATTERN check_transition stage2_pretokenizer",
     ".superbpe_run": "SuperBPERun",
-    ".parity_run": "ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
                 "ratios_for turn_sentence"),
-    ".protocol": "TrainerProtocol",
     ".spec": ("MODES PARITY PLAIN SUPERBPE TRAIN_ON Language ParityOptions TrainingSpec "
               "named_languages unused"),
     ".build": "PREPARING READING SEGMENTING STAGE2 Lent build_run lend resolve",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
-                 "TrainSettings n_base_symbols source_table"),
+                 "TrainerProtocol TrainSettings n_base_symbols source_table"),
     ".calls": "stage2 train_bpe train_from_iterator train_on train_parity train_superbpe",
 })
 
 __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay", "MergeStep",
            "PAIR_RECORD", "PARITY", "PARITY_VARIANTS", "PLAIN", "PairRow", "ParityData",
-           "ParityOptions", "ParityRun", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
+           "ParityOptions", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
            "Lent", "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "lend",
            "named_languages",
            "resolve", "unused",

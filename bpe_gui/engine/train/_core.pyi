@@ -1,8 +1,9 @@
 """Incremental BPE training state in C (see csrc/core.h for the data structures).
 
 Use it through :class:`bpe_gui.engine.train.trainer.Trainer`. Ids are ints below 2**31 - 1.
-While :meth:`Core.run` works on one thread (it releases the GIL), every other method and
-property of the same Core raises RuntimeError("Core is busy ...") on other threads.
+Every call that builds or changes the state (construction, step, undo, merge, replay,
+run; ColumnCore's too) releases the GIL while it works; meanwhile every other method and
+property of the same object raises RuntimeError("Core is busy ...") on other threads.
 After a failed allocation inside a step the Core is "broken": methods that read or
 change the training state raise RuntimeError.
 """

@@ -20,7 +20,7 @@ from .trainer import Trainer, TrainSettings, _table_name, source_table
 
 if TYPE_CHECKING:
     from ..tokenizers.base import BaseTokenizer
-    from .protocol import TrainerProtocol
+    from .trainer import TrainerProtocol
 
 # what build_run reports, through progress(phase, done, total)
 READING = "pretokenize"        # the corpus read and cut into words (bytes)
@@ -94,10 +94,12 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
             from ..corpus.counting import count_corpus
             return count_corpus(list(spec.corpus), stage2_pretokenizer(s.special_tokens),
                                 encoding=spec.encoding, progress=phase(STAGE2), cancel=cancel)
-        if src is not None:
+        if src is not None:   # stage 2 on the tokenizer's first T merges, or on all
+            from .inherited import merge_list_tokenizer
             from .superbpe import SuperBPETrainer
-            run = SuperBPETrainer(src if s.superbpe_from is None else _first(src, s),
-                                  words2(), _stage2_on(s, src))
+            first = src if s.superbpe_from is None else \
+                merge_list_tokenizer(src).at_step(s.superbpe_from)
+            run = SuperBPETrainer(first, words2(), _stage2_on(s, src))
         else:
             run = SuperBPERun(words(), words2, s, undo=undo)
             if prepare and undo:
@@ -163,12 +165,6 @@ def _effective(spec: TrainingSpec, src: BaseTokenizer) -> TrainSettings:
     return inherited_settings(src, s)
 
 
-def _first(src: BaseTokenizer, s: TrainSettings):
-    from .inherited import merge_list_tokenizer
-    assert s.superbpe_from is not None
-    return merge_list_tokenizer(src).at_step(s.superbpe_from)
-
-
 def _stage2_on(s: TrainSettings, src: BaseTokenizer) -> TrainSettings:
     """Stage 2's settings on top of a tokenizer (its first T merges, or all)."""
     from .superbpe import ENCODE_PATTERN
@@ -219,8 +215,7 @@ def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
 
 
 def _parity(spec: TrainingSpec, progress, cancel, undo: bool):
-    from .parity import ParityData
-    from .parity_run import ParityRun
+    from .parity import ParityData, ParityTrainer
     p = spec.parity
     assert p is not None   # (validated)
     train = [(lang.name, lang.train) for lang in p.languages]
@@ -230,7 +225,7 @@ def _parity(spec: TrainingSpec, progress, cancel, undo: bool):
     data = ParityData.from_files(train, dev, lines=spec.settings.lines, encoding=spec.encoding)
     if cancel is not None and cancel():
         raise Cancelled()
-    run = ParityRun(data, spec.parity_settings(), undo=undo)
+    run = ParityTrainer(data, spec.parity_settings(), undo=undo)
     if not undo:   # the core holds their words (the command line's run: less memory)
         run.release_tables()
     run.spec = spec

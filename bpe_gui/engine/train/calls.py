@@ -87,10 +87,9 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     trainer = cast(Trainer, build_run(spec, progress, cancel, undo=False, table=table))
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.advance(progress=pmerge, cancel=cancel, detail=False)
-    if not return_trainer:
-        trainer.release_core()
     if return_trainer:
         return trainer  # type: ignore[return-value]
+    trainer.release_core()
     return trainer.vocab, trainer.merges
 
 

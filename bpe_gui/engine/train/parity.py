@@ -45,7 +45,12 @@ on the dev set when there is one, else on the training text). ``plain_curve`` gi
 same per-language token counts for plain BPE on the same data, for comparison.
 
 Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, ``run``,
-``reset``; ``steps``/``n_steps``, ``merges``, ``vocab``, ``tokenizer(at_step=k)``.
+``reset``; ``steps``/``n_steps``, ``merges``, ``vocab``, ``tokenizer(at_step=k)``. The
+trainer is a :class:`~.trainer.RunCommon` run (``build_run`` makes it for a
+parity spec): what a run answers that parity training has not, it answers as a
+one-stage byte-level run with no special tokens (``n_inherited`` 0, ``transition``
+None), and its ``settings`` are its own (GPT-2's pattern, byte level, HF's tie rule),
+whatever the window's fields say.
 """
 from __future__ import annotations
 
@@ -63,8 +68,8 @@ from ..errors import CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .parity_cores import ParityCores
 from .parity_dev import dev_file_lines, text_lines, unparallel_warning
-from .trainer import (AFFECTED_LIMIT, RELEASED_CORE, AffectedWord, MergeStep, Released,
-                      RunCommon, step_asked)
+from .trainer import (AFFECTED_LIMIT, RELEASED_CORE, AffectedWord, MergeStep, PairRow,
+                      Released, RunCommon, Stop, TrainSettings, step_asked)
 
 if TYPE_CHECKING:   # (imported when a tokenizer is made: the command line exports without)
     from ..tokenizers.trained import Tokenizer
@@ -302,38 +307,35 @@ def check_language_names(names: list[str], dev_names: list[str], with_dev: bool)
             raise SettingsError(f"Language {n!r} is given twice: give each language once.")
         seen.add(n)
     if with_dev:
-        for n in dev_names:
-            if n not in seen:
-                raise SettingsError(f"Dev text for {n!r}, which is not a training language "
-                                    f"({', '.join(names)}): name a training language.")
-        dev_seen: set[str] = set()
-        for n in dev_names:
-            if n in dev_seen:
-                raise SettingsError(f"Dev text for {n!r} is given twice: give it once.")
-            dev_seen.add(n)
-        missing = [n for n in names if n not in dev_seen]
-        if missing:
-            raise SettingsError(f"No dev text for {', '.join(map(repr, missing))}: a dev set "
-                                "needs the same (parallel) text in every language.")
+        _by_name(names, [(n, None) for n in dev_names], "Dev text",
+                 "a dev set needs the same (parallel) text in every language.")
     return names
+
+
+def _by_name(names: Sequence[str], items: list[tuple[str, object]], what: str,
+             why: str) -> dict[str, object]:
+    """``items`` (language name, value) by name: each a training language's, given once,
+    and one for every language (SettingsError says which is not; ``what`` names the
+    values, ``why`` says why every language needs one)."""
+    out: dict[str, object] = {}
+    for n, v in items:
+        if n not in names:
+            raise SettingsError(f"{what} for {n!r}, which is not a training language "
+                                f"({', '.join(names)}): name a training language.")
+        if n in out:
+            raise SettingsError(f"{what} for {n!r} is given twice: give it once.")
+        out[n] = v
+    missing = [n for n in names if n not in out]
+    if missing:
+        raise SettingsError(f"No {what.lower()} for {', '.join(map(repr, missing))}: {why}")
+    return out
 
 
 def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
     """Ratios given by language name -> the tuple in the languages' order; every
     language needs one, and only those."""
-    items = _pairs(ratios, "ratios")
-    by_name: dict[str, object] = {}
-    for n, r in items:
-        if n not in names:
-            raise SettingsError(f"Ratio for {n!r}, which is not a training language "
-                                f"({', '.join(names)}): name a training language.")
-        if n in by_name:
-            raise SettingsError(f"Ratio for {n!r} is given twice: give it once.")
-        by_name[n] = r
-    missing = [n for n in names if n not in by_name]
-    if missing:
-        raise SettingsError(f"No ratio for {', '.join(map(repr, missing))}: give a ratio for "
-                            "every language.")
+    by_name = _by_name(names, _pairs(ratios, "ratios"), "Ratio",
+                       "give a ratio for every language.")
     out = []
     for n in names:
         r = by_name[n]
@@ -443,6 +445,8 @@ def _most_tokens(names: Sequence[str], tokens: Sequence[float], me: int, kind: s
         return f"its training text has the most tokens ({vals})"
     # the runner-up is why this language won; the fewest is how far parity has to go
     others = [i for i in order if i != me]
+    if not others:
+        return f"it is the only language ({vals} dev tokens)"
     said = [against(names[others[0]], int(tokens[me]), int(tokens[others[0]]))]
     if len(others) > 1:
         said.append(against(names[others[-1]], int(tokens[me]), int(tokens[others[-1]]))
@@ -495,10 +499,10 @@ class ParityTrainer(RunCommon):
     window rule has no answer (its loop never ends: every language left is set aside or
     over its share), where the last language tried is taken.
 
-    It is also what the window charts of a parity run (``ParityRun.parity``): ``names``,
+    It is also what the window charts of a parity run (its ``parity`` is itself): ``names``,
     ``kind``, ``parity_settings``, ``steps`` (they grow and shrink with the run: read them, copy
     what you keep), ``initial_tokens``; ``plain``, each language's tokens at steps 0, 1,
-    ... for plain BPE on the same data once asked for (``ParityRun.compute_plain``), else
+    ... for plain BPE on the same data once asked for (:meth:`compute_plain`), else
     None: a list that grows whenever the run goes past it (a raised target), so it covers
     every step the run has made (fewer only where plain BPE itself stops first);
     ``warning``, a sentence when the dev texts have different numbers of lines (not
@@ -526,7 +530,6 @@ class ParityTrainer(RunCommon):
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
         self._cores = ParityCores(data.tables, data.dev_tables, s.global_merges > 0, undo)
-        self._tables_released = False
         # each language's (tokens, training tokens) now: read from the core once per
         # merge or undo (a step reads them before and after its merge)
         self._now = self._cores.counts()
@@ -546,6 +549,9 @@ class ParityTrainer(RunCommon):
         self._keep_undo = undo
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
+        self._words: PretokenTable | None = None   # (made when first read: table)
+        # the look ahead at step n: (n, its provisional record)
+        self._next: tuple[int, ParityStep | None] | None = None
 
     @classmethod
     def from_texts(cls, train: Named, dev: Named | None = None,
@@ -568,23 +574,69 @@ class ParityTrainer(RunCommon):
                 final.add(blob[st[i + 1] - 1])
         return len(inner) + len(final)
 
-    # ----- what a window reads -------------------------------------------------------------
-    def pair_source(self, language: int | None):
-        """The column a step chooses from: language ``language``'s training words, or
-        all languages' together (None, the global phase). Its ``best``, ``top`` and
-        ``tied`` are in HF's order (count, then the greatest GPT-2 spelling); ``word(j)``
-        is row j of that language's count table now."""
-        return self._cores.source(language)
+    # ----- facts fixed for this run (TrainerProtocol's) ------------------------------------
+    parity = property(lambda self: self, doc="The run itself (what the window charts).")
+    # byte level, one stage, no special tokens, nothing inherited (RunCommon's)
+    n_initial = n_base = 256
+    base: Sequence[bytes] = tuple(bytes([i]) for i in range(256))
+    special_ids: Sequence[int] = ()
 
+    @property
+    def settings(self) -> TrainSettings:
+        return TrainSettings(vocab_size=None, num_merges=self.target, mode="byte",
+                             pattern=PATTERN, tie_rule=RULE)
+
+    @property
+    def table(self) -> PretokenTable:
+        """The words of every language, end to end: word id w of language i is
+        offset[i] + its row in that language's count table (made once, when first read:
+        the command line, which steps without detail, never reads it)."""
+        if self._words is None:
+            texts: list[str] = []
+            freqs: list[int] = []
+            for table in self.data.tables:
+                blob, st = table.blob, table.starts
+                texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace")
+                          for i in range(len(table))]
+                freqs += table.freqs
+            self._words = PretokenTable.from_words(texts, freqs,
+                                                   n_bytes=sum(self._train0))
+        return self._words
+
+    @property
+    def word_texts(self) -> list[str]:
+        return self.table.words
+
+    # ----- what a window reads -------------------------------------------------------------
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
         return self._cores.symbol_count(t)
 
-    # ----- state ------------------------------------------------------------------------
-    @property
-    def n_languages(self) -> int:
-        return len(self.names)
+    def _column(self) -> int | None:
+        """The core's column the next step chooses from: the language whose turn it is,
+        or all languages together (the global phase); None when training is done."""
+        if self.n_steps < self.parity_settings.global_merges:
+            return self._cores.global_column
+        nxt = self.next_choice()
+        return None if nxt is None else nxt.language
 
+    def top_pairs(self, k: int = 200) -> list[PairRow]:
+        """The k best pairs of the language whose turn is next, in HF's order (count,
+        then the greatest GPT-2 spelling: the cores' tie rule)."""
+        col = self._column()
+        if col is None:
+            return []
+        top = self._cores.core.top(col, k)
+        return [PairRow(r, a, b, c) for r, (a, b, c) in enumerate(top, 1)]
+
+    def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
+        col = self._column()
+        if col is None:
+            return 0, []
+        n, tied = self._cores.core.tied(col, max(limit, 1))
+        return n, [(t[0], t[1]) for t in tied[:limit]]
+
+    # ----- state ------------------------------------------------------------------------
     @property
     def furthest_step(self) -> int:
         """The last step made: now, or further when steps were undone (kept for redo:
@@ -612,11 +664,6 @@ class ParityTrainer(RunCommon):
         return self._now[1]
 
     @property
-    def initial_train_tokens(self) -> tuple[int, ...]:
-        """Each language's training tokens at step 0: its training text's bytes."""
-        return self._train0
-
-    @property
     def initial_tokens(self) -> tuple[int, ...]:
         """Each language's tokens at step 0 (bytes), on the text ``tokens`` counts."""
         return self._tokens0
@@ -634,8 +681,26 @@ class ParityTrainer(RunCommon):
         return tokens   # (the token counts themselves: exact, and the step's tuple shared)
 
     @property
+    def corpus_tokens(self) -> int:
+        return sum(self.train_tokens)
+
+    @property
     def is_done(self) -> bool:
         return self.choose() is None
+
+    def stop(self) -> Stop | None:
+        n, target = self.n_steps, self.target
+        if n >= target:
+            return Stop("target", f"{target:,} merges",
+                        f"Target reached at step {n} ({target:,} merges).")
+        if self.is_done:
+            mf = self.parity_settings.min_frequency
+            left = "a pair of symbols left" if mf <= 1 else \
+                f"a pair that occurs at least {mf:,} times (the minimum pair frequency)"
+            return Stop("no-pair", "no pair left",
+                        f"Training stopped at step {n}, before the target: no language has "
+                        f"{left}.")
+        return None
 
     def render(self, i: int) -> str:
         """Token ``i`` as GPT-2's byte-level alphabet spells it (``Ġthe``)."""
@@ -653,7 +718,7 @@ class ParityTrainer(RunCommon):
         most alpha / n; else the next greatest; all passed over: the last one tried.
         Also whether HF's loop would never end here (``stalled``)."""
         s = self.parity_settings
-        threshold = s.alpha / self.n_languages
+        threshold = s.alpha / len(self.names)
         mask = [True] * len(values)
         passed: list[int] = []
         while True:
@@ -714,7 +779,7 @@ class ParityTrainer(RunCommon):
         stalled = False
         mf = self.parity_settings.min_frequency
         while True:
-            if len(exhausted) >= self.n_languages:
+            if len(exhausted) >= len(self.names):
                 return None, stalled
             if self.n_steps < self.parity_settings.global_merges:
                 lang = None
@@ -733,11 +798,12 @@ class ParityTrainer(RunCommon):
                       tuple(window) if window else ()), stalled
 
     # ----- stepping ---------------------------------------------------------------------
-    def step(self, detail: bool = False) -> ParityStep | None:
+    def step(self, detail: bool = True) -> ParityStep | None:
         """One merge: its record, or None when training is done. The language and the
         pair are :meth:`choose`'s; the merge in every language is the cores'. ``detail``:
         the record says why and which words changed (the window's; the command line
         reads only the merges)."""
+        self._next = None
         if self._plain_run is not None and not self.plain_covers(len(self.steps) + 1):
             self.compute_plain(upto=len(self.steps) + 1)   # (the curve keeps up)
         c, stalled = self._choice()
@@ -756,7 +822,7 @@ class ParityTrainer(RunCommon):
         token = self.vocab_bytes[a] + self.vocab_bytes[b]
         # a token an earlier merge made keeps its id (HF's rule): the cores make it again
         made = self._ids.get(token, -1)
-        new_id = self._cores.merge(a, b, made)
+        new_id = self._cores.core.merge(a, b, made)
         self._now = self._cores.counts()
         if made < 0:
             assert new_id == len(self.vocab_bytes)
@@ -805,28 +871,35 @@ class ParityTrainer(RunCommon):
         affected.sort(key=lambda a: -a.freq)
         return n_affected, tuple(affected[:AFFECTED_LIMIT])
 
-    def next_record(self) -> ParityStep | None:
+    def next_choice(self, limit: int = 50) -> ParityStep | None:
         """The record the next step would make, with its reason and without its tokens
-        after it (they are known once it merges): :meth:`choose` as a record, for a look
-        ahead; at the target too (what a longer run would merge next)."""
-        c = self._choice(past_target=True)[0]
-        if c is None:
-            return None
-        token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
-        rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)),
-                           sum(self._now[1]), tokens=())
-        return replace(rec, reason=self.explain(rec))
+        after it (they are known once it merges): :meth:`choose` as a record (nothing
+        stepped or undone), kept until the next step or undo. At the target too, one
+        step past it: the pair table shows what a longer run would merge next, as a
+        plain run's does."""
+        n = self.n_steps
+        if self._next is None or self._next[0] != n:
+            c = self._choice(past_target=True)[0]
+            rec = None
+            if c is not None:
+                token = self.vocab_bytes[c.pair[0]] + self.vocab_bytes[c.pair[1]]
+                rec = self._record(c, self._ids.get(token, len(self.vocab_bytes)),
+                                   sum(self._now[1]), tokens=())
+                rec = replace(rec, reason=self.explain(rec))
+            self._next = (n, rec)
+        return self._next[1]
 
     def undo(self) -> ParityStep | None:
         """Back one merge: the record undone (kept for redo), or None at step 0."""
         if not self.steps:
             return None
-        self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
+        self._next = None
+        self._cores.core.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
         self._redo.append(rec)
         window, exhausted = self._undo.pop()
         self._now = self._cores.counts()
-        if len(self.vocab_bytes) > self._cores.n_tokens:   # its token was new: it goes
+        if len(self.vocab_bytes) > self._cores.core.n_tokens:   # its token was new: it goes
             self.vocab_bytes.pop()
             del self._ids[rec.token]
         self._window = deque(window)
@@ -845,17 +918,19 @@ class ParityTrainer(RunCommon):
 
     def release_tables(self) -> None:
         """Free the count tables once the core holds their words (most of the memory that
-        counting left): training goes on as before; :meth:`plain_trainer` and
+        counting left): training goes on as before; :meth:`compute_plain` and
         :meth:`plain_curve`, which count from the tables, raise SettingsError afterwards.
         The command line does it before training, as plain training frees its table."""
         self.data = replace(self.data, tables=[], dev_tables=None)
-        self._tables_released = True
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
-            cancel: CancelFn | None = None, detail: bool = False) -> list[ParityStep]:
+            cancel: CancelFn | None = None, detail: bool = True) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
-        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`."""
+        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`.
+        A plain curve asked for is extended first, all at once, not a step at a time."""
         goal = self.target if until is None else min(until, self.target)
+        if not self.plain_covers(goal):
+            self.compute_plain(cancel, upto=goal, progress=progress)
         start = self.n_steps
         self._step_until(goal, goal, progress, cancel, detail)
         return self.steps[start:]
@@ -886,7 +961,7 @@ class ParityTrainer(RunCommon):
         ``progress(done, goal)``: plain BPE's steps."""
         t = self._plain_run
         if t is None:
-            if self._tables_released:
+            if not self.data.tables:   # (released: a run has a table a language)
                 raise SettingsError("This parity trainer's count tables were released "
                                     "(ParityTrainer.release_tables), so plain BPE cannot be "
                                     "trained on the same data from it: count the data again.")
@@ -896,7 +971,7 @@ class ParityTrainer(RunCommon):
                 undo=False)
         try:
             t.run(until=self.target if upto is None else upto, progress=progress,
-                  cancel=cancel)
+                  cancel=cancel, detail=False)
         finally:
             if self.plain is None:
                 self.plain = [t.initial_tokens]
@@ -907,6 +982,26 @@ class ParityTrainer(RunCommon):
         asked for the curve (once asked, :meth:`step` keeps it up with the steps)."""
         t = self._plain_run
         return t is None or self.plain is None or len(self.plain) > k or t.is_done
+
+    # ----- changing the target --------------------------------------------------------
+    def can_retarget(self, settings: TrainSettings) -> bool:
+        """True when ``settings`` differ from this run's only in the number of merges
+        or in what parity training does not use (the mode, pattern, tie rule, special
+        tokens, pruning and SuperBPE are the plain trainer's). A vocabulary size is a
+        new run: the window counts it as merges when it builds one."""
+        if settings.num_merges is None:
+            return False
+        return settings.min_frequency == self.settings.min_frequency
+
+    def retarget(self, settings: TrainSettings) -> int:
+        if not self.can_retarget(settings) or settings.num_merges is None:
+            raise SettingsError("Only the number of merges can change on a parity run; "
+                                "retrain for the rest.")
+        self.target = settings.num_merges
+        self._next = None
+        if self.n_steps > self.target:
+            self.goto(self.target)
+        return self.n_steps
 
     # ----- tokenizers -------------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:

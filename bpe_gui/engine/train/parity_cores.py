@@ -15,7 +15,7 @@ Example::
 
     cores = ParityCores([table_ab, table_cd], None, want_global=False)
     (pair, count) = cores.best(0)            # language 0's best pair and its count
-    new_id = cores.merge(*pair, into=-1)     # 256: one merge, every column
+    new_id = cores.core.merge(*pair, -1)     # 256: one merge, every column (the C core)
 """
 from __future__ import annotations
 
@@ -24,27 +24,6 @@ from typing import Any, Sequence
 
 from ..corpus.table import PretokenTable
 from . import trainer as _trainer
-
-
-class Column:
-    """One language's training column as the window reads it (the pair table, the ties,
-    a word): ``best()``, ``top(k)``, ``tied(limit)`` in HF's order, and ``word(j)``,
-    the symbols of row j of that language's count table now."""
-
-    def __init__(self, cores: "ParityCores", col: int):
-        self._cores, self._col = cores, col
-
-    def best(self):
-        return self._cores.core.best(self._col)
-
-    def top(self, k: int):
-        return self._cores.core.top(self._col, k)
-
-    def tied(self, limit: int):
-        return self._cores.core.tied(self._col, limit)
-
-    def word(self, j: int) -> list[int]:
-        return self._cores.core.word(self._cores.rows(self._col)[j])
 
 
 class ParityCores:
@@ -60,7 +39,7 @@ class ParityCores:
             [(t.blob, t.starts, t.counts) for t in tables], n, want_global,
             _trainer._core.GREATEST_HF, undo)
         self._n = n
-        self._glob = n if want_global else None
+        self.global_column = n if want_global else None   # (None: no global phase)
         # the columns each language's tokens are counted on: its dev text, or its
         # training text without a dev set
         first = n + want_global if dev is not None else 0
@@ -78,23 +57,8 @@ class ParityCores:
     def best(self, lang: int | None) -> tuple[tuple[int, int], int] | None:
         """Language ``lang``'s best pair and its count there (None: all languages
         together, the global phase); None when it has no pair."""
-        got = self.core.best(self._glob if lang is None else lang)
+        got = self.core.best(self.global_column if lang is None else lang)
         return None if got is None else ((got[0], got[1]), got[2])
-
-    def source(self, lang: int | None) -> Column | None:
-        """The column a step for ``lang`` chooses from (None: the global phase; None
-        there when the run has no global phase)."""
-        col = self._glob if lang is None else lang
-        return None if col is None else Column(self, col)
-
-    def merge(self, a: int, b: int, into: int) -> int:
-        """(a, b) merged in every word, into a new token (``into`` -1) or the existing
-        token ``into``: the token's id."""
-        return self.core.merge(a, b, into)
-
-    def undo(self) -> None:
-        """The last merge undone."""
-        self.core.undo()
 
     def counts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Each language's tokens now (on its dev text; on its training text without
@@ -108,12 +72,6 @@ class ParityCores:
         n, rows = self.core.touched(lang, limit)
         where = self.rows(lang)
         return n, [(j, self.core.word(where[j])) for j in rows]
-
-    @property
-    def n_tokens(self) -> int:
-        """Tokens made so far, the bytes included (a merge into an existing token makes
-        none; undo takes back what its merge made)."""
-        return self.core.n_tokens
 
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""

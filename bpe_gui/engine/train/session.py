@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import stat
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
@@ -63,7 +63,7 @@ class Session:
     problems: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
-        s = _settings_dict(self.settings)
+        s = self.settings.to_dict()
         corpus: dict = {}
         if self.corpus_paths:
             corpus["paths"] = list(self.corpus_paths)
@@ -183,13 +183,7 @@ def looks_like_session(path: str | Path) -> bool:
     return _SNIFF.match(head) is not None
 
 
-def _settings_dict(settings: TrainSettings) -> dict:
-    d = asdict(settings)
-    d["special_tokens"] = list(settings.special_tokens)
-    return d
-
-
 def _side_dict(side: dict) -> dict:
     """A compare side as JSON: its settings (if any) as an object, no empty fields."""
-    return {k: _settings_dict(v) if isinstance(v, TrainSettings) else v
+    return {k: v.to_dict() if isinstance(v, TrainSettings) else v
             for k, v in side.items() if v is not None}

@@ -62,6 +62,8 @@ PARITY_UNUSED = {
     "base": FROM_BYTES,
     "superbpe_from": "SuperBPE is plain BPE's: train with --parity, or with SuperBPE",
 }
+PICKS_THREADS = ("picks its own counting threads (every core where the native scanner cuts "
+                 "the words, one thread for a pattern the regex module runs)")
 ON_UNUSED = {   # training on (and SuperBPE on a tokenizer): the tokenizer decides these
     "mode": "the tokenizer trained on decides it (its mode)",
     "end_of_word": "the tokenizer trained on decides it (where its </w> goes)",
@@ -69,14 +71,14 @@ ON_UNUSED = {   # training on (and SuperBPE on a tokenizer): the tokenizer decid
     "special_tokens": "the tokenizer trained on decides them (its special tokens)",
     "prune": "training on keeps every inherited token (their ids stay as they are), so "
              "none is pruned",
-    "threads": "training on picks its own threads",
+    "threads": "training on " + PICKS_THREADS,
     "superbpe_from": "SuperBPE's stage 2 on a tokenizer is `bpe-gui train --from FILE "
                      "--superbpe`; training on here learns plain merges",
 }
 SUPERBPE_UNUSED = {
     "prune": SUPERBPE_PRUNE,
     "lines": SUPERBPE_LINES,
-    "threads": "SuperBPE picks its own threads",
+    "threads": "SuperBPE " + PICKS_THREADS,
 }
 NO_TABLES = ("SuperBPE's stage 2 cuts the text without splitting at spaces, and a "
              "word-count table holds only stage 1's words: give the text files, or turn "
@@ -231,10 +233,7 @@ class TrainingSpec:
     def to_dict(self) -> dict:
         """This spec as JSON-able data (a text in memory is left out: a session keeps
         the corpus itself)."""
-        s = self.settings
-        d: dict = {"mode": self.mode, "settings": {f: getattr(s, f) for f in
-                                                   TrainSettings.__dataclass_fields__}}
-        d["settings"]["special_tokens"] = list(s.special_tokens)
+        d: dict = {"mode": self.mode, "settings": self.settings.to_dict()}
         for key in ("corpus", "counts"):
             if getattr(self, key):
                 d[key] = list(getattr(self, key))

@@ -56,9 +56,8 @@ LOOK_AHEAD = 4096   # candidates checked for skipped pairs at each rebuild
 
 
 def skipped(token: bytes) -> bool:
-    """True when stage 2 never makes ``token``: it holds ": " or more than MAX_WORDS
-    space-separated words."""
-    return b": " in token or sum(1 for w in token.split(b" ") if w) > MAX_WORDS
+    """True when stage 2 never makes ``token`` (:func:`skip_reason` says why)."""
+    return skip_reason(token) is not None
 
 
 def skip_reason(token: bytes) -> str | None:
@@ -87,7 +86,7 @@ class SuperBPETrainer(InheritedTrainer):
         super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
         self.core = OffsetCore(self.core, 0)
         self.n_rebuilds = 0
-        self._settle()
+        self.settle()
 
     def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
         token_bytes, symbols, starts, freqs = super()._initial_state(table, s)
@@ -128,22 +127,21 @@ class SuperBPETrainer(InheritedTrainer):
         self._word_texts = None
         return symbols, starts, freqs
 
-    def _is_skipped(self, a: int, b: int) -> bool:
-        return skipped(self.vocab_bytes[a] + self.vocab_bytes[b])
-
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why stage 2 never merges the pair (a, b) of the current tokens, or None."""
         return skip_reason(self.vocab_bytes[a] + self.vocab_bytes[b])
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Until the best pair is one stage 2 may merge: cut the words between the tokens
-        of every skipped pair among the leading candidates and rebuild the core there."""
+        of every skipped pair among the leading candidates and rebuild the core there
+        (step does it before merging; the run after it, so ``next_choice`` and
+        ``top_pairs`` show the pair stage 2 takes)."""
         while True:
             best = self.core.best()
-            if best is None or not self._is_skipped(best[0], best[1]):
+            if best is None or self.skip_reason(best[0], best[1]) is None:
                 return
             bad = frozenset((a, b) for a, b, _ in self.core.top(LOOK_AHEAD)
-                            if self._is_skipped(a, b))
+                            if self.skip_reason(a, b) is not None)
             self._log.append((self.n_steps, bad))
             self._rebuild(bad, self.n_steps)
 
@@ -182,14 +180,9 @@ class SuperBPETrainer(InheritedTrainer):
         steps; empty when none did). Their tokens are the vocabulary's as of step k."""
         return frozenset().union(*(bad for at, bad in self._log if at == k))
 
-    def settle(self) -> None:
-        """Cut the skipped pairs that are at the top now (step does it anyway before
-        merging), so ``next_choice`` and ``top_pairs`` show the pair stage 2 takes."""
-        self._settle()
-
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True):
-        self._settle()
+        self.settle()
         return super().step(detail)
 
     def undo(self):
@@ -208,7 +201,7 @@ class SuperBPETrainer(InheritedTrainer):
         while self.n_steps < goal:
             if cancel is not None and cancel():
                 break
-            self._settle()
+            self.settle()
             n = min(chunk, goal - self.n_steps)
             done = self.core.run(n, s.min_frequency)
             made = self.core.history(self.n_steps)
@@ -226,7 +219,7 @@ class SuperBPETrainer(InheritedTrainer):
                 break   # the core stopped on its own: no pair left at min_frequency
             if progress is not None:
                 progress(self.n_steps, total)
-        self._settle()
+        self.settle()
         if progress is not None:
             progress(self.n_steps, total)
 

@@ -37,8 +37,11 @@ def _active(name: str) -> Any:
 
 class SuperBPERun(RunCommon):
     """Both SuperBPE stages as one run of steps (module docstring); a
-    :class:`~.protocol.TrainerProtocol`, as every trainer. Nothing is inherited
+    :class:`~.trainer.RunCommon`, as every run. Nothing is inherited
     (``n_inherited`` 0): stage 1 is trained here, step by step."""
+
+    settings: TrainSettings
+    table: PretokenTable
 
     def __init__(self, table: PretokenTable,
                  table2: PretokenTable | Callable[[], PretokenTable], settings: TrainSettings,
@@ -118,14 +121,10 @@ class SuperBPERun(RunCommon):
         """Build stage 2 now (stage 1 run to T and back, in the core: a fraction of a
         second), so that stepping across T later does not wait for it (2 s on 4 MB of
         English). The window calls it on the worker thread when it builds the run."""
-        if self.stage2 is not None:
-            return
-        k = self.n_steps
-        self.stage1.run(until=self._T, detail=False, cancel=cancel)
-        if self.stage1.is_done and not (cancel is not None and cancel()):
-            self._enter2()
-            self._sync()
-        self.goto(k)
+        if self.stage2 is None:
+            k = self.n_steps
+            self.run(until=self._T, cancel=cancel, detail=False)
+            self.goto(k)
 
     def _sync(self) -> None:
         """``steps``: stage 1's records, then stage 2's renumbered (only the tail that
@@ -172,11 +171,6 @@ class SuperBPERun(RunCommon):
         return (f"Stage 2 skipped {len(bad):,} pair(s) with a higher count here: "
                 f"{'; '.join(parts)}{more}.")
 
-    def skip_reason(self, a: int, b: int) -> str | None:
-        """Why stage 2 would not merge the pair (a, b) of the current tokens, or None
-        (always None in stage 1)."""
-        return self._t.skip_reason(a, b)
-
     # ----- state (the active stage's) ---------------------------------------------------
     @property
     def target_steps(self) -> int:
@@ -191,11 +185,11 @@ class SuperBPERun(RunCommon):
     merges = _active("merges")
     render = _active("render")   # (render_pair: RunCommon's, over it)
     word_texts = _active("word_texts")
-    best_pair = _active("best_pair")
     symbol_count = _active("symbol_count")
     top_pairs = _active("top_pairs")
     tied_now = _active("tied_now")
     explain = _active("explain")
+    skip_reason = _active("skip_reason")   # (stage 2's pairs it never merges; stage 1: None)
 
     def next_choice(self, limit: int = 50) -> MergeStep | None:
         if not self._two:

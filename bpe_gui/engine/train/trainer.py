@@ -17,9 +17,10 @@ from __future__ import annotations
 import operator
 import threading
 import time
+from abc import abstractmethod
 from array import array
 from itertools import accumulate
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence, cast
 
@@ -125,6 +126,10 @@ class TrainSettings:
         out = replace(self, special_tokens=specials)
         out._check_vocab_size(256 if self.mode == "byte" else n_base)
         return out
+
+    def to_dict(self) -> dict:
+        """As JSON-able data (the "settings" a session and a spec's data keep)."""
+        return {**asdict(self), "special_tokens": list(self.special_tokens)}
 
     def _check_values(self) -> None:
         """Each field's value on its own (validated() checks how they combine)."""
@@ -374,27 +379,113 @@ RELEASED_CORE = ("This {} was released after training ({}.release_core), so it c
 
 
 class RunCommon:
-    """What every run of merge steps (protocol.py) answers the same way, written once: a
-    run of one corpus from its own alphabet (nothing inherited, one stage, one language),
-    its vocabulary as of now, and going to a step over its own step(), undo() and run().
-    A run overrides what it does otherwise."""
+    """A training run of merge steps: what the window and the command line use of every
+    run (the one interface, named ``TrainerProtocol`` where runs are typed), and what
+    runs answer alike, written once: a run of one corpus from its own alphabet (nothing
+    inherited, one stage, one language), its vocabulary as of now, and going to a step
+    over its own step(), undo() and run(). A run overrides what it does otherwise.
 
-    # What tells runs apart, as data (protocol.py): merges taken as they are from
-    # another tokenizer (inherited.py), SuperBPE's last stage-1 step (superbpe_run.py),
-    # parity-aware training's facts (parity_run.py); a plain run has none.
-    n_inherited = 0
+    The runs: :class:`Trainer` (BPE from the base alphabet), ``InheritedTrainer``
+    (inherited.py: training on from a tokenizer, ``n_inherited`` of its merges kept as
+    they are), ``SuperBPERun`` (superbpe_run.py: both stages as one run, ``transition``
+    the last step of stage 1) and ``ParityTrainer`` (parity.py: ``parity``, whose turn
+    each step was and each language's tokens). What tells them apart is data, not their
+    type: ``spec.mode``, ``n_inherited``, ``transition``, ``parity`` and ``skip_reason``;
+    a caller asks these and never checks which class it holds. Step k is the state after
+    k merges of this run (inherited merges are not steps); ``tokenizer(at_step=k)`` has
+    the inherited merges and the first k of this run. What each run defines itself is
+    declared abstract below, so mypy refuses to make a run that lacks a member.
+
+    Example::
+
+        def train_to(t: TrainerProtocol, k: int) -> Tokenizer:
+            t.goto(k)
+            return t.tokenizer()
+    """
+
+    n_inherited = 0   # merges taken as they are from another tokenizer before step 0
     spec: Any = None   # what it trains (build_run, the one factory, sets it)
-    parity: Any = None
-    vocab_bytes: Sequence[bytes]
+    parity: Any = None   # ParityTrainer | None: parity-aware training's facts
+    # ids before the first step (base symbols and special tokens, or the whole
+    # vocabulary trained on from), the base symbols, the special tokens' ids
+    n_initial: int
+    n_base: int
+    base: Sequence[bytes]
+    special_ids: Sequence[int]
+    vocab_bytes: Sequence[bytes]   # token bytes by id as of now
 
     if TYPE_CHECKING:   # each run's own
         @property
-        def steps(self) -> Sequence[MergeStep]: ...
-        def stop(self) -> Stop | None: ...
-        def step(self, detail: bool = True) -> MergeStep | None: ...
-        def undo(self) -> MergeStep | None: ...
-        def run(self, *args: Any, **kw: Any) -> Sequence[MergeStep]: ...
+        @abstractmethod
+        def settings(self) -> TrainSettings:
+            """What it trains with (``retarget`` may change the stopping target)."""
+        @property
+        @abstractmethod
+        def table(self) -> PretokenTable:
+            """The corpus's pre-token table, cut as the settings say (SuperBPE: stage 1's)."""
+        @property
+        @abstractmethod
+        def steps(self) -> Sequence[MergeStep]:
+            """The records of the steps made, in order (step k is ``steps[k - 1]``)."""
+        @property
+        @abstractmethod
+        def furthest_step(self) -> int:
+            """The furthest step made, counting steps undone since (``tokenizer(redo=True)``)."""
+        @property
+        @abstractmethod
+        def target_steps(self) -> int | None:
+            """Steps until the target, or None when it depends on pruning."""
+        @property
+        @abstractmethod
+        def merges(self) -> list[tuple[bytes, bytes]]:
+            """Every merge as of now, the inherited ones first."""
+        @property
+        @abstractmethod
+        def corpus_tokens(self) -> int:
+            """Tokens the training corpus is cut into now."""
+        @property
+        @abstractmethod
+        def word_texts(self) -> list[str]: ...
+        @abstractmethod
+        def stop(self) -> Stop | None:
+            """Why training stops at this step, or None while it goes on."""
+        @abstractmethod
+        def top_pairs(self, k: int = 200) -> list[PairRow]: ...
+        @abstractmethod
+        def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]: ...
+        @abstractmethod
+        def next_choice(self, limit: int = 50) -> MergeStep | None: ...
+        @abstractmethod
+        def symbol_count(self, i: int) -> int: ...
+        @abstractmethod
         def render(self, i: int) -> str: ...
+        @abstractmethod
+        def step(self, detail: bool = True) -> MergeStep | None:
+            """One merge: its record, or None when training is done."""
+        @abstractmethod
+        def undo(self) -> MergeStep | None:
+            """Back one merge: the record undone, or None at step 0."""
+        @abstractmethod
+        def run(self, until: int | None = None,
+                progress: Callable[[int, int], None] | None = None,
+                cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
+            """Step until the target (or step ``until``); the new records."""
+        @abstractmethod
+        def can_retarget(self, settings: TrainSettings) -> bool:
+            """True when ``settings`` differ only in when to stop (see ``retarget``)."""
+        @abstractmethod
+        def retarget(self, settings: TrainSettings) -> int:
+            """A new stopping target: back to it if past, else it goes on from here
+            later. Returns the step it is at."""
+        @abstractmethod
+        def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
+            """The tokenizer as of step ``at_step`` (default: now); ``redo`` also serves
+            undone steps up to ``furthest_step``."""
+
+    @property
+    def transition(self) -> int | None:
+        """SuperBPE: the last step of stage 1; None here (a run of one stage)."""
+        return None
 
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
@@ -459,8 +550,14 @@ class RunCommon:
             progress(self.n_steps if goal is not None else self.vocab_size, total)
 
 
+TrainerProtocol = RunCommon   # the name runs are typed with
+
+
 class Trainer(RunCommon):
     """Step-by-step BPE training over a pre-token table."""
+
+    settings: TrainSettings
+    table: PretokenTable
 
     def __init__(self, table: PretokenTable, settings: TrainSettings | None = None, *,
                  undo: bool = True):
@@ -590,8 +687,6 @@ class Trainer(RunCommon):
         return cls(table, settings, undo=undo)
 
     # ----- state --------------------------------------------------------------------
-    transition: int | None = None   # SuperBPE's (a property there)
-    table2: PretokenTable | None = None   # SuperBPE's stage-2 table (superbpe_run.py)
     _symbols_are_bytes = False   # words start as their bytes (Trainer's own _initial_state)
 
     @property
@@ -848,28 +943,25 @@ class Trainer(RunCommon):
         """The rows of MergeStep records for the steps the core made on its own
         (Core.run): the records are made from them when first read (:attr:`steps`)."""
         with _ROWS_LOCK:
-            self._add_rows()
-
-    def _add_rows(self) -> None:
-        made = self.core.history_columns(self.n_steps)   # seven int64 columns
-        n = len(made) // 56
-        if not n:
-            return
-        cols = memoryview(made).cast("q")
-        a_ids, b_ids, merged, gone = cols[:n], cols[n:2 * n], cols[5 * n:6 * n], cols[6 * n:]
-        tokens = array("q", accumulate(merged, operator.sub, initial=self.corpus_tokens))
-        vb, specials = self.vocab_bytes, set(self.special_ids)
-        for a, b in zip(a_ids, b_ids):
-            vb.append(vb[a] + vb[b])
-        lives = array("q", accumulate(   # (few merges use a token up: most add one)
-            (1 - _n_removed(a, b, g, specials) if g else 1
-             for a, b, g in zip(a_ids, b_ids, gone)), initial=self._live))
-        self._live = lives[-1]
-        rows = self._rows
-        for k, column in enumerate(rows.columns()[:7]):
-            column.frombytes(made[8 * n * k:8 * n * (k + 1)])
-        rows.live.extend(lives[1:])
-        rows.tokens.extend(tokens[1:])
+            made = self.core.history_columns(self.n_steps)   # seven int64 columns
+            n = len(made) // 56
+            if not n:
+                return
+            cols = memoryview(made).cast("q")
+            a_ids, b_ids, merged, gone = cols[:n], cols[n:2 * n], cols[5 * n:6 * n], cols[6 * n:]
+            tokens = array("q", accumulate(merged, operator.sub, initial=self.corpus_tokens))
+            vb, specials = self.vocab_bytes, set(self.special_ids)
+            for a, b in zip(a_ids, b_ids):
+                vb.append(vb[a] + vb[b])
+            lives = array("q", accumulate(   # (few merges use a token up: most add one)
+                (1 - _n_removed(a, b, g, specials) if g else 1
+                 for a, b, g in zip(a_ids, b_ids, gone)), initial=self._live))
+            self._live = lives[-1]
+            rows = self._rows
+            for k, column in enumerate(rows.columns()[:7]):
+                column.frombytes(made[8 * n * k:8 * n * (k + 1)])
+            rows.live.extend(lives[1:])
+            rows.tokens.extend(tokens[1:])
 
     def _make_records(self) -> None:
         """The MergeStep records of the rows _record_core_steps left."""

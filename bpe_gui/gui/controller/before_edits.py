@@ -21,7 +21,7 @@ from typing import Protocol
 from PySide6.QtCore import SignalInstance
 
 from ...engine.train import Session, TrainerProtocol, TrainSettings
-from .corpus_source import Corpus
+from .corpus_source import Corpus, source_of
 
 
 class BeforeEditsHost(Protocol):
@@ -66,7 +66,7 @@ class BeforeEdits:
             return
         # the trainer is this corpus's only if the text is the one it had (a corpus just
         # saved to a file), not a new one (corpusChanged comes before it is stale)
-        same = corpus is seen or corpus.source is seen.source
+        same = corpus is seen or source_of(corpus) is source_of(seen)
         t = c.trainer if same and not c.stale else None
         self.clean = Clean(corpus, c.settings, c.step_index if t is not None else 0,
                            t.furthest_step if t is not None else 0)

@@ -27,7 +27,7 @@ from ...engine.errors import BPEError
 from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TrainerProtocol, TrainSettings
 from .checking import Checking
-from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
+from .corpus_source import Corpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job
 from .live import LiveView
@@ -230,11 +230,6 @@ class Controller(QObject):
                 and c.paths == tuple(paths) and c.encoding == encoding:
             return
         self.set_corpus(TextCorpus(text, tuple(paths), sample, dirty, encoding))
-
-    def set_corpus_files(self, fc: FileCorpus) -> None:
-        """Files too big to hold become the corpus: training streams them; the text
-        is only their preview."""
-        self.set_corpus(fc)
 
     def mark_corpus_saved(self, path: str | None = None) -> None:
         if isinstance(self.corpus, TextCorpus):

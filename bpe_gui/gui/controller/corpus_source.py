@@ -1,14 +1,14 @@
 """The corpus as one value: text the window holds (:class:`TextCorpus`), files it
 streams (:class:`FileCorpus`) or a word-count table (:class:`TableCorpus`). Each knows
-its preview text, paths and whether it has unsaved edits, and what a trainer is built
-from (``source``: its text, its files, or its table, for ``Trainer.from_source``), so
-nobody resets six fields by hand or asks which kind it is before training.
+its preview text, paths and whether it has unsaved edits, so nobody resets six fields
+by hand; :func:`corpus_spec` says how a run reads it (its files, its tables or its
+text), :func:`source_of` what it trains on.
 
 Small files are read whole and stay editable in the corpus editor, as typed text is.
 Files too big for that (more than ``EDIT_BYTES`` of text in all) are never read whole:
 the controller keeps a :class:`FileCorpus` (paths, encoding, size on disk and the
 start of the text for a read-only preview), and training streams the files in blocks
-(``Trainer.from_source`` of the FileCorpus: ``engine.corpus.count_corpus``), so the
+(the spec names its files: ``engine.corpus.count_corpus``), so the
 app's memory depends on the number of unique words, not on the size of the files.
 """
 from __future__ import annotations
@@ -46,10 +46,6 @@ class TextCorpus:
     table = None
     streamed = False
 
-    @property
-    def source(self) -> str:
-        return self.text
-
 
 @dataclass(frozen=True)
 class TableCorpus:
@@ -61,11 +57,6 @@ class TableCorpus:
     sample = None
     dirty = False
     streamed = False
-
-    @property
-    def source(self) -> PretokenTable:
-        """The table itself (a trainer checks that its settings fit the table)."""
-        return self.table
 
 
 @dataclass(frozen=True)
@@ -84,11 +75,6 @@ class FileCorpus:
     @property
     def text(self) -> str:
         return self.head
-
-    @property
-    def source(self) -> "FileCorpus":
-        """Itself: its paths, read with its encoding (progress in bytes read on disk)."""
-        return self
 
     @property
     def names(self) -> str:
@@ -242,9 +228,15 @@ def same_source(a: Corpus, b: Corpus) -> bool:
 
     Example: same_source(TextCorpus("ab", dirty=True), TextCorpus("ab")) -> True
     """
-    sa, sb = a.source, b.source
+    sa, sb = source_of(a), source_of(b)
     if sa is sb:
         return True
     if isinstance(sa, PretokenTable) or isinstance(sb, PretokenTable):
         return False   # (a table is itself: no two are compared word by word)
     return type(sa) is type(sb) and sa == sb
+
+
+def source_of(corpus: Corpus) -> object:
+    """What ``corpus`` trains on: its table, its files (the corpus itself) or its text."""
+    return corpus.table if corpus.table is not None else corpus if corpus.streamed else \
+        corpus.text

@@ -31,9 +31,10 @@ class GCPause:
     Python runs the cyclic GC in whichever thread happens to allocate, so during a job
     it ran in the worker: it freed unreachable Qt wrappers (widgets of closed dialogs)
     off the GUI thread, which crashes Qt, and each full pass rescanned the job's millions
-    of records with the GIL held, freezing the window for 50-500 ms. So the first job
-    to start collects the garbage that is already there (on the GUI thread) and turns
-    automatic collection off; the last job to end turns it back on.
+    of records with the GIL held, freezing the window for 50-500 ms. So automatic
+    collection stays off (:class:`GuiThreadCollector` turned it off when the job runner
+    was made), the first job to start collects the garbage that is already there (on
+    the GUI thread), and the collector waits while jobs run.
 
     With ``freeze_after_jobs`` (the application turns it on in ``app.main``; a library
     user or a test process keeps Python's own behaviour) the last job to end also moves
@@ -42,25 +43,20 @@ class GCPause:
     """
 
     running = 0
-    was_enabled = True
     freeze_after_jobs = False
 
     @classmethod
     def job_started(cls) -> None:
         if cls.running == 0:
-            cls.was_enabled = gc.isenabled()
             gc.collect()
-            gc.disable()
+            gc.disable()   # (off already: the collector's)
         cls.running += 1
 
     @classmethod
     def job_ended(cls) -> None:
         cls.running = max(0, cls.running - 1)
-        if cls.running == 0:
-            if cls.freeze_after_jobs:
-                gc.freeze()
-            if cls.was_enabled:
-                gc.enable()
+        if cls.running == 0 and cls.freeze_after_jobs:
+            gc.freeze()
 
 
 def freeze_after_jobs(on: bool = True) -> None:

@@ -47,6 +47,20 @@ def nothing(*_args) -> None:
     pass
 
 
+def phased(progress: Progress, set_phase: Callable[[str, str], None],
+           label: Callable[[str], tuple[str, str]]) -> Callable[[str, int, int], None]:
+    """The engine's ``progress(phase, done, total)`` as a job's ``progress(done,
+    total)``: each new phase first sets the runner's label and unit (``label(phase)``)."""
+    said = [""]
+
+    def report(name: str, done: int, total: int) -> None:
+        if name != said[0]:
+            said[0] = name
+            set_phase(*label(name))
+        progress(done, total)
+    return report
+
+
 def refused(on_end: Ended, why: str) -> bool:
     """A job refused before it starts: its end says why (FAILED); False."""
     on_end(JobEnd(Outcome.FAILED, why))

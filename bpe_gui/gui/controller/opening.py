@@ -67,7 +67,7 @@ class OpeningHost(Protocol):
     def isSignalConnected(self, signal: QMetaMethod) -> bool: ...
     def start(self, job: Job) -> bool: ...
     def set_settings(self, settings: TrainSettings) -> bool: ...
-    def set_corpus_files(self, fc: FileCorpus) -> None: ...
+    def set_corpus(self, corpus: Corpus) -> None: ...
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
                         dirty: bool = True, encoding: str = "utf-8") -> None: ...
     def mark_corpus_saved(self, path: str | None = None) -> None: ...
@@ -143,7 +143,7 @@ class Opening:
             self.not_utf8(result)
         elif isinstance(result, FileCorpus):
             chosen = self._settings_for_new_corpus()
-            c.set_corpus_files(result)
+            c.set_corpus(result)   # streamed: the text is only its preview
             if self._adopt_settings(chosen, f"Opened {result.names} "
                                     f"({human_size(result.disk_bytes)}): streamed from "
                                     "disk when training, never read whole."):
@@ -363,12 +363,6 @@ class Opening:
             self.restoring = before
         return ok
 
-    def _note(self, note: str) -> None:
-        """Something of the session that could not come back: in the status bar (at
-        start, after the window's own message: ``restore_notes``)."""
-        self.restore_notes.append(note)
-        self.c.message.emit(" ".join(self.restore_notes))
-
     def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
                        paths: list[str], dirty: bool, table: bool = False,
                        encoding: str = "utf-8") -> None:
@@ -386,7 +380,7 @@ class Opening:
         if table or source is None:
             pass   # set_corpus_table has made the table the corpus, or the corpus stays
         elif isinstance(source, FileCorpus):
-            c.set_corpus_files(source)
+            c.set_corpus(source)
         else:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty,
                               encoding=encoding)
@@ -412,9 +406,11 @@ class Opening:
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
             if not Path(s.imported_path).exists():   # moved or deleted since: said, no box
                 where = Path(s.imported_path)
-                self._note(f"Not back: the imported tokenizer {where.name} was not found "
-                           f"in {where.parent} (moved or deleted); import it again with "
-                           "File > Import tokenizer.")
+                self.restore_notes.append(   # (said after the window's own message)
+                    f"Not back: the imported tokenizer {where.name} was not found in "
+                    f"{where.parent} (moved or deleted); import it again with File > Import "
+                    "tokenizer.")
+                c.message.emit(" ".join(self.restore_notes))
             elif c.tokenizer_files.import_tokenizer(s.imported_path,
                                                     pattern=s.imported_pattern) is None:
                 return

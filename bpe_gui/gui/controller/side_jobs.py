@@ -38,7 +38,7 @@ from ...engine.analysis import language_cost
 from ...engine.analysis import vocab_overlap
 from ...engine.train import TrainSettings, build_run
 from .corpus_source import TABLE_NAME, Corpus, corpus_spec
-from .jobs import Done, Ended, Job, JobEnd, Outcome, refused
+from .jobs import Done, Ended, Job, JobEnd, Outcome, phased, refused
 
 
 HELD_OUT_MAX_CHARS = 1_000_000
@@ -241,14 +241,10 @@ class SideJobs:
 
         def job(progress, cancelled):
             t = build()
-            stage = [""]
-
-            def report(name: str, done: int, total: int) -> None:
-                if name != stage[0]:
-                    stage[0] = name
-                    label, unit = DEAD_STAGES.get(name, (name, ""))
-                    phase(label.format(what=what), unit)
-                progress(done, total)
+            def stage(name: str) -> tuple[str, str]:
+                label, unit = DEAD_STAGES.get(name, (name, ""))
+                return label.format(what=what), unit
+            report = phased(progress, phase, stage)
             if table is not None:
                 dw = analysis.dead_weight_of_pieces(t, zip(table.words, table.freqs),
                                                     n_chars=table.n_chars, progress=report,
@@ -298,13 +294,7 @@ class SideJobs:
                     raise Cancelled()
                 progress(i, len(files))
                 texts[cat] = analysis.read_sample(paths, cat)
-            stage = [""]
-
-            def report(step: str, done: int, total: int) -> None:
-                if step != stage[0]:
-                    stage[0] = step
-                    phase(*MIXTURE_STAGES.get(step, (step, "")))
-                progress(done, total)
+            report = phased(progress, phase, lambda step: MIXTURE_STAGES.get(step, (step, "")))
             result = analysis.infer_mixture(build(), texts, merges=merges, progress=report,
                                             cancel=cancelled, max_rounds=max_rounds)
             return MixtureRun(result, name, time.perf_counter() - t0)

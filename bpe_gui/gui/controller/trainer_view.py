@@ -25,7 +25,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Container, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import MergeStep, PairRow, ParityTrainer, TrainerProtocol, TrainSettings
@@ -76,6 +76,8 @@ class TrainerView:
     n_initial: int                  # base symbols and special tokens: ids before merge 1
     n_inherited: int                # merges kept as they are from a tokenizer trained on
     n_base: int
+    base: Sequence[bytes]           # the base symbols' bytes, and the special tokens' ids
+    special_ids: Sequence[int]
     n_steps: int
     steps: Sequence[MergeStep]
     target_steps: int | None
@@ -85,6 +87,7 @@ class TrainerView:
     is_done: bool
     parity: ParityTrainer | None    # the languages and their turns (None: not parity)
     transition: int | None          # SuperBPE: stage 1's last step (None: not SuperBPE)
+    next_choice: Callable[[], MergeStep | None]   # the next step's record, not made yet
 
     def __init__(self, trainer: TrainerProtocol):
         self._t = trainer
@@ -94,14 +97,6 @@ class TrainerView:
             if name in _READ_THROUGH:
                 return getattr(self._t, name)
             raise AttributeError(f"TrainerView has no {name!r}")
-
-    @property
-    def special_ids(self) -> Sequence[int]:
-        return tuple(self._t.special_ids)
-
-    @property
-    def base(self) -> Sequence[bytes]:
-        return tuple(self._t.base)
 
     def corpus_counts(self) -> CorpusCounts:
         table = self._t.table
@@ -115,8 +110,8 @@ class TrainerView:
 
     def best_count(self) -> int:
         """The count of the pair the next step would merge (0: none is left)."""
-        best = self._t.best_pair()
-        return best[2] if best is not None else 0
+        best = self._t.top_pairs(1)
+        return best[0].count if best else 0
 
     def stopped_early(self) -> str:
         """Why training stops before its target, in a few words ("no pair left", "best
@@ -126,9 +121,6 @@ class TrainerView:
             return ""
         stop = self._t.stop()
         return stop.short if stop is not None and stop.early else ""
-
-    def next_choice(self) -> MergeStep | None:
-        return self._t.next_choice()
 
     def symbol_counts(self) -> list[int]:
         """How often each token id occurs in the training corpus now."""

@@ -30,7 +30,7 @@ from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAG
 from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, corpus_spec,
                             sample_file)
 from .gc_policy import release_freed_memory
-from .jobs import Job, JobEnd, Outcome
+from .jobs import Job, JobEnd, Outcome, phased
 from .live import LiveView
 from .parity_setup import ParitySetup
 from .training_jobs import detail_current, run_on, stop_reason
@@ -307,13 +307,7 @@ class Training:
         phase, live = self._set_phase, self._live
 
         def job(progress, cancelled):
-            said = [READING]
-
-            def report(name: str, done: int, total: int) -> None:
-                if name != said[0]:
-                    said[0] = name
-                    phase(*labels.get(name, (label, "")))
-                progress(done, total)
+            report = phased(progress, phase, lambda name: labels.get(name, (label, "")))
             report(READING, 0, 1)   # (the status bar says it from the start)
             try:
                 run = build_run(spec, report, cancelled, **inputs)

@@ -37,9 +37,7 @@ def detail_current(t: TrainerProtocol | None) -> bool:
 def stop_reason(t: TrainerProtocol) -> str:
     """Why training stops here (target reached, no pair left, below min frequency), or
     that it can go on."""
-    stop = t.stop()
-    return stop.sentence if stop is not None else \
-        f"Training can go on from step {t.n_steps}."
+    return t.stop_reason() or f"Training can go on from step {t.n_steps}."
 
 
 def run_on(t: TrainerProtocol, until: int | None, live, progress, cancelled) -> Sequence:

@@ -270,10 +270,6 @@ class JobRunner(QObject):
         self._end_cancelled(job)
         return True
 
-    def cancel(self) -> None:
-        self.request_cancel()
-        self.abandon()
-
     def stop_and_wait(self, timeout_ms: int = 10_000) -> None:
         """On close: ask the jobs to stop and wait for their threads."""
         if self._thread is not None:

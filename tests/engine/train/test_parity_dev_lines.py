@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_gui.engine.train import ParityData, ParityRun, ParitySettings, ParityTrainer, \
+from bpe_gui.engine.train import ParityData, ParitySettings, ParityTrainer, \
     turn_sentence
 from bpe_gui.engine.train.parity_dev import text_lines
 
@@ -70,7 +70,7 @@ def test_an_empty_text_has_no_line():
 
 def test_the_run_and_each_step_say_the_dev_texts_are_not_parallel(tmp_path):
     train, dev = _files(tmp_path, keep=30)
-    run = ParityRun.from_files(train, dev, ParitySettings(num_merges=5), lines=True)
+    run = ParityTrainer.from_files(train, dev, ParitySettings(num_merges=5), lines=True)
     run.run()
     assert run.parity is not None and run.parity.warning is not None
     assert "different numbers of lines" in run.parity.warning
@@ -84,7 +84,7 @@ def test_the_run_and_each_step_say_the_dev_texts_are_not_parallel(tmp_path):
 
 def test_parallel_runs_say_the_same_sentences(tmp_path):
     train, dev = _files(tmp_path, keep=None)
-    run = ParityRun.from_files(train, dev, ParitySettings(num_merges=5), lines=True)
+    run = ParityTrainer.from_files(train, dev, ParitySettings(num_merges=5), lines=True)
     run.run()
     assert run.parity is not None and run.parity.warning is None
     trainer = ParityTrainer(ParityData.from_files(train, dev, lines=True),

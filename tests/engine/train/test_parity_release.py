@@ -22,7 +22,7 @@ def test_a_released_core_keeps_the_run_and_says_why_the_rest_fails():
     assert t.tokenizer().encode("the cat") == kept.tokenizer().encode("the cat")
     assert t.step() is None   # at its target: nothing asked of the core
     with pytest.raises(SettingsError, match="released after training"):
-        t.pair_source(0)
+        t.top_pairs()
     with pytest.raises(SettingsError, match="released after training"):
         t.undo()
     assert t.merges == kept.merges and t.n_steps == 6

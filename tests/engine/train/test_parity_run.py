@@ -1,4 +1,4 @@
-"""ParityRun: the parity trainer as a TrainerProtocol run for the window (stepping,
+"""ParityTrainer as a TrainerProtocol run for the window (stepping,
 undo, redo, looking ahead without changing anything, the pair table, retargeting, the
 tokenizer at a step). The merges themselves are held against tokenizers' ParityBpeTrainer
 in tests/engine/train/test_parity.py and, through the window, tests/gui/test_parity_window.py."""
@@ -11,7 +11,7 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.train import _pycore, trainer
-from bpe_gui.engine.train import ParityRun, ParitySettings, TrainerProtocol, TrainSettings
+from bpe_gui.engine.train import ParityTrainer, ParitySettings, TrainerProtocol, TrainSettings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
 LANGS = ("en", "de", "ru", "zh")
@@ -31,10 +31,10 @@ def trainer_state(request, monkeypatch, tmp_path_factory):
     return request.param
 
 
-def _run(merges: int = 40, **kw) -> ParityRun:
-    return ParityRun.from_files([(n, FIXTURES / f"{n}.train.txt") for n in LANGS],
-                                [(n, FIXTURES / f"{n}.dev.txt") for n in LANGS],
-                                ParitySettings(num_merges=merges, **kw), lines=True)
+def _run(merges: int = 40, **kw) -> ParityTrainer:
+    return ParityTrainer.from_files([(n, FIXTURES / f"{n}.train.txt") for n in LANGS],
+                                    [(n, FIXTURES / f"{n}.dev.txt") for n in LANGS],
+                                    ParitySettings(num_merges=merges, **kw), lines=True)
 
 
 def test_it_is_a_trainer_protocol_run():
@@ -182,7 +182,7 @@ def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
 
 @pytest.mark.regression
 def test_the_look_ahead_neither_steps_nor_undoes(monkeypatch):
-    """ParityRun.next_choice stepped, undid and raised the target to look one step
+    """ParityTrainer.next_choice stepped, undid and raised the target to look one step
     ahead; the choice is now a pure function of the trainer's state."""
     run = _run(merges=30)
     run.run(until=7)
@@ -197,3 +197,15 @@ def test_the_look_ahead_neither_steps_nor_undoes(monkeypatch):
     made = run.step()
     assert (ahead.pair, ahead.count, ahead.new_id, ahead.reason) == \
         (made.pair, made.count, made.new_id, made.reason)
+
+
+@pytest.mark.regression
+def test_one_language_with_a_dev_set_says_why_each_step_served_it():
+    """A run of one language with a dev set raised IndexError when it explained a step."""
+    t = ParityTrainer.from_files([("en", FIXTURES / "en.train.txt")],
+                                 [("en", FIXTURES / "en.dev.txt")],
+                                 ParitySettings(num_merges=3), lines=True)
+    recs = t.run()
+    assert len(recs) == 3
+    assert all("served en: it is the only language" in r.reason for r in recs)
+    assert t.next_choice() is not None and "only language" in t.next_choice().reason

@@ -16,7 +16,7 @@ import pytest
 import regex
 
 from bpe_gui.engine.tokenizers import Tokenizer
-from bpe_gui.engine.train import (SUPERBPE, TRAIN_ON, ParityRun, ParitySettings, TrainingSpec,
+from bpe_gui.engine.train import (SUPERBPE, TRAIN_ON, ParityTrainer, ParitySettings, TrainingSpec,
                                   TrainSettings, Trainer, build_run)
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -84,8 +84,8 @@ def test_train_on_records():
 @pytest.mark.regression
 def test_parity_records():
     langs = ("en", "de")
-    run = ParityRun.from_files([(n, FIXTURES / f"{n}.train.txt") for n in langs],
-                               [(n, FIXTURES / f"{n}.dev.txt") for n in langs],
-                               ParitySettings(num_merges=30), lines=True)
+    run = ParityTrainer.from_files([(n, FIXTURES / f"{n}.train.txt") for n in langs],
+                                   [(n, FIXTURES / f"{n}.dev.txt") for n in langs],
+                                   ParitySettings(num_merges=30), lines=True)
     recs = list(run.run(detail=False))
     check(recs, sum(len((FIXTURES / f"{n}.train.txt").read_bytes()) for n in langs))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.errors import BPEError, SettingsError
-from bpe_gui.engine.train import (SUPERBPE, ParityRun, ParitySettings, ParityTrainer,
+from bpe_gui.engine.train import (SUPERBPE, ParitySettings, ParityTrainer,
                                   Trainer, TrainingSpec, TrainSettings, build_run, train_on)
 
 TEXT = "low low lower newest newest widest widest widest " * 20
@@ -27,8 +27,8 @@ def runs():
     files = [(lang, FIXTURES / f"{lang}.train.txt") for lang in ("en", "de")]
     parity = ParityTrainer.from_files(files, None, ParitySettings(num_merges=10,
                                                                   ratios=(1.0, 1.0)))
-    run = ParityRun.from_files(files, None, ParitySettings(num_merges=10, ratios=(1.0, 1.0)),
-                               lines=True)
+    run = ParityTrainer.from_files(files, None, ParitySettings(num_merges=10, ratios=(1.0, 1.0)),
+                                   lines=True)
     out = {"plain": plain, "superbpe": superbpe, "train-on": on, "parity": parity,
            "parity-run": run}
     for t in out.values():

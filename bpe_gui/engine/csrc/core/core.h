@@ -577,6 +577,13 @@ const char *bpe_core_check_shape(int64_t n_symbols, const int64_t *starts, int64
 int bpe_core_reserve_tokens(BpeCore *c, int64_t n, int64_t bytes);
 /* Append token bytes s[0..len) as the next id (room reserved). */
 void bpe_core_add_token(BpeCore *c, const char *s, int64_t len);
+/* The base tokens at once: s[i][0..len[i]) for i < n, room reserved here. NULL when
+ * added, else what is wrong (*is_mem: a failed allocation). */
+const char *bpe_core_add_tokens(BpeCore *c, const unsigned char *const *s, const size_t *len,
+                                int64_t n, int *is_mem);
+/* Whether tie rule `tie` is one a core (columns = 0) or a core with columns (1) knows:
+ * NULL, else what is wrong. */
+const char *bpe_core_tie_check(int tie, int columns);
 /* The words: symbols[starts[w]..starts[w + 1]) of word w (n_words + 1 starts, shape
  * checked) seen freqs[w] times; the tokens added so far are the base tokens. Builds the
  * pair table, position lists and heap. NULL when done, else what is wrong (*is_mem set
@@ -611,6 +618,11 @@ int bpe_core_best(BpeCore *c, BpePairCount *out);
 /* Up to k best pairs, best first, into out[] (room for k; with same_count_only, only
  * those that share the top count): how many, or -1 when out of memory. */
 int64_t bpe_core_ranked(BpeCore *c, int64_t k, int same_count_only, BpePairCount *out);
+/* Up to k best pairs of the core (col < 0) or of heaped column col, best first (as
+ * bpe_core_ranked, bpe_core_col_ranked), in a block of their own (malloc'd, the caller
+ * frees it): NULL when out of memory; *m how many. */
+BpePairCount *bpe_core_top(BpeCore *c, int32_t col, int64_t k, int same_count_only,
+                           int64_t *m);
 /* How many pairs share the top count (0 when there is no pair). */
 int64_t bpe_core_n_tied(const BpeCore *c);
 /* The words the last step changed: how many (0 before any step), and in *out (malloc'd,
@@ -621,6 +633,12 @@ int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t
 int64_t bpe_core_word(const BpeCore *c, int32_t w, int32_t *out);
 /* Every word's symbols now: sym (room n_slots) and st (n_words + 1 starts into sym). */
 void bpe_core_segmentation(const BpeCore *c, int32_t *sym, int64_t *st);
+/* The steps from `start` (<= n_steps) on as seven columns of n = n_steps - start int64
+ * end to end into col (room 7 n): a, b, new id, count, n_tied, merged, gone. */
+void bpe_core_history_columns(const BpeCore *c, int64_t start, int64_t *col);
+/* Token t's occurrences now, frequency-weighted (with columns: weighted by the first
+ * n_train), or -1 when t is no token. */
+int64_t bpe_core_symbol_count(const BpeCore *c, int64_t t);
 /* Frequency-weighted count of the pair (a, b) (0 if it never occurred or ids are out of
  * range). */
 int64_t bpe_core_pair_count(const BpeCore *c, int64_t a, int64_t b);
@@ -629,15 +647,21 @@ int64_t bpe_core_pair_count(const BpeCore *c, int64_t a, int64_t b);
  * into out[] (room for `room`): how many there are (more than room: call again). */
 int64_t bpe_core_changed(const BpeCore *c, BpePairCount *out, int64_t room);
 
+/* What a replay of n merges found, each array malloc'd here (bpe_replay_free): counts[i]
+ * merge i's count before it (0: skipped); with top_k, tops[i * top_k ..] the best pairs
+ * before it (a = b = -1 past the last); changed (n_changed records): the pairs each merge
+ * changed, with their counts after it; ends[i]: records so far after merge i. */
+typedef struct {
+    int64_t *counts, *ends;
+    BpePairCount *tops, *changed;
+    size_t n_changed;
+} BpeReplay;
 /* The merges of the pairs ab[0..2n) (a0, b0, a1, b1, ...; a = -1: a merge to skip, no
- * token made) in order. counts[i]: merge i's count before it (0: skipped); with top_k,
- * tops[i * top_k ..] the best pairs before it (a = b = -1 past the last); *changed
- * (malloc'd, the caller frees it, even on failure; *n_changed records): the pairs each
- * merge changed, with their counts after it; ends[i]: records so far after merge i.
+ * token made) in order, into *out (bpe_replay_free it, whatever this returns).
  * 1 done, 0 merge *bad names an id that does not exist yet, -1 error (ERR_* in *err). */
-int bpe_core_replay(BpeCore *c, const int32_t *ab, int64_t n, int64_t top_k, int64_t *counts,
-                    int64_t *ends, BpePairCount *tops, BpePairCount **changed,
-                    size_t *n_changed, int64_t *bad, int *err);
+int bpe_core_replay(BpeCore *c, const int32_t *ab, int64_t n, int64_t top_k, BpeReplay *out,
+                    int64_t *bad, int *err);
+void bpe_replay_free(BpeReplay *r);
 
 /* Recounts everything and compares (tests): NULL if consistent, else what differs
  * (*is_mem set when the check itself had no memory). */
@@ -678,6 +702,9 @@ int64_t bpe_core_col_pair_count(const BpeCore *c, int32_t col, int64_t a, int64_
  * the highest counts there, lower row first on equal counts. -1 when out of memory. */
 int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32_t **out,
                              int64_t *n_out);
+/* The number of rows of column col's table (col < n_cols), and with rows (room for that
+ * many) the word of each row. */
+int32_t bpe_core_col_rows(const BpeCore *c, int32_t col, int32_t *rows);
 /* Recounts the columns and checks their heaps (col_sync them first): NULL if consistent
  * (bpe_core_check). */
 const char *bpe_core_col_check(const BpeCore *c, int *is_mem);
@@ -686,6 +713,10 @@ typedef struct {
     int64_t pairs, pairs_cap, live_pairs, hash_cap, pos_entries, pos_alloc_lists, pos_cap,
         rlog, rlog_cap,
         scratch_cap, approx_bytes;
+    /* the columns' (0 without): their heaps' entries, room and notes' room, the rows
+     * (and free ones), the (word, column) entries, the cells */
+    int64_t col_heap_entries, col_heap_cap, col_notes_cap, col_rows, col_rows_free,
+        col_entries, cells;
 } BpeCoreStats;
 /* Sizes of the internal structures (benchmarks). */
 void bpe_core_stats(const BpeCore *c, BpeCoreStats *out);

@@ -51,6 +51,41 @@ void bpe_core_add_token(BpeCore *c, const char *s, int64_t len)
     tok_append(c, s, len);
 }
 
+const char *bpe_core_add_tokens(BpeCore *c, const unsigned char *const *s, const size_t *len,
+                                int64_t n, int *is_mem)
+{
+    int64_t total = 0;
+    *is_mem = 0;
+    if (n >= INT32_MAX / 2)
+        return "too many tokens";
+    for (int64_t i = 0; i < n; i++) {
+        if (len[i] > INT32_MAX / 4)
+            return "token too long";
+        total += (int64_t)len[i];
+    }
+    if (bpe_core_reserve_tokens(c, n + 1, total + 1) < 0) {
+        *is_mem = 1;
+        return "out of memory";
+    }
+    for (int64_t i = 0; i < n; i++)
+        tok_append(c, (const char *)s[i], (int64_t)len[i]);
+    return NULL;
+}
+
+const char *bpe_core_tie_check(int tie, int columns)
+{
+    if (columns)
+        return tie == TIE_GREATEST || tie == TIE_LOWEST_IDS || tie == TIE_LOWEST_HF ||
+                       tie == TIE_GREATEST_HF
+                   ? NULL
+                   : "tie_rule must be GREATEST, LOWEST_IDS, LOWEST_HF or GREATEST_HF (a core "
+                     "with columns keeps no first-seen keys)";
+    return tie == TIE_GREATEST || tie == TIE_FIRST_SEEN || tie == TIE_LOWEST_IDS ||
+                   tie == TIE_LOWEST_HF || tie == TIE_GREATEST_HF
+               ? NULL
+               : "tie_rule must be GREATEST, FIRST_SEEN, LOWEST_IDS, LOWEST_HF or GREATEST_HF";
+}
+
 /* LOWEST_HF and GREATEST_HF in byte mode (ids 0..255 are the bytes 0..255): rank each byte as tokenizers
  * numbers ByteLevel's alphabet, sorted by the character GPT-2's map gives it -- the
  * bytes that stand for themselves (! to ~, U+00A1 to U+00AC, U+00AE to U+00FF) in

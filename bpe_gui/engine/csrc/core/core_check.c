@@ -162,4 +162,14 @@ void bpe_core_stats(const BpeCore *c, BpeCoreStats *out)
                         c->scratch_cap * 4 + (int64_t)c->touched_cap * (int64_t)sizeof(Touch) +
                         (int64_t)c->n_words * 16 + (int64_t)c->tok_buf_cap +
                         (int64_t)c->tok_cap * 60;
+    out->col_heap_entries = out->col_heap_cap = out->col_notes_cap = 0;
+    for (int32_t h = 0; h < c->n_heaped; h++) {
+        out->col_heap_entries += c->cheap[h].n;
+        out->col_heap_cap += (int64_t)c->cheap[h].cap;
+        out->col_notes_cap += (int64_t)c->cheap[h].pend_cap;
+    }
+    out->col_rows = c->n_cols ? c->n_prows : 0;
+    out->col_rows_free = c->n_cols ? c->n_free_rows : 0;
+    out->col_entries = c->n_cols ? c->wc_start[c->n_words] : 0;
+    out->cells = c->n_cells;
 }

@@ -7,6 +7,36 @@
 
 /* ---- queries ---- */
 
+BpePairCount *bpe_core_top(BpeCore *c, int32_t col, int64_t k, int same_count_only,
+                           int64_t *m)
+{
+    if (col >= 0 && col_sync(c, col) < 0) /* (its heap's size, up to date) */
+        return NULL;
+    int64_t have = col < 0 ? c->heap_n : c->cheap[col].n;
+    k = k < have ? k : have;
+    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
+    *m = !pairs ? -1 : col < 0 ? bpe_core_ranked(c, k, same_count_only, pairs)
+                               : bpe_core_col_ranked(c, col, k, same_count_only, pairs);
+    if (*m < 0) {
+        free(pairs);
+        return NULL;
+    }
+    return pairs;
+}
+
+int32_t bpe_core_col_rows(const BpeCore *c, int32_t col, int32_t *rows)
+{
+    int32_t n = 0;
+    for (int32_t w = 0; w < c->n_words; w++)
+        for (int64_t e = c->wc_start[w]; e < c->wc_start[w + 1]; e++)
+            if (c->wc[e].col == col && c->wc[e].row >= 0) {
+                if (rows)
+                    rows[c->wc[e].row] = w;
+                n = c->wc[e].row + 1 > n ? c->wc[e].row + 1 : n;
+            }
+    return n;
+}
+
 static void pair_of(const BpeCore *c, const HEnt *e, BpePairCount *out)
 {
     out->a = c->pairs[e->p].a;

@@ -173,6 +173,26 @@ int64_t bpe_core_word(const BpeCore *c, int32_t w, int32_t *out)
     return n;
 }
 
+int64_t bpe_core_symbol_count(const BpeCore *c, int64_t t)
+{
+    return t < 0 || t >= c->n_tokens ? -1 : c->n_cols ? c->tsym[t] : c->symcount[t];
+}
+
+void bpe_core_history_columns(const BpeCore *c, int64_t start, int64_t *col)
+{
+    int64_t n = c->n_steps - start;
+    for (int64_t i = 0; i < n; i++) {
+        const StepRec *r = &c->steps[start + i];
+        col[i] = r->a;
+        col[n + i] = r->b;
+        col[2 * n + i] = r->id;
+        col[3 * n + i] = r->count;
+        col[4 * n + i] = r->n_tied;
+        col[5 * n + i] = r->merged;
+        col[6 * n + i] = r->gone;
+    }
+}
+
 void bpe_core_segmentation(const BpeCore *c, int32_t *sym, int64_t *st)
 {
     int64_t k = 0;

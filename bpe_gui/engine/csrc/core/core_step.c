@@ -469,14 +469,31 @@ int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *er
     return done;
 }
 
-int bpe_core_replay(BpeCore *c, const int32_t *ab, int64_t n, int64_t top_k, int64_t *counts,
-                    int64_t *ends, BpePairCount *tops, BpePairCount **changed,
-                    size_t *n_changed, int64_t *bad, int *err)
+void bpe_replay_free(BpeReplay *r)
+{
+    free(r->counts);
+    free(r->ends);
+    free(r->tops);
+    free(r->changed);
+    memset(r, 0, sizeof(*r));
+}
+
+int bpe_core_replay(BpeCore *c, const int32_t *ab, int64_t n, int64_t top_k, BpeReplay *out,
+                    int64_t *bad, int *err)
 {
     BpePairCount *v = NULL;
     size_t m = 0, cap = 0;
     int rc = 1;
     *err = ERR_NONE;
+    memset(out, 0, sizeof(*out));
+    int64_t *counts = out->counts = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    int64_t *ends = out->ends = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    BpePairCount *tops = out->tops = (BpePairCount *)malloc(
+        (size_t)(n * top_k > 0 ? n * top_k : 1) * sizeof(BpePairCount));
+    if (!counts || !ends || !tops) {
+        *err = ERR_NOMEM;
+        return -1;
+    }
     for (int64_t i = 0; i < n; i++) {
         int32_t a = ab[2 * i], b = ab[2 * i + 1];
         if (top_k) {
@@ -517,7 +534,7 @@ int bpe_core_replay(BpeCore *c, const int32_t *ab, int64_t n, int64_t top_k, int
         m += (size_t)bpe_core_changed(c, v + m, more);
         ends[i] = (int64_t)m;
     }
-    *changed = v;
-    *n_changed = m;
+    out->changed = v;
+    out->n_changed = m;
     return rc;
 }

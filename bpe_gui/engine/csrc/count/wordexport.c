@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/heap_trim.h"
+
 /* One table's entries in order of first appearance: the entries themselves, or (when
  * they were not added in that order) a sorted list of them. */
 struct WordRun {
@@ -131,10 +133,24 @@ void we_write(WordExport *x, unsigned char *bp, int64_t *sp, int64_t *fp, uint64
     }
 }
 
-void we_free(WordExport *x)
+void we_free(WordExport *x, WordTable **ts)
 {
     for (size_t j = 0; x->runs && j < x->k; j++)
         free((void *)x->runs[j].order);
     free(x->runs);
     x->runs = NULL;
+    if (x->gathered) {
+        for (size_t j = 0; j < x->k; j++)
+            wt_reset(ts[j]);
+        bpe_heap_trim(); /* their pages, held in the counting threads' arenas */
+    }
+}
+
+int64_t we_longest_gap(const int64_t *starts, size_t n)
+{
+    int64_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (starts[i] - starts[i - 1] > best)
+            best = starts[i] - starts[i - 1];
+    return best;
 }

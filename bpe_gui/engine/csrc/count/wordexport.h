@@ -31,6 +31,12 @@ int we_prepare(WordExport *x, WordTable **ts, size_t k, size_t threads);
  * (counts) and kp (first-appearance keys, if not NULL); once per we_prepare. */
 void we_write(WordExport *x, unsigned char *bp, int64_t *sp, int64_t *fp, uint64_t *kp);
 
-void we_free(WordExport *x);
+/* ts: the tables given to we_prepare; when several were gathered they are spent: each is
+ * emptied (wt_reset) and their pages go back to the system. */
+void we_free(WordExport *x, WordTable **ts);
+
+/* The greatest starts[i + 1] - starts[i] of n starts (a table's longest word), 0 for
+ * fewer than two. */
+int64_t we_longest_gap(const int64_t *starts, size_t n);
 
 #endif

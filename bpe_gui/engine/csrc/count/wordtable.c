@@ -296,6 +296,119 @@ void wt_clear(WordTable *c)
     c->n_chunks = c->chunks_cap = c->chunk_used = c->chunk_size = c->arena_bytes = 0;
 }
 
+void wt_reset(WordTable *c)
+{
+    wt_clear(c);
+    c->total = c->chars = c->bytes = 0;
+}
+
+size_t wt_memory(const WordTable *c)
+{
+    return c->cap * sizeof(uint64_t) + c->entries_cap * sizeof(WordEntry) + c->arena_bytes;
+}
+
+void wt_free_specials(WordTable *c)
+{
+    for (ptrdiff_t k = 0; k < c->n_specials; k++)
+        free(c->sp[k]);
+    free(c->sp);
+    free(c->sp_len);
+    c->sp = NULL;
+    c->sp_len = NULL;
+    c->n_specials = 0;
+}
+
+int wt_set_specials(WordTable *c, const unsigned char *const *sp, const size_t *len, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!len[k])
+            return -2;
+    wt_free_specials(c);
+    c->sp = (unsigned char **)calloc(n ? n : 1, sizeof(unsigned char *));
+    c->sp_len = (size_t *)calloc(n ? n : 1, sizeof(size_t));
+    if (!c->sp || !c->sp_len)
+        goto fail;
+    for (size_t k = 0; k < n; k++) {
+        if (!(c->sp[k] = (unsigned char *)malloc(len[k])))
+            goto fail;
+        memcpy(c->sp[k], sp[k], len[k]);
+        c->sp_len[k] = len[k];
+        c->n_specials = (ptrdiff_t)k + 1;
+    }
+    /* longest first (insertion sort: there are few) */
+    for (ptrdiff_t i = 1; i < c->n_specials; i++)
+        for (ptrdiff_t j = i; j > 0 && c->sp_len[j] > c->sp_len[j - 1]; j--) {
+            unsigned char *tp = c->sp[j];
+            size_t tl = c->sp_len[j];
+            c->sp[j] = c->sp[j - 1];
+            c->sp_len[j] = c->sp_len[j - 1];
+            c->sp[j - 1] = tp;
+            c->sp_len[j - 1] = tl;
+        }
+    return 0;
+fail:
+    wt_free_specials(c);
+    return -1;
+}
+
+int wt_count_block(WordTable *c, const unsigned char *s, size_t n, size_t stop,
+                   uint64_t *ordp)
+{
+    size_t until = stop < n ? stop : n;
+    int rc = wt_count_text_until(c, s, n, until, ordp);
+    c->chars += wt_count_chars(s, until);
+    c->bytes += (int64_t)until;
+    return rc;
+}
+
+int wt_add_words(WordTable *c, const unsigned char *const *p, const size_t *len, size_t n,
+                 uint64_t *ordp)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!len[i])
+            continue;
+        if (wt_add(c, p[i], len[i], 1, (*ordp)++) < 0)
+            return -1;
+        c->total++;
+    }
+    return 0;
+}
+
+int wt_merge(WordTable *c, const WordTable *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        const WordEntry *e = &src->entries[i];
+        if (wt_add(c, wt_word(e), e->len, e->count, e->first) < 0)
+            return -1;
+    }
+    c->total += src->total;
+    c->chars += src->chars;
+    c->bytes += src->bytes;
+    return 0;
+}
+
+size_t wt_table_bad_entry(size_t blob_len, const int64_t *starts, const int64_t *counts,
+                          size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (starts[i] < 0 || starts[i + 1] <= starts[i] || (uint64_t)starts[i + 1] > blob_len ||
+            counts[i] < 1)
+            return i;
+    return n;
+}
+
+int wt_add_table(WordTable *c, const unsigned char *blob, const int64_t *starts,
+                 const int64_t *counts, const uint64_t *firsts, size_t n, uint64_t key0)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (wt_add(c, blob + starts[i], (size_t)(starts[i + 1] - starts[i]), counts[i],
+                   firsts ? firsts[i] : key0 + i) < 0)
+            return -1;
+        c->total += counts[i];
+    }
+    return 0;
+}
+
 /* Gathering several tables' counts (see wordtable.h) through one index of every word of
  * the union: each entry is looked up once, whatever the number of tables (looking each
  * word up in every other table's own index costs k - 1 lookups per entry). A slot holds

@@ -92,5 +92,51 @@ int64_t wt_count_chars(const unsigned char *p, size_t n);
 
 /* Free the words (not the special tokens) and empty the table. */
 void wt_clear(WordTable *t);
+/* wt_clear, and the totals (total, chars, bytes) back to 0 */
+void wt_reset(WordTable *t);
+/* bytes the table holds (about): its slots, entries and arena */
+size_t wt_memory(const WordTable *t);
+
+/* The special tokens: copies of sp[0..n) (len[i] bytes each) replace the table's, kept
+ * longest first, so at one start the longest wins: 0, -1 out of memory (none kept), or -2
+ * when one is empty (nothing changed). wt_free_specials frees them. */
+int wt_set_specials(WordTable *t, const unsigned char *const *sp, const size_t *len, size_t n);
+void wt_free_specials(WordTable *t);
+
+/* First-appearance keys are (block << 32) | ordinal: whether n more words numbered from
+ * (block, ordinal) get keys of their own. WT_KEYS_OK; WT_KEYS_RANGE: block is 2**31 or more,
+ * or ordinal 2**32 or more; WT_KEYS_FULL: the block's 2**32 ordinals run out (a new block
+ * must start). */
+enum { WT_KEYS_OK, WT_KEYS_RANGE, WT_KEYS_FULL };
+static inline int wt_keys_fit(uint64_t block, uint64_t ordinal, uint64_t n)
+{
+    if (block >= (1ull << 31) || ordinal >= (1ull << 32))
+        return WT_KEYS_RANGE;
+    return ordinal + n > (1ull << 32) ? WT_KEYS_FULL : WT_KEYS_OK;
+}
+
+/* wt_count_text_until, and the size of s[0..stop) (stop > n: all of s) added to the
+ * table's chars and bytes: a block of a corpus counted. */
+int wt_count_block(WordTable *t, const unsigned char *s, size_t n, size_t stop,
+                   uint64_t *ordp);
+
+/* The words p[i] (len[i] bytes each, i < n), each seen once, at *ordp, *ordp + 1, ...
+ * (*ordp is left after the last); empty ones are skipped. Adds to t->total. */
+int wt_add_words(WordTable *t, const unsigned char *const *p, const size_t *len, size_t n,
+                 uint64_t *ordp);
+
+/* Every word of src added to t (its first appearance the earlier of the two), and src's
+ * totals to t's. */
+int wt_merge(WordTable *t, const WordTable *src);
+
+/* A table as arrays (wordexport.h's output): word i is blob[starts[i]..starts[i + 1]),
+ * seen counts[i] times. The first entry that is not a word of blob[0..blob_len) (starts
+ * out of order or range, an empty word, a count below 1), or n when all are. */
+size_t wt_table_bad_entry(size_t blob_len, const int64_t *starts, const int64_t *counts,
+                          size_t n);
+/* Its n words added (checked with wt_table_bad_entry first), word i first seen at
+ * firsts[i], or without firsts at key0 + i; their counts added to t->total. */
+int wt_add_table(WordTable *t, const unsigned char *blob, const int64_t *starts,
+                 const int64_t *counts, const uint64_t *firsts, size_t n, uint64_t key0);
 
 #endif

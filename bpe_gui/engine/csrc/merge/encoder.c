@@ -551,6 +551,24 @@ int enc_pretok_set(int mode)
 
 int enc_pretok_get(void) { return pretok_mode; }
 
+static const char *const pretok_names[] = {"mask", "word"}; /* by ENC_PRETOK_* */
+
+int enc_pretok_by_name(const char *name)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(name, pretok_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *enc_pretok_name(int mode) { return pretok_names[mode]; }
+
+int enc_pretok_from_env(const char **value)
+{
+    const char *v = *value = getenv("BPE_GUI_PRETOK");
+    return !v || !*v ? 0 : enc_pretok_set(enc_pretok_by_name(v));
+}
+
 /* The one place that picks a preset's pre-tokenizer. */
 static int fast_kind(int preset)
 {
@@ -602,14 +620,15 @@ BPE_FORCE_INLINE size_t fast_word(int kind, uint64_t v)
     }
 }
 
-size_t enc_fast_word(int preset, uint64_t v)
+int64_t enc_fast_word(int preset, const unsigned char *p, size_t n)
 {
-    return fast_word(fast_kind(preset), v);
-}
-
-int enc_fast_more(int preset, uint64_t v)
-{
-    return fast_more(v, fast_kind(preset) == FAST_O200K);
+    int kind = fast_kind(preset);
+    int64_t r = (int64_t)fast_word(kind, load8(p));
+    if (r == FAST_MORE && n >= 16) {
+        int e = fast_more(load8(p + 8), kind == FAST_O200K);
+        r = e < 0 ? -1 : 8 + e;
+    }
+    return r;
 }
 
 size_t enc_pretok_words(int preset, const unsigned char *s, size_t n, size_t *ends, size_t cap)

@@ -129,9 +129,10 @@ int enc_char_spans(int kind, const void *data, size_t chars, const uint32_t *ids
                    const int32_t *len_of, size_t n_len, const uint32_t *marks,
                    size_t n_marks, int64_t *start, int64_t *end);
 
-/* The one-load word of a preset (scan/scan_fast.h) at the 8 bytes v: for tests. */
-size_t enc_fast_word(int preset, uint64_t v);
-int enc_fast_more(int preset, uint64_t v);
+/* The one-load word of a preset (scan/scan_fast.h) at p[0..n), n >= 8, for tests: the
+ * answer for its first 8 bytes (1..7 the word's length, 8 FAST_MORE, 0 undecided); with
+ * FAST_MORE and n >= 16, -1 or 8 + the run's end in p[8..16). */
+int64_t enc_fast_word(int preset, const unsigned char *p, size_t n);
 /* The cl100k family's pre-tokenizer (cl100k, Llama 3, Qwen2): 64-byte windows of class
  * masks (scan/scan_mask.h), the default, or a word at a time (scan_fast.h and the
  * scanner). BPE_GUI_PRETOK=mask|word forces one at import. set: 0, or -1 for an unknown
@@ -139,6 +140,12 @@ int enc_fast_more(int preset, uint64_t v);
 enum { ENC_PRETOK_MASK = 0, ENC_PRETOK_WORD = 1 };
 int enc_pretok_set(int mode);
 int enc_pretok_get(void);
+/* The modes by name: "mask", "word" (-1: no mode of that name), and each one's name. */
+int enc_pretok_by_name(const char *name);
+const char *enc_pretok_name(int mode);
+/* BPE_GUI_PRETOK=mask|word: the mode it names set, or nothing when it is unset or empty:
+ * 0, or -1 when it names no mode (*value: what it holds). */
+int enc_pretok_from_env(const char **value);
 /* The word ends of s[0..n), scanned as a whole text, as the encoder finds them (the
  * windows of the mode set, the scanner for the words they leave): up to cap stored,
  * how many returned. For the tests against `regex`. */

@@ -378,6 +378,225 @@ static inline void bpe_py_release(Py_buffer *b, size_t n)
             PyBuffer_Release(&b[i]);
 }
 
+/* ---- more input: token ids, integer arrays, byte strings */
+/* o as a token id (0 to 2**31 - 2): 0, or -1 with an exception set */
+static inline int bpe_py_id(PyObject *o, int32_t *out)
+{
+    long long v = PyLong_AsLongLong(o); /* (not long: 32 bits on Windows) */
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0 || v > INT32_MAX - 1) {
+        PyErr_Format(PyExc_ValueError, "token id %lld is out of range (0 to 2**31 - 2)", v);
+        return -1;
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* the items of fast (a PySequence_Fast result) as token ids into out: 0, or -1 with an
+ * exception set */
+static inline int bpe_py_ids_in(PyObject *fast, int32_t *out)
+{
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++)
+        if (bpe_py_id(PySequence_Fast_GET_ITEM(fast, i), &out[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* Integers as a C array of int32 or int64 (`itemsize` 4 or 8): a 1-d buffer of integers of
+ * that size read in place, bytes widened to int32, or any sequence of ints copied. */
+typedef struct {
+    Py_buffer view;
+    int has_view;
+    void *owned;
+    const void *data;
+    Py_ssize_t n;
+} BpeIntArr;
+
+static inline void bpe_py_intarr_release(BpeIntArr *x)
+{
+    if (x->has_view)
+        PyBuffer_Release(&x->view);
+    x->has_view = 0;
+    free(x->owned);
+    x->owned = NULL;
+}
+
+/* 0, or -1 with an exception set (TypeError or ValueError naming `name`) */
+static inline int bpe_py_intarr_get(PyObject *obj, int itemsize, const char *name,
+                                    BpeIntArr *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (PyObject_CheckBuffer(obj)) {
+        if (PyObject_GetBuffer(obj, &out->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            return -1;
+        out->has_view = 1;
+        const char *fmt = out->view.format ? out->view.format : "B";
+        while (*fmt == '@' || *fmt == '=' || *fmt == '<')
+            fmt++;
+        int one = fmt[0] && !fmt[1];
+        if (out->view.ndim <= 1 && out->view.itemsize == itemsize && one &&
+            strchr("bBhHiIlLqQnN", fmt[0]) != NULL) {
+            out->data = out->view.buf;
+            out->n = out->view.len / itemsize;
+            return 0;
+        }
+        if (itemsize == 4 && out->view.itemsize == 1 && one && (fmt[0] == 'B' || fmt[0] == 'c')) {
+            /* bytes (e.g. the words of a byte-level table, end to end): widened here */
+            Py_ssize_t n = out->view.len;
+            int32_t *mem = (int32_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+            const unsigned char *src = (const unsigned char *)out->view.buf;
+            for (Py_ssize_t i = 0; mem && i < n; i++)
+                mem[i] = src[i];
+            bpe_py_intarr_release(out);
+            if (!mem) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            out->owned = mem;
+            out->data = mem;
+            out->n = n;
+            return 0;
+        }
+        bpe_py_intarr_release(out); /* (another buffer, e.g. array('b'): as a sequence) */
+    }
+    PyObject *seq = PySequence_Fast(obj, "");
+    if (!seq) {
+        PyErr_Format(PyExc_TypeError, "%s must be a buffer or sequence of integers", name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    void *mem = malloc((size_t)(n > 0 ? n : 1) * (size_t)itemsize);
+    if (!mem) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(items[i]);
+        int bad = v == -1 && PyErr_Occurred();
+        if (bad && PyErr_ExceptionMatches(PyExc_OverflowError))
+            PyErr_Clear();
+        else if (bad) {
+            Py_DECREF(seq);
+            free(mem);
+            return -1;
+        }
+        if (bad || (itemsize == 4 && (v < INT32_MIN || v > INT32_MAX))) {
+            Py_DECREF(seq);
+            free(mem);
+            PyErr_Format(PyExc_ValueError, "%s: value out of range", name);
+            return -1;
+        }
+        if (itemsize == 4)
+            ((int32_t *)mem)[i] = (int32_t)v;
+        else
+            ((int64_t *)mem)[i] = (int64_t)v;
+    }
+    Py_DECREF(seq);
+    out->owned = mem;
+    out->data = mem;
+    out->n = n;
+    return 0;
+}
+
+/* A sequence of byte strings as pointers and lengths: bytes or bytearray objects as they
+ * are, or str objects' UTF-8 (cached in each str), borrowed from the items, which `seq`
+ * holds until bpe_py_bytes_list_release. */
+typedef struct {
+    PyObject *seq;
+    const unsigned char **p;
+    size_t *len;
+    size_t n;
+} BpeBytesList;
+
+static inline void bpe_py_bytes_list_release(BpeBytesList *b)
+{
+    Py_CLEAR(b->seq);
+    free(b->p);
+    free(b->len);
+    b->p = NULL;
+    b->len = NULL;
+}
+
+/* strs: the items must be str, else bytes or bytearray. 0, or -1 with an exception set
+ * (TypeError `msg` for anything else; a lone surrogate: UnicodeEncodeError) */
+static inline int bpe_py_bytes_list_get(PyObject *o, BpeBytesList *b, int strs,
+                                        const char *msg)
+{
+    memset(b, 0, sizeof(*b));
+    PyObject *seq = PySequence_Fast(o, "");
+    Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 0;
+    b->seq = seq;
+    b->n = (size_t)n;
+    b->p = (const unsigned char **)malloc((b->n ? b->n : 1) * sizeof(*b->p));
+    b->len = (size_t *)malloc((b->n ? b->n : 1) * sizeof(size_t));
+    if (seq && (!b->p || !b->len)) {
+        bpe_py_bytes_list_release(b);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; seq && i < n; i++) {
+        PyObject *x = PySequence_Fast_GET_ITEM(seq, i);
+        Py_ssize_t len;
+        if (strs && PyUnicode_Check(x)) {
+            if (!(b->p[i] = (const unsigned char *)PyUnicode_AsUTF8AndSize(x, &len))) {
+                bpe_py_bytes_list_release(b);
+                return -1;
+            }
+            b->len[i] = (size_t)len;
+        } else if (strs) {
+            seq = NULL;
+        } else if (PyBytes_Check(x)) {
+            b->p[i] = (const unsigned char *)PyBytes_AS_STRING(x);
+            b->len[i] = (size_t)PyBytes_GET_SIZE(x);
+        } else if (PyByteArray_Check(x)) {
+            b->p[i] = (const unsigned char *)PyByteArray_AS_STRING(x);
+            b->len[i] = (size_t)PyByteArray_GET_SIZE(x);
+        } else {
+            seq = NULL;
+        }
+    }
+    if (!seq) {
+        bpe_py_bytes_list_release(b);
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* A list of (start, end) tuples of ints into st[] and en[] (room for its length): 0, or
+ * -1 with an exception set (TypeError naming `what` for an item that is no pair) */
+static inline int bpe_py_spans_in(PyObject *list, int64_t *st, int64_t *en, const char *what)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *o = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
+            PyErr_Format(PyExc_TypeError, "%s: offsets are (start, end) tuples", what);
+            return -1;
+        }
+        st[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 0));
+        en[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 1));
+        if (PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the GIL */
+/* `call` without the GIL, obj->busy set meanwhile: the guard by which every other call on
+ * obj refuses to read what `call` may change or reallocate (set and read with the GIL) */
+#define BPE_PY_UNLOCKED(obj, call) \
+    do {                           \
+        (obj)->busy = 1;           \
+        Py_BEGIN_ALLOW_THREADS     \
+        call;                      \
+        Py_END_ALLOW_THREADS       \
+        (obj)->busy = 0;           \
+    } while (0)
+
 /* A str as UTF-8 for one call, without keeping a UTF-8 copy in the str: an ASCII str's
  * own characters, any other's encoded into a temporary bytes (owner; release with
  * bpe_py_utf8_release). 0, or -1 with an exception set (TypeError when o is not a str,
@@ -434,35 +653,6 @@ static inline PyObject *bpe_py_bytes_pieces(const unsigned char *s, const size_t
     return list;
 }
 
-/* The UTF-8 of each str of a list (cached in each str), in two PyMem arrays (room for one
- * at least; PyMem_Free both): 0, or -1 with an exception set (nothing to free; TypeError
- * naming `what` for an item that is not a str) */
-static inline int bpe_py_utf8_list(PyObject *list, const char ***p, size_t **n, const char *what)
-{
-    Py_ssize_t k = PyList_GET_SIZE(list);
-    *p = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(char *));
-    *n = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(size_t));
-    int rc = *p && *n ? 0 : (PyErr_NoMemory(), -1);
-    for (Py_ssize_t i = 0; rc == 0 && i < k; i++) {
-        PyObject *s = PyList_GET_ITEM(list, i);
-        Py_ssize_t len;
-        if (!PyUnicode_Check(s)) {
-            PyErr_Format(PyExc_TypeError, "%s: item %zd is %.80s, not str", what, i,
-                         Py_TYPE(s)->tp_name);
-            rc = -1;
-        } else if (!((*p)[i] = PyUnicode_AsUTF8AndSize(s, &len))) {
-            rc = -1;
-        } else {
-            (*n)[i] = (size_t)len;
-        }
-    }
-    if (rc < 0) {
-        PyMem_Free((void *)*p), PyMem_Free(*n);
-        *p = NULL, *n = NULL;
-    }
-    return rc;
-}
-
 /* Each str of a sequence as its characters (PyMem copies of UCS-4; free them with
  * bpe_py_ucs4_free), *n of them, each one character or more: 0, or -1 with an exception
  * set naming `what` (TypeError: not a sequence; ValueError: an item not such a str;
@@ -507,24 +697,6 @@ static inline int bpe_py_ucs4_seq(PyObject *given, Py_UCS4 ***strs, size_t **len
         *strs = NULL, *lens = NULL;
     }
     return rc;
-}
-
-/* The ints of a list as int64 values (a PyMem array, room for one at least; PyMem_Free
- * it): 0, or -1 with an exception set (nothing to free) */
-static inline int bpe_py_int64_list(PyObject *list, int64_t **v)
-{
-    Py_ssize_t n = PyList_GET_SIZE(list);
-    if (!(*v = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (((*v)[k] = PyLong_AsLongLong(PyList_GET_ITEM(list, k))) == -1 && PyErr_Occurred()) {
-            PyMem_Free(*v);
-            *v = NULL;
-            return -1;
-        }
-    return 0;
 }
 
 #endif

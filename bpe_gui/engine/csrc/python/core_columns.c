@@ -45,7 +45,7 @@ static int col_heaped(ColObject *self, Py_ssize_t col)
 typedef struct {
     PyObject *blob;
     Py_buffer view;
-    IntArr st, cn;
+    BpeIntArr st, cn;
 } TableArgs;
 
 static void tables_release(TableArgs *ta, Py_ssize_t n)
@@ -53,8 +53,8 @@ static void tables_release(TableArgs *ta, Py_ssize_t n)
     for (Py_ssize_t i = 0; i < n; i++) {
         if (ta[i].blob)
             PyBuffer_Release(&ta[i].view);
-        intarr_release(&ta[i].st);
-        intarr_release(&ta[i].cn);
+        bpe_py_intarr_release(&ta[i].st);
+        bpe_py_intarr_release(&ta[i].cn);
     }
     free(ta);
 }
@@ -83,7 +83,8 @@ static int tables_get(PyObject *otab, TableArgs **ta_out, BpeTable **t_out, Py_s
         if (PyObject_GetBuffer(blob, &ta[i].view, PyBUF_SIMPLE) < 0)
             goto fail;
         ta[i].blob = blob;
-        if (intarr_get(st, 8, "starts", &ta[i].st) < 0 || intarr_get(cn, 8, "counts", &ta[i].cn) < 0) {
+        if (bpe_py_intarr_get(st, 8, "starts", &ta[i].st) < 0 ||
+            bpe_py_intarr_get(cn, 8, "counts", &ta[i].cn) < 0) {
             i++;
             goto fail;
         }
@@ -120,48 +121,25 @@ static PyObject *Col_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi|pip:ColumnCore", kwlist, &otab, &n_train,
                                      &with_sum, &tie, &keep_undo))
         return NULL;
-    if (tie != TIE_GREATEST && tie != TIE_LOWEST_IDS && tie != TIE_LOWEST_HF &&
-        tie != TIE_GREATEST_HF) {
-        PyErr_SetString(PyExc_ValueError, "tie_rule must be GREATEST, LOWEST_IDS, LOWEST_HF "
-                        "or GREATEST_HF (a core with columns keeps no first-seen keys)");
-        return NULL;
-    }
     TableArgs *ta;
     BpeTable *t;
     Py_ssize_t n;
-    if (tables_get(otab, &ta, &t, &n) < 0)
-        return NULL;
-    ColObject *self = (ColObject *)type->tp_alloc(type, 0);
-    if (!self || !(self->core = bpe_core_new(tie))) {
-        tables_release(ta, n);
-        free(t);
+    ColObject *self = core_alloc(type, tie, keep_undo, 1);
+    if (!self || tables_get(otab, &ta, &t, &n) < 0) {
         Py_XDECREF(self);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    bpe_core_keep_undo(self->core, keep_undo);
-    int is_mem;
     const char *msg;
-    Py_BEGIN_ALLOW_THREADS
-    msg = bpe_core_build_tables(self->core, t, (int32_t)n, n_train, with_sum, &is_mem);
-    Py_END_ALLOW_THREADS
+    int is_mem;
+    BPE_PY_UNLOCKED(self, msg = bpe_core_build_tables(self->core, t, (int32_t)n, n_train,
+                                                    with_sum, &is_mem));
     tables_release(ta, n);
     free(t);
-    if (msg) {
-        if (is_mem)
-            PyErr_NoMemory();
-        else
-            PyErr_SetString(PyExc_ValueError, msg);
-        Py_DECREF(self);
-        return NULL;
-    }
+    if (msg && raise_build_error(msg, is_mem) < 0)
+        Py_CLEAR(self);
     return (PyObject *)self;
 }
 
-static void Col_dealloc(ColObject *self)
-{
-    bpe_core_free(self->core);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
 
 static PyObject *Col_best(ColObject *self, PyObject *args)
 {
@@ -177,25 +155,12 @@ static PyObject *Col_best(ColObject *self, PyObject *args)
     return pair_tuple(&p);
 }
 
-static PyObject *col_ranked(ColObject *self, Py_ssize_t col, Py_ssize_t k, int same)
-{
-    BpeCore *c = self->core;
-    if (col_sync(c, (int32_t)col) < 0)   /* (its heap's size, up to date) */
-        return PyErr_NoMemory();
-    if (k > c->cheap[col].n)
-        k = c->cheap[col].n;
-    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
-    if (!pairs)
-        return PyErr_NoMemory();
-    return pair_list(pairs, bpe_core_col_ranked(c, (int32_t)col, k, same, pairs));
-}
-
 static PyObject *Col_top(ColObject *self, PyObject *args)
 {
     Py_ssize_t col, k;
     if (!PyArg_ParseTuple(args, "nn:top", &col, &k) || col_heaped(self, col) < 0)
         return NULL;
-    return col_ranked(self, col, k, 0);
+    return top_list(self->core, (int32_t)col, k, 0);
 }
 
 static PyObject *Col_tied(ColObject *self, PyObject *args)
@@ -206,53 +171,15 @@ static PyObject *Col_tied(ColObject *self, PyObject *args)
     int64_t n = bpe_core_col_n_tied(self->core, (int32_t)col);
     if (n < 0)
         return PyErr_NoMemory();
-    PyObject *list = col_ranked(self, col, limit, 1);
+    PyObject *list = top_list(self->core, (int32_t)col, limit, 1);
     return list ? Py_BuildValue("(LN)", (long long)n, list) : NULL;
 }
 
+/* merge(a, b, into=-1) -> new_id */
 static PyObject *Col_merge(ColObject *self, PyObject *args)
 {
-    int a, b, into = -1;
-    if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into) || check_usable(self) < 0)
-        return NULL;
-    int err;
     StepRec r;
-    int res;
-    self->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    res = into < 0 ? bpe_core_merge(self->core, a, b, &err, &r)
-                   : bpe_core_merge_into(self->core, a, b, into, &err, &r);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
-    if (res < 0)
-        return raise_step_error(err);
-    if (res == 0) {
-        PyErr_Format(PyExc_ValueError, "merge(%d, %d, into=%d): token id out of range, or "
-                     "token %d is not token %d's bytes then token %d's", a, b, into, into,
-                     a, b);
-        return NULL;
-    }
-    return PyLong_FromLong(r.id);
-}
-
-static PyObject *Col_undo(ColObject *self, PyObject *Py_UNUSED(ignored))
-{
-    if (check_usable(self) < 0)
-        return NULL;
-    int err, res;
-    StepRec r;
-    self->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    res = bpe_core_undo(self->core, &err, &r);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
-    if (res < 0)
-        return raise_step_error(err);
-    if (res == 0) {
-        PyErr_SetString(PyExc_IndexError, "no step to undo");
-        return NULL;
-    }
-    return Py_BuildValue("(iii)", r.a, r.b, r.id);
+    return core_merge(self, args, &r) < 0 ? NULL : PyLong_FromLong(r.id);
 }
 
 static PyObject *Col_totals(ColObject *self, PyObject *Py_UNUSED(ignored))
@@ -272,18 +199,10 @@ static PyObject *Col_rows(ColObject *self, PyObject *args)
         PyErr_SetString(PyExc_IndexError, "column out of range");
         return NULL;
     }
-    int32_t n = 0;
-    for (int64_t e = 0; e < c->wc_start[c->n_words]; e++)
-        if (c->wc[e].col == col && c->wc[e].row + 1 > n)
-            n = c->wc[e].row + 1;
+    int32_t n = bpe_core_col_rows(c, (int32_t)col, NULL);
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n * 4);
-    if (!out)
-        return NULL;
-    int32_t *rows = (int32_t *)PyBytes_AS_STRING(out);
-    for (int32_t w = 0; w < c->n_words; w++)
-        for (int64_t e = c->wc_start[w]; e < c->wc_start[w + 1]; e++)
-            if (c->wc[e].col == col && c->wc[e].row >= 0)
-                rows[c->wc[e].row] = w;
+    if (out)
+        bpe_core_col_rows(c, (int32_t)col, (int32_t *)PyBytes_AS_STRING(out));
     return out;
 }
 
@@ -300,26 +219,6 @@ static PyObject *Col_touched(ColObject *self, PyObject *args)
     int64_t n_ids;
     int64_t nd = bpe_core_col_touched(self->core, (int32_t)col, limit, &ids, &n_ids);
     return touched_result(nd, ids, n_ids);
-}
-
-static PyObject *Col_word(ColObject *self, PyObject *args)
-{
-    Py_ssize_t w;
-    if (!PyArg_ParseTuple(args, "n:word", &w) || check_usable(self) < 0)
-        return NULL;
-    return word_list(self->core, w);
-}
-
-static PyObject *Col_symbol_count(ColObject *self, PyObject *args)
-{
-    long long t;
-    if (!PyArg_ParseTuple(args, "L:symbol_count", &t) || check_usable(self) < 0)
-        return NULL;
-    if (t < 0 || t >= self->core->n_tokens) {
-        PyErr_SetString(PyExc_IndexError, "token id out of range");
-        return NULL;
-    }
-    return PyLong_FromLongLong((long long)self->core->tsym[t]);
 }
 
 static PyObject *Col_pair_count(ColObject *self, PyObject *args)
@@ -342,51 +241,11 @@ static PyObject *Col_check(ColObject *self, PyObject *Py_UNUSED(ignored))
     return check_result(self->core);
 }
 
-/* sizes of the internal structures, for benchmarks: Core._stats's, and the columns' */
-static PyObject *Col_stats(ColObject *self, PyObject *Py_UNUSED(ignored))
-{
-    if (check_idle(self) < 0)
-        return NULL;
-    const BpeCore *c = self->core;
-    BpeCoreStats s;
-    bpe_core_stats(c, &s);
-    int64_t heaped = 0, heap_cap = 0, pend_cap = 0;
-    for (int32_t h = 0; h < c->n_heaped; h++) {
-        heaped += c->cheap[h].n;
-        heap_cap += (int64_t)c->cheap[h].cap;
-        pend_cap += (int64_t)c->cheap[h].pend_cap;
-    }
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs",
-                         (long long)s.pairs, "pairs_cap", (long long)s.pairs_cap,
-                         "pos_entries", (long long)s.pos_entries, "pos_cap",
-                         (long long)s.pos_cap, "column_heap_entries", (long long)heaped,
-                         "column_heap_cap", (long long)heap_cap, "column_notes_cap",
-                         (long long)pend_cap, "column_rows", (long long)c->n_prows,
-                         "column_rows_free", (long long)c->n_free_rows, "column_entries",
-                         (long long)c->wc_start[c->n_words], "cells", (long long)c->n_cells,
-                         "hash_cap", (long long)s.hash_cap);
-}
-
-static PyObject *Col_get(ColObject *self, void *closure)
-{
-    if (check_idle(self) < 0)
-        return NULL;
-    const BpeCore *c = self->core;
-    switch ((int)(intptr_t)closure) {
-    case 0: return PyLong_FromLong(c->n_tokens);
-    case 1: return PyLong_FromLong(c->n_steps);
-    case 2: return PyLong_FromLong(c->n_words);
-    case 3: return PyLong_FromLong(c->n_cols);
-    default: return PyLong_FromLong(c->n_heaped);
-    }
-}
-
 static PyGetSetDef Col_getset[] = {
-    {"n_tokens", (getter)Col_get, NULL, "number of tokens (base + merged)", (void *)0},
-    {"n_steps", (getter)Col_get, NULL, "number of merges done", (void *)1},
-    {"n_words", (getter)Col_get, NULL, "number of words (the tables' union)", (void *)2},
-    {"n_columns", (getter)Col_get, NULL, "number of columns", (void *)3},
-    {"n_heaped", (getter)Col_get, NULL, "columns with pair counts (the first ones)", (void *)4},
+    CORE_GETSET_COMMON,
+    {"n_columns", (getter)core_get, NULL, "number of columns", (void *)CORE_N_COLUMNS},
+    {"n_heaped", (getter)core_get, NULL, "columns with pair counts (the first ones)",
+     (void *)CORE_N_HEAPED},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef Col_methods[] = {
@@ -394,24 +253,24 @@ static PyMethodDef Col_methods[] = {
     {"top", (PyCFunction)Col_top, METH_VARARGS, "top(col, k) -> up to k (a, b, count)"},
     {"tied", (PyCFunction)Col_tied, METH_VARARGS, "tied(col, limit) -> (n, pairs)"},
     {"merge", (PyCFunction)Col_merge, METH_VARARGS, "merge(a, b, into=-1) -> new_id"},
-    {"undo", (PyCFunction)Col_undo, METH_NOARGS, "undo() -> (a, b, new_id)"},
+    {"undo", (PyCFunction)Core_undo, METH_NOARGS, "undo() -> (a, b, new_id)"},
     {"totals", (PyCFunction)Col_totals, METH_NOARGS, "totals() -> symbols per column"},
     {"rows", (PyCFunction)Col_rows, METH_VARARGS, "rows(col) -> int32 bytes: word of each row"},
     {"touched", (PyCFunction)Col_touched, METH_VARARGS, "touched(col, limit) -> (n, rows)"},
-    {"word", (PyCFunction)Col_word, METH_VARARGS, "word(w) -> list of symbol ids"},
-    {"symbol_count", (PyCFunction)Col_symbol_count, METH_VARARGS,
+    {"word", (PyCFunction)Core_word, METH_VARARGS, "word(w) -> list of symbol ids"},
+    {"symbol_count", (PyCFunction)Core_symbol_count, METH_VARARGS,
      "symbol_count(t) -> occurrences of token t weighted by the first n_train columns"},
     {"token", (PyCFunction)Core_token, METH_VARARGS, "token(t) -> bytes"},
     {"pair_count", (PyCFunction)Col_pair_count, METH_VARARGS, "pair_count(col, a, b) -> int"},
     {"_check", (PyCFunction)Col_check, METH_NOARGS, "internal consistency check (tests)"},
-    {"_stats", (PyCFunction)Col_stats, METH_NOARGS, "internal sizes (benchmarks)"},
+    {"_stats", (PyCFunction)Core_stats, METH_NOARGS, "internal sizes (benchmarks)"},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject ColumnCoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "bpe_gui.engine.train._core.ColumnCore",
     .tp_basicsize = sizeof(ColObject),
-    .tp_dealloc = (destructor)Col_dealloc,
+    .tp_dealloc = (destructor)Core_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "ColumnCore(tables, n_train, with_sum=False, tie_rule=GREATEST_HF, undo=True)"
               "\n\nOne training core over several count tables, a count per table (column).",

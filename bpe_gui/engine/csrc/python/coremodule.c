@@ -1,37 +1,14 @@
 /*
- * bpe_gui.engine.train._core -- incremental Byte-Pair-Encoding training state: the Python type
- * around the plain-C trainer of core/ (core/core.h: the data structures and the API).
- * This file is the only one of _core that knows Python: arguments in, Python objects
- * out, the GIL released while the core builds and runs, and the `busy` guard that keeps
- * other threads out meanwhile.
+ * bpe_gui.engine.train._core -- incremental Byte-Pair-Encoding training state: the Python
+ * types around the plain-C trainer of core/ (core/core.h: the data structures and the
+ * API). Core here, ColumnCore (parity training's core, a count per column on every word)
+ * in core_columns.c; core_python.h is what the two share: one object, one `busy` guard,
+ * one way of running without the GIL (BPE_PY_UNLOCKED: construction, step, undo, merge,
+ * replay and run), the methods and properties alike in both.
  *
- * Python API
- * ----------
- *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST, undo=True)
- *       symbols: int32 buffer, bytes (each byte a symbol id) or a sequence; starts/freqs:
- *       int64 buffers (or sequences),
- *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN, LOWEST_IDS,
- *       LOWEST_HF or GREATEST_HF (core.h); undo=False: no undo log (less memory), undo() raises
- *       RuntimeError.
- *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
- *   tied(limit) -> (n, [(a, b, count), ...])
- *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
- *   merge(a, b, into=-1) -> (new_id, count): this pair merged, best or not (a merge list
- *       replayed); into: the existing token it makes (parity: a token made again)
- *   replay(pairs, top_k=0) -> (counts, ends, changed, tops): many merges without the GIL,
- *       and what each changed (a merge list replayed on a sample: see Core_replay)
- *   run(n, min_count=1) -> steps done (releases the GIL; other calls on the same Core
- *       from other threads raise RuntimeError meanwhile)
- *   history(start) -> [(a, b, new_id, count, n_tied, merged, gone), ...] of the steps
- *       from `start` on (gone: bit 0 a, bit 1 b no longer occur on their own)
- *   touched(limit) -> (n_words, [word ids by freq desc, id asc])
- *   word(w), pair_count(a, b), symbol_count(t), token(t)
- *   properties: n_tokens, n_steps, n_words, n_pairs (pairs with count > 0), tie_rule,
- *       total_symbols (frequency-weighted number of symbols in all words now)
- *   _check() (full consistency check, for tests), _stats() (internal sizes)
- *   ColumnCore: parity training's core, a count per column on every word
- *       (python/core_columns.c)
- * GREATEST compares (bytes(a), bytes(b)) like Python tuples; equal bytes: greater ids win.
+ * What each call takes and gives is train/_core.pyi (tests/engine/test_stubs.py holds
+ * the two together). These files only turn arguments into C values and C results and
+ * error codes (ERR_* of core.h) into Python objects and exceptions.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -44,145 +21,50 @@
 
 /* ---- construction ---------------------------------------------------------------- */
 
-void intarr_release(IntArr *x)
+int raise_build_error(const char *msg, int is_mem)
 {
-    if (x->has_view)
-        PyBuffer_Release(&x->view);
-    x->has_view = 0;
-    free(x->owned);
-    x->owned = NULL;
+    if (is_mem)
+        PyErr_NoMemory();
+    else
+        PyErr_SetString(PyExc_ValueError, msg);
+    return -1;
 }
 
-/* accept a 1-d buffer of integers of the given item size, or any sequence of ints */
-int intarr_get(PyObject *obj, int itemsize, const char *name, IntArr *out)
+/* A new object of `type` around a new, empty core (tie rule checked); NULL with an
+ * exception set */
+CoreObject *core_alloc(PyTypeObject *type, int tie, int keep_undo, int columns)
 {
-    memset(out, 0, sizeof(*out));
-    if (PyObject_CheckBuffer(obj)) {
-        if (PyObject_GetBuffer(obj, &out->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-            return -1;
-        out->has_view = 1;
-        const char *fmt = out->view.format ? out->view.format : "B";
-        while (*fmt == '@' || *fmt == '=' || *fmt == '<')
-            fmt++;
-        int ok = out->view.ndim <= 1 && out->view.itemsize == itemsize && fmt[0] &&
-                 !fmt[1] && strchr("bBhHiIlLqQnN", fmt[0]) != NULL;
-        if (ok) {
-            out->data = out->view.buf;
-            out->n = out->view.len / itemsize;
-            return 0;
-        }
-        if (itemsize == 4 && out->view.itemsize == 1 && (fmt[0] == 'B' || fmt[0] == 'c') &&
-            !fmt[1]) {
-            /* bytes (e.g. the words of a byte-level table, end to end): widen in C */
-            Py_ssize_t n = out->view.len;
-            int32_t *mem = (int32_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-            if (!mem) {
-                PyBuffer_Release(&out->view);
-                out->has_view = 0;
-                PyErr_NoMemory();
-                return -1;
-            }
-            const unsigned char *src = (const unsigned char *)out->view.buf;
-            for (Py_ssize_t i = 0; i < n; i++)
-                mem[i] = src[i];
-            PyBuffer_Release(&out->view);
-            out->has_view = 0;
-            out->owned = mem;
-            out->data = mem;
-            out->n = n;
-            return 0;
-        }
-        PyBuffer_Release(&out->view);
-        out->has_view = 0;
-        if (!PyList_Check(obj) && !PyTuple_Check(obj)) {
-            /* fall through to the generic sequence path (e.g. array('b'), bytes) */
-        }
+    const char *msg = bpe_core_tie_check(tie, columns);
+    if (msg) {
+        PyErr_SetString(PyExc_ValueError, msg);
+        return NULL;
     }
-    PyObject *seq = PySequence_Fast(obj, "");
-    if (!seq) {
-        PyErr_Format(PyExc_TypeError, "%s must be a buffer or sequence of integers", name);
-        return -1;
-    }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    void *mem = malloc((size_t)(n > 0 ? n : 1) * (size_t)itemsize);
-    if (!mem) {
-        Py_DECREF(seq);
+    CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
+    if (self && !(self->core = bpe_core_new(tie))) {
+        Py_CLEAR(self);
         PyErr_NoMemory();
-        return -1;
     }
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long long v = PyLong_AsLongLong(items[i]);
-        if (v == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            free(mem);
-            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_ValueError, "%s: value out of range", name);
-            }
-            return -1;
-        }
-        if (itemsize == 4) {
-            if (v < INT32_MIN || v > INT32_MAX) {
-                Py_DECREF(seq);
-                free(mem);
-                PyErr_Format(PyExc_ValueError, "%s: value out of range", name);
-                return -1;
-            }
-            ((int32_t *)mem)[i] = (int32_t)v;
-        } else {
-            ((int64_t *)mem)[i] = (int64_t)v;
-        }
-    }
-    Py_DECREF(seq);
-    out->owned = mem;
-    out->data = mem;
-    out->n = n;
-    return 0;
+    if (self)
+        bpe_core_keep_undo(self->core, keep_undo);
+    return self;
+}
+
+void Core_dealloc(CoreObject *self)
+{
+    bpe_core_free(self->core);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* the token bytes into the core: a sequence of bytes (or bytearray) objects */
 static int add_tokens(BpeCore *c, PyObject *otok)
 {
-    PyObject *tokseq = PySequence_Fast(otok, "token_bytes must be a sequence of bytes");
-    if (!tokseq)
+    BpeBytesList t;
+    if (bpe_py_bytes_list_get(otok, &t, 0, "token_bytes must be a sequence of bytes") < 0)
         return -1;
-    Py_ssize_t ntok = PySequence_Fast_GET_SIZE(tokseq);
-    PyObject **items = PySequence_Fast_ITEMS(tokseq);
-    int64_t total = 0;
-    if (ntok >= INT32_MAX / 2) {
-        PyErr_SetString(PyExc_ValueError, "too many tokens");
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < ntok; i++) {
-        if (PyBytes_Check(items[i]))
-            total += PyBytes_GET_SIZE(items[i]);
-        else if (PyByteArray_Check(items[i]))
-            total += PyByteArray_GET_SIZE(items[i]);
-        else {
-            PyErr_SetString(PyExc_TypeError, "token_bytes must contain bytes objects");
-            goto fail;
-        }
-    }
-    if (bpe_core_reserve_tokens(c, ntok + 1, total + 1) < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < ntok; i++) {
-        int isb = PyBytes_Check(items[i]);
-        Py_ssize_t len = isb ? PyBytes_GET_SIZE(items[i]) : PyByteArray_GET_SIZE(items[i]);
-        if (len > INT32_MAX / 4) {
-            PyErr_SetString(PyExc_ValueError, "token too long");
-            goto fail;
-        }
-        bpe_core_add_token(c, isb ? PyBytes_AS_STRING(items[i]) : PyByteArray_AS_STRING(items[i]),
-                           len);
-    }
-    Py_DECREF(tokseq);
-    return 0;
-fail:
-    Py_DECREF(tokseq);
-    return -1;
+    int is_mem;
+    const char *msg = bpe_core_add_tokens(c, t.p, t.len, (int64_t)t.n, &is_mem);
+    bpe_py_bytes_list_release(&t);
+    return msg ? raise_build_error(msg, is_mem) : 0;
 }
 
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -194,65 +76,35 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|ip:Core", kwlist, &osym, &ostarts,
                                      &ofreqs, &otok, &tie, &keep_undo))
         return NULL;
-    if (tie != TIE_GREATEST && tie != TIE_FIRST_SEEN && tie != TIE_LOWEST_IDS &&
-        tie != TIE_LOWEST_HF && tie != TIE_GREATEST_HF) {
-        PyErr_SetString(PyExc_ValueError, "tie_rule must be GREATEST, FIRST_SEEN, "
-                        "LOWEST_IDS, LOWEST_HF or GREATEST_HF");
-        return NULL;
-    }
-    CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
+    CoreObject *self = core_alloc(type, tie, keep_undo, 0);
     if (!self)
         return NULL;
-    self->core = bpe_core_new(tie);
-    if (!self->core) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
-    }
     BpeCore *c = self->core;
-    bpe_core_keep_undo(c, keep_undo);
-    IntArr s = {0}, st = {0}, fr = {0};
-    if (intarr_get(osym, 4, "symbols", &s) < 0)
-        goto fail;
-    if (intarr_get(ostarts, 8, "starts", &st) < 0)
-        goto fail;
-    if (intarr_get(ofreqs, 8, "freqs", &fr) < 0)
-        goto fail;
+    BpeIntArr s = {0}, st = {0}, fr = {0};
+    const char *msg;
+    int is_mem, rc = -1;
+    if (bpe_py_intarr_get(osym, 4, "symbols", &s) < 0 ||
+        bpe_py_intarr_get(ostarts, 8, "starts", &st) < 0 ||
+        bpe_py_intarr_get(ofreqs, 8, "freqs", &fr) < 0)
+        goto out;
     const int64_t *starts = (const int64_t *)st.data;
-    const char *msg = bpe_core_check_shape(s.n, starts, st.n, fr.n);
-    if (msg) {
+    if ((msg = bpe_core_check_shape(s.n, starts, st.n, fr.n)) != NULL) {
         PyErr_SetString(PyExc_ValueError, msg);
-        goto fail;
+        goto out;
     }
     if (add_tokens(c, otok) < 0)
-        goto fail;
-    int is_mem;
-    Py_BEGIN_ALLOW_THREADS
-    msg = bpe_core_build(c, (const int32_t *)s.data, (int32_t)s.n, starts,
-                         (const int64_t *)fr.data, (int32_t)(st.n - 1), &is_mem);
-    Py_END_ALLOW_THREADS
-    if (msg) {
-        if (is_mem)
-            PyErr_NoMemory();
-        else
-            PyErr_SetString(PyExc_ValueError, msg);
-        goto fail;
-    }
-    intarr_release(&s);
-    intarr_release(&st);
-    intarr_release(&fr);
+        goto out;
+    BPE_PY_UNLOCKED(self, msg = bpe_core_build(c, (const int32_t *)s.data, (int32_t)s.n,
+                                               starts, (const int64_t *)fr.data,
+                                               (int32_t)(st.n - 1), &is_mem));
+    rc = msg ? raise_build_error(msg, is_mem) : 0;
+out:
+    bpe_py_intarr_release(&s);
+    bpe_py_intarr_release(&st);
+    bpe_py_intarr_release(&fr);
+    if (rc < 0)
+        Py_CLEAR(self);
     return (PyObject *)self;
-fail:
-    intarr_release(&s);
-    intarr_release(&st);
-    intarr_release(&fr);
-    Py_DECREF(self);
-    return NULL;
-}
-
-static void Core_dealloc(CoreObject *self)
-{
-    bpe_core_free(self->core);
-    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* ---- stepping --------------------------------------------------------------------- */
@@ -276,9 +128,9 @@ static PyObject *Core_step(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (check_usable(self) < 0)
         return NULL;
-    int err;
+    int err, res;
     StepRec r;
-    int res = bpe_core_step(self->core, &err, &r);
+    BPE_PY_UNLOCKED(self, res = bpe_core_step(self->core, &err, &r));
     if (res < 0)
         return raise_step_error(err);
     if (res == 0)
@@ -286,13 +138,13 @@ static PyObject *Core_step(CoreObject *self, PyObject *Py_UNUSED(ignored))
     return Py_BuildValue("(iiiL)", r.a, r.b, r.id, (long long)r.count);
 }
 
-static PyObject *Core_undo(CoreObject *self, PyObject *Py_UNUSED(ignored))
+PyObject *Core_undo(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (check_usable(self) < 0)
         return NULL;
-    int err;
+    int err, res;
     StepRec r;
-    int res = bpe_core_undo(self->core, &err, &r);
+    BPE_PY_UNLOCKED(self, res = bpe_core_undo(self->core, &err, &r));
     if (res < 0)
         return raise_step_error(err);
     if (res == 0) {
@@ -313,52 +165,41 @@ static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     int64_t done;
     int err, res;
-    self->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    done = bpe_core_run(self->core, n, min_count, &res, &err);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
+    BPE_PY_UNLOCKED(self, done = bpe_core_run(self->core, n, min_count, &res, &err));
     if (res < 0)
         return raise_step_error(err);
     return PyLong_FromSsize_t((Py_ssize_t)done);
 }
 
-/* merge(a, b, into=-1) -> (new_id, count): one merge of the given pair, best or not; the
- * pair may not occur (count 0), its token is made all the same; into >= 0: the pair makes
- * that token, made before (its bytes a's then b's), as Hugging Face's parity trainer
- * keeps a token's id when a merge makes it again. */
-static PyObject *Core_merge(CoreObject *self, PyObject *args)
+/* merge(a, b, into=-1) of both types (bpe_core_merge, bpe_core_merge_into): 0 (the step
+ * in *r), or -1 with an exception set */
+int core_merge(CoreObject *self, PyObject *args, StepRec *r)
 {
-    int a, b, into = -1;
-    if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into))
-        return NULL;
-    if (check_usable(self) < 0)
-        return NULL;
-    int err;
-    StepRec r;
-    int res = into < 0 ? bpe_core_merge(self->core, a, b, &err, &r)
-                       : bpe_core_merge_into(self->core, a, b, into, &err, &r);
+    int a, b, into = -1, err, res;
+    if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into) || check_usable(self) < 0)
+        return -1;
+    BPE_PY_UNLOCKED(self, res = into < 0 ? bpe_core_merge(self->core, a, b, &err, r)
+                                       : bpe_core_merge_into(self->core, a, b, into, &err, r));
     if (res < 0)
-        return raise_step_error(err);
-    if (res == 0 && into >= 0) {
+        raise_step_error(err);
+    else if (res == 0 && into >= 0)
         PyErr_Format(PyExc_ValueError, "merge(%d, %d, into=%d): token id out of range, or "
                      "token %d is not token %d's bytes then token %d's", a, b, into, into,
                      a, b);
-        return NULL;
-    }
-    if (res == 0) {
+    else if (res == 0)
         PyErr_Format(PyExc_ValueError, "merge(%d, %d): token id out of range", a, b);
-        return NULL;
-    }
-    return Py_BuildValue("(iL)", r.id, (long long)r.count);
+    return res > 0 ? 0 : -1;
 }
 
-/* replay(pairs, top_k=0) -> (counts, ends, changed, tops), all bytes: merges the pairs
- * a0, b0, a1, b1, ... (int32 buffer; a = -1: a merge to skip, no token made) in order
- * without the GIL. counts: int64 per merge, its count before; changed: (a int32, b int32,
- * count int64) records of the pairs each merge changed, with their counts after it; ends:
- * int64 per merge, records so far; tops: top_k records per merge, the best pairs before
- * it (a = b = -1 past the last). ValueError when an id does not exist at its merge. */
+/* merge(a, b, into=-1) -> (new_id, count) */
+static PyObject *Core_merge(CoreObject *self, PyObject *args)
+{
+    StepRec r;
+    return core_merge(self, args, &r) < 0 ? NULL
+                                           : Py_BuildValue("(iL)", r.id, (long long)r.count);
+}
+
+/* replay(pairs, top_k=0) -> (counts, ends, changed, tops), all bytes (core.h's BpeReplay) */
 static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pairs", "top_k", NULL};
@@ -372,38 +213,19 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
     }
     if (check_usable(self) < 0)
         return NULL;
-    IntArr pa;
-    if (intarr_get(pairs_obj, 4, "pairs", &pa) < 0)
+    BpeIntArr pa;
+    if (bpe_py_intarr_get(pairs_obj, 4, "pairs", &pa) < 0)
         return NULL;
     if (pa.n % 2) {
-        intarr_release(&pa);
+        bpe_py_intarr_release(&pa);
         PyErr_SetString(PyExc_ValueError, "pairs must hold a, b for each merge");
         return NULL;
     }
     const int32_t *ab = (const int32_t *)pa.data;
-    int64_t n = pa.n / 2;
-    int64_t *counts = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    int64_t *ends = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    BpePairCount *tops = (BpePairCount *)malloc(
-        (size_t)(n * top_k > 0 ? n * top_k : 1) * sizeof(BpePairCount));
-    BpePairCount *chv = NULL;
-    size_t chn = 0;
-    if (!counts || !ends || !tops) {
-        free(counts);
-        free(ends);
-        free(tops);
-        intarr_release(&pa);
-        return PyErr_NoMemory();
-    }
-    BpeCore *c = self->core;
-    int64_t bad = -1;   /* the merge whose id did not exist */
+    int64_t n = pa.n / 2, bad = -1; /* bad: the merge whose id did not exist */
+    BpeReplay r;
     int rc, err;
-    self->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = bpe_core_replay(c, ab, n, top_k, counts, ends, tops, &chv, &chn, &bad, &err);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
-    intarr_release(&pa);
+    BPE_PY_UNLOCKED(self, rc = bpe_core_replay(self->core, ab, n, top_k, &r, &bad, &err));
     PyObject *out = NULL;
     if (rc < 0) {
         raise_step_error(err);
@@ -413,18 +235,16 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
                      (int)ab[2 * bad + 1]);
     } else {
         /* y# makes None of a NULL buffer: an empty one (no merge changed a pair of this
-         * sample, no top pairs asked) must still be bytes */
-        out = Py_BuildValue("(y#y#y#y#)", counts ? (const char *)counts : "",
-                            (Py_ssize_t)(n * 8), ends ? (const char *)ends : "",
-                            (Py_ssize_t)(n * 8), chv ? (const char *)chv : "",
-                            (Py_ssize_t)(chn * sizeof(BpePairCount)),
-                            tops ? (const char *)tops : "",
+         * sample) must still be bytes */
+        out = Py_BuildValue("(y#y#y#y#)", (const char *)r.counts, (Py_ssize_t)(n * 8),
+                            (const char *)r.ends, (Py_ssize_t)(n * 8),
+                            r.changed ? (const char *)r.changed : "",
+                            (Py_ssize_t)(r.n_changed * sizeof(BpePairCount)),
+                            (const char *)r.tops,
                             (Py_ssize_t)(n * top_k * (Py_ssize_t)sizeof(BpePairCount)));
     }
-    free(counts);
-    free(ends);
-    free(tops);
-    free(chv);
+    bpe_py_intarr_release(&pa);
+    bpe_replay_free(&r);
     return out;
 }
 
@@ -443,21 +263,6 @@ static PyObject *Core_best(CoreObject *self, PyObject *Py_UNUSED(ignored))
     if (!bpe_core_best(self->core, &p))
         Py_RETURN_NONE;
     return pair_tuple(&p);
-}
-
-/* [(a, b, count), ...] of pairs[0..m) (m < 0: out of memory), pairs freed */
-PyObject *pair_list(BpePairCount *pairs, int64_t m)
-{
-    PyObject *list = m < 0 ? PyErr_NoMemory() : PyList_New((Py_ssize_t)m);
-    for (int64_t i = 0; list && i < m; i++) {
-        PyObject *t = pair_tuple(&pairs[i]);
-        if (!t)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-    }
-    free(pairs);
-    return list;
 }
 
 /* (nd, [ids...]) of a `touched` query (nd < 0: out of memory), ids freed */
@@ -486,16 +291,22 @@ PyObject *word_list(const BpeCore *c, Py_ssize_t w)
     return list;
 }
 
-/* [(a, b, count), ...] of up to k best pairs (only those of the top count if asked) */
-static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
+/* [(a, b, count), ...] of up to k best pairs of the core (col < 0) or of column col (only
+ * those of the top count if asked) */
+PyObject *top_list(BpeCore *c, int32_t col, Py_ssize_t k, int same_count_only)
 {
-    if (k > c->heap_n)
-        k = c->heap_n;
-    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
-    if (!pairs)
-        return PyErr_NoMemory();
-    int64_t m = bpe_core_ranked(c, k, same_count_only, pairs);
-    return pair_list(pairs, m);
+    int64_t m;
+    BpePairCount *pairs = bpe_core_top(c, col, k, same_count_only, &m);
+    PyObject *list = pairs ? PyList_New((Py_ssize_t)m) : PyErr_NoMemory();
+    for (int64_t i = 0; list && i < m; i++) {
+        PyObject *t = pair_tuple(&pairs[i]);
+        if (!t)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+    free(pairs);
+    return list;
 }
 
 static PyObject *Core_top(CoreObject *self, PyObject *args)
@@ -505,7 +316,7 @@ static PyObject *Core_top(CoreObject *self, PyObject *args)
         return NULL;
     if (check_usable(self) < 0)
         return NULL;
-    return ranked(self->core, k, 0);
+    return top_list(self->core, -1, k, 0);
 }
 
 static PyObject *Core_tied(CoreObject *self, PyObject *args)
@@ -515,13 +326,8 @@ static PyObject *Core_tied(CoreObject *self, PyObject *args)
         return NULL;
     if (check_usable(self) < 0)
         return NULL;
-    if (self->core->heap_n == 0)
-        return Py_BuildValue("(i[])", 0);
-    int64_t n = bpe_core_n_tied(self->core);
-    PyObject *list = ranked(self->core, limit, 1);
-    if (!list)
-        return NULL;
-    return Py_BuildValue("(LN)", (long long)n, list);
+    PyObject *list = top_list(self->core, -1, limit, 1);
+    return list ? Py_BuildValue("(LN)", (long long)bpe_core_n_tied(self->core), list) : NULL;
 }
 
 /* The steps from the `start` that args give (format fmt) on: *first, *n; -1 with an
@@ -580,17 +386,8 @@ static PyObject *Core_history_columns(CoreObject *self, PyObject *args)
     PyObject *out = PyBytes_FromStringAndSize(NULL, 7 * n * (Py_ssize_t)sizeof(int64_t));
     if (!out)
         return NULL;
-    int64_t *col = (int64_t *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const StepRec *r = &first[i];
-        col[i] = r->a;
-        col[n + i] = r->b;
-        col[2 * n + i] = r->id;
-        col[3 * n + i] = r->count;
-        col[4 * n + i] = r->n_tied;
-        col[5 * n + i] = r->merged;
-        col[6 * n + i] = r->gone;
-    }
+    bpe_core_history_columns(self->core, self->core->n_steps - n,
+                             (int64_t *)PyBytes_AS_STRING(out));
     return out;
 }
 
@@ -607,7 +404,7 @@ static PyObject *Core_touched(CoreObject *self, PyObject *args)
     return touched_result(nd, ids, n_ids);
 }
 
-static PyObject *Core_word(CoreObject *self, PyObject *args)
+PyObject *Core_word(CoreObject *self, PyObject *args)
 {
     Py_ssize_t w;
     if (!PyArg_ParseTuple(args, "n:word", &w))
@@ -625,19 +422,14 @@ static PyObject *Core_segmentation(CoreObject *self, PyObject *noargs)
     if (check_usable(self) < 0)
         return NULL;
     const BpeCore *c = self->core;
-    int32_t *sym = malloc(((size_t)c->n_slots + 1) * sizeof(int32_t));
-    int64_t *st = malloc(((size_t)c->n_words + 1) * sizeof(int64_t));
-    if (!sym || !st) {
-        free(sym);
-        free(st);
-        return PyErr_NoMemory();
+    PyObject *sym = PyBytes_FromStringAndSize(NULL, ((Py_ssize_t)c->n_slots + 1) * 4);
+    PyObject *st = PyBytes_FromStringAndSize(NULL, ((Py_ssize_t)c->n_words + 1) * 8);
+    if (sym && st) {
+        int64_t *s = (int64_t *)PyBytes_AS_STRING(st);
+        bpe_core_segmentation(c, (int32_t *)PyBytes_AS_STRING(sym), s);
+        _PyBytes_Resize(&sym, (Py_ssize_t)(s[c->n_words] * 4)); /* (not shared yet: in place) */
     }
-    bpe_core_segmentation(c, sym, st);
-    PyObject *out = Py_BuildValue("(y#y#)", (const char *)sym, (Py_ssize_t)(st[c->n_words] * 4),
-                                  (const char *)st, (Py_ssize_t)(((size_t)c->n_words + 1) * 8));
-    free(sym);
-    free(st);
-    return out;
+    return bpe_py_steal_tuple(2, sym, st);
 }
 
 static PyObject *Core_pair_count(CoreObject *self, PyObject *args)
@@ -650,18 +442,15 @@ static PyObject *Core_pair_count(CoreObject *self, PyObject *args)
     return PyLong_FromLongLong((long long)bpe_core_pair_count(self->core, a, b));
 }
 
-static PyObject *Core_symbol_count(CoreObject *self, PyObject *args)
+PyObject *Core_symbol_count(CoreObject *self, PyObject *args)
 {
     long long t;
-    if (!PyArg_ParseTuple(args, "L:symbol_count", &t))
+    if (!PyArg_ParseTuple(args, "L:symbol_count", &t) || check_usable(self) < 0)
         return NULL;
-    if (check_usable(self) < 0)
-        return NULL;
-    if (t < 0 || t >= self->core->n_tokens) {
+    int64_t n = bpe_core_symbol_count(self->core, t);
+    if (n < 0)
         PyErr_SetString(PyExc_IndexError, "token id out of range");
-        return NULL;
-    }
-    return PyLong_FromLongLong((long long)self->core->symcount[t]);
+    return n < 0 ? NULL : PyLong_FromLongLong((long long)n);
 }
 
 PyObject *Core_token(CoreObject *self, PyObject *args)
@@ -698,58 +487,53 @@ static PyObject *Core_check(CoreObject *self, PyObject *Py_UNUSED(ignored))
     return check_usable(self) < 0 ? NULL : check_result(self->core);
 }
 
-/* sizes of the internal structures, for benchmarks */
-static PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
+/* sizes of the internal structures, for benchmarks (the columns' 0 without) */
+PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (check_idle(self) < 0)
         return NULL;
     BpeCoreStats s;
     bpe_core_stats(self->core, &s);
-    return Py_BuildValue("{s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", (int)s.pairs,
-                         "pairs_cap", (int)s.pairs_cap, "live_pairs", (int)s.live_pairs,
-                         "hash_cap", (long long)s.hash_cap, "pos_entries",
-                         (long long)s.pos_entries, "pos_alloc_lists", (long long)s.pos_alloc_lists,
-                         "pos_cap", (long long)s.pos_cap, "rlog", (long long)s.rlog,
-                         "rlog_cap", (long long)s.rlog_cap, "scratch_cap", (long long)s.scratch_cap,
-                         "approx_bytes", (long long)s.approx_bytes);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,"
+                         "s:L}", "pairs", (long long)s.pairs, "pairs_cap", (long long)s.pairs_cap,
+                         "live_pairs", (long long)s.live_pairs, "hash_cap", (long long)s.hash_cap,
+                         "pos_entries", (long long)s.pos_entries, "pos_alloc_lists",
+                         (long long)s.pos_alloc_lists, "pos_cap", (long long)s.pos_cap, "rlog",
+                         (long long)s.rlog, "rlog_cap", (long long)s.rlog_cap, "scratch_cap",
+                         (long long)s.scratch_cap, "approx_bytes", (long long)s.approx_bytes,
+                         "column_heap_entries", (long long)s.col_heap_entries,
+                         "column_heap_cap", (long long)s.col_heap_cap, "column_notes_cap",
+                         (long long)s.col_notes_cap, "column_rows", (long long)s.col_rows,
+                         "column_rows_free", (long long)s.col_rows_free, "column_entries",
+                         (long long)s.col_entries, "cells", (long long)s.cells);
 }
-
 
 /* ---- the type and the module ----------------------------------------------------- */
 
-static PyObject *Core_get_n_tokens(CoreObject *self, void *Py_UNUSED(closure))
+/* the counts both types show, by closure: CORE_N_* */
+PyObject *core_get(CoreObject *self, void *closure)
 {
-    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_tokens);
-}
-static PyObject *Core_get_n_steps(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_steps);
-}
-static PyObject *Core_get_n_words(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_words);
-}
-static PyObject *Core_get_tie_rule(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->tie);
-}
-static PyObject *Core_get_total_symbols(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return check_idle(self) < 0 ? NULL : PyLong_FromLongLong((long long)self->core->total_syms);
-}
-static PyObject *Core_get_n_pairs(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->heap_n);
+    if (check_idle(self) < 0)
+        return NULL;
+    const BpeCore *c = self->core;
+    switch ((int)(intptr_t)closure) {
+    case CORE_N_TOKENS: return PyLong_FromLong(c->n_tokens);
+    case CORE_N_STEPS: return PyLong_FromLong(c->n_steps);
+    case CORE_N_WORDS: return PyLong_FromLong(c->n_words);
+    case CORE_TIE_RULE: return PyLong_FromLong(c->tie);
+    case CORE_TOTAL_SYMBOLS: return PyLong_FromLongLong((long long)c->total_syms);
+    case CORE_N_PAIRS: return PyLong_FromLong(c->heap_n);
+    case CORE_N_COLUMNS: return PyLong_FromLong(c->n_cols);
+    default: return PyLong_FromLong(c->n_heaped);
+    }
 }
 
 static PyGetSetDef Core_getset[] = {
-    {"n_tokens", (getter)Core_get_n_tokens, NULL, "number of tokens (base + merged)", NULL},
-    {"n_steps", (getter)Core_get_n_steps, NULL, "number of merges done", NULL},
-    {"n_words", (getter)Core_get_n_words, NULL, "number of words", NULL},
-    {"tie_rule", (getter)Core_get_tie_rule, NULL, "the tie rule", NULL},
-    {"total_symbols", (getter)Core_get_total_symbols, NULL,
-     "frequency-weighted number of symbols in all words now", NULL},
-    {"n_pairs", (getter)Core_get_n_pairs, NULL, "number of pairs with count > 0", NULL},
+    CORE_GETSET_COMMON,
+    {"tie_rule", (getter)core_get, NULL, "the tie rule", (void *)CORE_TIE_RULE},
+    {"total_symbols", (getter)core_get, NULL,
+     "frequency-weighted number of symbols in all words now", (void *)CORE_TOTAL_SYMBOLS},
+    {"n_pairs", (getter)core_get, NULL, "number of pairs with count > 0", (void *)CORE_N_PAIRS},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef Core_methods[] = {
@@ -807,31 +591,14 @@ static struct PyModuleDef coremodule = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&CoreType) < 0 || PyType_Ready(&ColumnCoreType) < 0)
-        return NULL;
     PyObject *m = PyModule_Create(&coremodule);
-    if (!m)
-        return NULL;
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&ColumnCoreType);
-    if (PyModule_AddObject(m, "ColumnCore", (PyObject *)&ColumnCoreType) < 0) {
-        Py_DECREF(&ColumnCoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (PyModule_AddIntConstant(m, "GREATEST", TIE_GREATEST) < 0 ||
-        PyModule_AddIntConstant(m, "FIRST_SEEN", TIE_FIRST_SEEN) < 0 ||
-        PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0 ||
-        PyModule_AddIntConstant(m, "LOWEST_HF", TIE_LOWEST_HF) < 0 ||
-        PyModule_AddIntConstant(m, "GREATEST_HF", TIE_GREATEST_HF) < 0 ||
-        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (m && (PyModule_AddType(m, &CoreType) < 0 || PyModule_AddType(m, &ColumnCoreType) < 0 ||
+              PyModule_AddIntConstant(m, "GREATEST", TIE_GREATEST) < 0 ||
+              PyModule_AddIntConstant(m, "FIRST_SEEN", TIE_FIRST_SEEN) < 0 ||
+              PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0 ||
+              PyModule_AddIntConstant(m, "LOWEST_HF", TIE_LOWEST_HF) < 0 ||
+              PyModule_AddIntConstant(m, "GREATEST_HF", TIE_GREATEST_HF) < 0 ||
+              PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0))
+        Py_CLEAR(m);
     return m;
 }

@@ -5,55 +5,16 @@
  * corpus of any size is read in blocks and each block is counted here, without the GIL and
  * without a Python string per word.
  *
- * Python API
- * ----------
- *   WordCounter(preset=-1, specials=(), lines=False)
- *       preset: BPE_SCAN_* of scan.h for the native scanner, or -1 when the caller
- *       cuts words itself (count_words); specials: special tokens as bytes; lines:
- *       count() takes each line of a text (up to and with its \n) as a text of its own.
- *   count(text, block=0, ordinal=0, stop=-1) -> next ordinal
- *                            a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
- *                            cut at special tokens (longest first where they overlap),
- *                            then into words by the scanner; each word counted. Word k of
- *                            the text was seen at (block, ordinal + k): that orders first
- *                            appearances across counters; pass the returned ordinal on to
- *                            number the next text of the same block after this one.
- *                            stop >= 0: only the words that start before byte stop are
- *                            counted (and the size of text[:stop]); the rest of the text
- *                            is what follows them (a block reader's lookahead).
- *   count_words(words, block=0, ordinal=0) -> next ordinal
- *                            the words of one block, as a list of str (the text's size
- *                            is not known here: add it with add_size)
- *   merge(other)             add another counter's words; first appearance is the earlier
- *   export(firsts=False) -> (blob, starts, freqs[, firsts])   every word in order of
- *                            first appearance: their UTF-8 bytes concatenated, int64 start
- *                            offsets (n + 1 of them), int64 frequencies and (optionally)
- *                            uint64 first-appearance keys, as bytes
- *   export_merged(counters, firsts=False, threads=0) -> the same for the union of several
- *     counters, gathered on `threads` threads (0: one per counter)
- *                            (as merging them all into one, then export, without the copy);
- *                            two or more are spent: they are left empty
- *   add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal
- *                            the reverse: add such arrays (without firsts, word i was
- *                            first seen at (block, ordinal + i))
- *   add_size(chars, bytes)   count text the counter did not see (words counted elsewhere)
- *   len(counter), .total (words counted), .chars, .bytes (of the texts given to count)
- *   utf8_error(data) -> offset of the first byte that is not valid UTF-8, or -1
- *   safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] where a block can be cut
- *       without changing any word (see scan.h), or -1
- *   format_tsv(blob, starts, counts, lo=0, hi=n) -> bytes   rows lo..hi of a table as
- *       word-count table rows "COUNT<TAB>WORD<LF>" with the word escaped (see tsv.h)
- *   parse_tsv(data, base=0) -> (blob, ends, counts)   the reverse, for whole rows; ends
- *       (int64, plus base) and counts (int64) as bytes. A malformed row raises
- *       ValueError(row, message), row counted from 0 in data.
+ * What each call takes and gives is corpus/_count.pyi (tests/engine/test_stubs.py holds
+ * the two together). First appearance: every counted word gets the key (block << 32) |
+ * ordinal-in-block, and a word keeps the smallest key it was seen with. Blocks counted on
+ * different threads or machines therefore merge into exactly the order a single pass over
+ * the corpus gives, which the first-seen tie rule depends on.
  *
- * First appearance: every counted word gets the key (block << 32) | ordinal-in-block, and
- * a word keeps the smallest key it was seen with. Blocks counted on different threads or
- * machines therefore merge into exactly the order a single pass over the corpus gives,
- * which the first-seen tie rule depends on.
- *
- * The table itself (layout, hashing, counting a text) is wordtable.c, writing tables out
- * wordexport.c; this file is the Python type around them and the module's functions.
+ * The table itself (layout, hashing, counting a text, its special tokens, adding tables
+ * and other counters) is count/wordtable.c, writing tables out count/wordexport.c, the
+ * rows of table files count/tsv.c; this file is the Python type around them and the
+ * module's functions: arguments in, results and exceptions out.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -67,7 +28,6 @@
 #include "count/tsv.h"
 #include "count/wordexport.h"
 #include "count/wordtable.h"
-#include "util/heap_trim.h"
 #include "util/simd.h"
 
 #define NO_PRESET (-1)
@@ -79,14 +39,19 @@ typedef struct {
     int ready;              /* __init__ ran (WordCounter.__new__ alone leaves preset 0) */
 } Counter;
 
-/* ------------------------------------------------------------------------------ */
-/* Python glue                                                                    */
-/* ------------------------------------------------------------------------------ */
+/* ---- WordCounter ------------------------------------------------------------- */
 
-/* first-appearance keys are (block << 32) | ordinal: an ordinal must not reach the
- * next block's keys */
-#define ORDINAL_OVERFLOW "block or ordinal number too large: a block holds at most 2**32 " \
-                         "words (start a new block)"
+/* 0, or -1 with OverflowError unless n more words from (block, ordinal) get keys */
+static int check_keys(unsigned long long block, unsigned long long ordinal, uint64_t n)
+{
+    int r = wt_keys_fit(block, ordinal, n);
+    if (r != WT_KEYS_OK)
+        PyErr_SetString(PyExc_OverflowError, r == WT_KEYS_RANGE
+                        ? "block or ordinal number too large" : "block or ordinal number "
+                        "too large: a block holds at most 2**32 words (start a new block)");
+    return r == WT_KEYS_OK ? 0 : -1;
+}
+
 
 static int check_idle(Counter *c)
 {
@@ -95,17 +60,6 @@ static int check_idle(Counter *c)
         return -1;
     }
     return 0;
-}
-
-static void free_specials(Counter *c)
-{
-    for (Py_ssize_t k = 0; k < c->t.n_specials; k++)
-        free(c->t.sp[k]);
-    free(c->t.sp);
-    free(c->t.sp_len);
-    c->t.sp = NULL;
-    c->t.sp_len = NULL;
-    c->t.n_specials = 0;
 }
 
 static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
@@ -122,60 +76,28 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_RuntimeError, "WordCounter is already initialised");
         return -1;
     }
-    free_specials(c);
+    wt_free_specials(&c->t);
     c->t.preset = preset;
     c->t.lines = lines;
     c->ready = 1;
     if (!ospecials || ospecials == Py_None)
         return 0;
-    PyObject *seq = PySequence_Fast(ospecials, "specials must be a sequence of bytes");
-    if (!seq)
+    BpeBytesList sp;
+    if (bpe_py_bytes_list_get(ospecials, &sp, 0, "specials must be a sequence of bytes") < 0)
         return -1;
-    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
-    c->t.sp = (unsigned char **)calloc(m ? (size_t)m : 1, sizeof(unsigned char *));
-    c->t.sp_len = (size_t *)calloc(m ? (size_t)m : 1, sizeof(size_t));
-    if (!c->t.sp || !c->t.sp_len) {
-        Py_DECREF(seq);
+    int rc = wt_set_specials(&c->t, sp.p, sp.len, sp.n);
+    bpe_py_bytes_list_release(&sp);
+    if (rc == -2)
+        PyErr_SetString(PyExc_TypeError, "specials must be non-empty bytes");
+    else if (rc < 0)
         PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < m; k++) {
-        PyObject *o = PySequence_Fast_GET_ITEM(seq, k);
-        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) == 0) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_TypeError, "specials must be non-empty bytes");
-            return -1;
-        }
-        size_t len = (size_t)PyBytes_GET_SIZE(o);
-        c->t.sp[k] = (unsigned char *)malloc(len);
-        if (!c->t.sp[k]) {
-            Py_DECREF(seq);
-            PyErr_NoMemory();
-            return -1;
-        }
-        memcpy(c->t.sp[k], PyBytes_AS_STRING(o), len);
-        c->t.sp_len[k] = len;
-        c->t.n_specials = k + 1;
-    }
-    Py_DECREF(seq);
-    /* longest first, so at one start the longest special token wins (insertion sort:
-     * there are few) */
-    for (Py_ssize_t i = 1; i < c->t.n_specials; i++)
-        for (Py_ssize_t j = i; j > 0 && c->t.sp_len[j] > c->t.sp_len[j - 1]; j--) {
-            unsigned char *tp = c->t.sp[j];
-            size_t tl = c->t.sp_len[j];
-            c->t.sp[j] = c->t.sp[j - 1];
-            c->t.sp_len[j] = c->t.sp_len[j - 1];
-            c->t.sp[j - 1] = tp;
-            c->t.sp_len[j - 1] = tl;
-        }
-    return 0;
+    return rc < 0 ? -1 : 0;
 }
 
 static void Counter_dealloc(Counter *c)
 {
     wt_clear(&c->t);
-    free_specials(c);
+    wt_free_specials(&c->t);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
@@ -197,28 +119,17 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "this WordCounter has no scanner: use count_words");
         return NULL;
     }
-    if (block >= (1ull << 31) || ordinal >= (1ull << 32)) {
-        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
-        return NULL;
-    }
     BpeText t;
     if (bpe_py_text_get(o, &t) < 0)
         return NULL;
-    if (ordinal + (uint64_t)t.n > (1ull << 32)) { /* a word has at least one byte */
+    if (check_keys(block, ordinal, (uint64_t)t.n) < 0) { /* a word has at least one byte */
         bpe_py_text_release(&t);
-        PyErr_SetString(PyExc_OverflowError, ORDINAL_OVERFLOW);
         return NULL;
     }
     int rc;
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
-    c->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    size_t until = stop >= 0 && stop < t.n ? (size_t)stop : (size_t)t.n;
-    rc = wt_count_text_until(&c->t, t.p, (size_t)t.n, until, &ord);
-    c->t.chars += wt_count_chars(t.p, until);
-    c->t.bytes += (int64_t)until;
-    Py_END_ALLOW_THREADS
-    c->busy = 0;
+    BPE_PY_UNLOCKED(c, rc = wt_count_block(&c->t, t.p, (size_t)t.n,
+                                            stop >= 0 ? (size_t)stop : SIZE_MAX, &ord));
     bpe_py_text_release(&t);
     if (rc < 0)
         return PyErr_NoMemory();
@@ -233,44 +144,15 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
-    if (block >= (1ull << 31) || ordinal >= (1ull << 32)) {
-        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
+    BpeBytesList w;
+    if (bpe_py_bytes_list_get(owords, &w, 1, "words must be a sequence of str") < 0)
         return NULL;
-    }
-    PyObject *seq = PySequence_Fast(owords, "words must be a sequence of str");
-    if (!seq)
-        return NULL;
-    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    if (ordinal + (uint64_t)m > (1ull << 32)) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_OverflowError, ORDINAL_OVERFLOW);
-        return NULL;
-    }
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        Py_ssize_t n;
-        const char *p;
-        if (!PyUnicode_Check(items[i])) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_TypeError, "words must be str");
-            return NULL;
-        }
-        p = PyUnicode_AsUTF8AndSize(items[i], &n);
-        if (!p) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-        if (n == 0)
-            continue;
-        if (wt_add(&c->t, (const unsigned char *)p, (size_t)n, 1, ord++) < 0) {
-            Py_DECREF(seq);
-            return PyErr_NoMemory();
-        }
-        c->t.total++;
-    }
-    Py_DECREF(seq);
-    return PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));
+    int rc = check_keys(block, ordinal, w.n);
+    if (rc == 0 && (rc = wt_add_words(&c->t, w.p, w.len, w.n, &ord)) < 0)
+        PyErr_NoMemory();
+    bpe_py_bytes_list_release(&w);
+    return rc < 0 ? NULL : PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));
 }
 
 static PyTypeObject CounterType;
@@ -288,20 +170,12 @@ static PyObject *Counter_merge(Counter *c, PyObject *arg)
     }
     if (check_idle(c) < 0 || check_idle(o) < 0)
         return NULL;
-    int rc = 0;
-    c->busy = o->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < o->t.n && rc == 0; i++) {
-        const WordEntry *e = &o->t.entries[i];
-        rc = wt_add(&c->t, wt_word(e), e->len, e->count, e->first);
-    }
-    Py_END_ALLOW_THREADS
-    c->busy = o->busy = 0;
+    int rc;
+    o->busy = 1;
+    BPE_PY_UNLOCKED(c, rc = wt_merge(&c->t, &o->t));
+    o->busy = 0;
     if (rc < 0)
         return PyErr_NoMemory();
-    c->t.total += o->t.total;
-    c->t.chars += o->t.chars;
-    c->t.bytes += o->t.bytes;
     Py_RETURN_NONE;
 }
 
@@ -327,36 +201,24 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "add_table: arrays of mismatched sizes");
         goto out;
     }
-    if (block >= (1ull << 31) || ordinal + n > (1ull << 32)) {
-        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
+    if (check_keys(block, ordinal, n) < 0)
+        goto out;
+    const int64_t *sp = (const int64_t *)st.buf, *cp = (const int64_t *)ct.buf;
+    size_t bad = wt_table_bad_entry((size_t)b.len, sp, cp, n);
+    if (bad < n) {
+        PyErr_Format(PyExc_ValueError, "add_table: bad entry %zu", bad);
         goto out;
     }
-    const int64_t *sp = (const int64_t *)st.buf, *cp = (const int64_t *)ct.buf;
-    const uint64_t *kp = has_firsts ? (const uint64_t *)fi.buf : NULL;
-    for (size_t i = 0; i < n; i++)
-        if (sp[i] < 0 || sp[i + 1] <= sp[i] || sp[i + 1] > b.len || cp[i] < 1) {
-            PyErr_Format(PyExc_ValueError, "add_table: bad entry %zu", i);
-            goto out;
-        }
     if (check_idle(c) < 0)
         goto out;
-    int rc = 0;
-    int64_t total = 0;
-    c->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        uint64_t first = kp ? kp[i] : ((uint64_t)block << 32) | (ordinal + i);
-        rc = wt_add(&c->t, (const unsigned char *)b.buf + sp[i], (size_t)(sp[i + 1] - sp[i]),
-                      cp[i], first);
-        total += cp[i];
-    }
-    Py_END_ALLOW_THREADS
-    c->busy = 0;
+    int rc;
+    BPE_PY_UNLOCKED(c, rc = wt_add_table(&c->t, (const unsigned char *)b.buf, sp, cp,
+                                          has_firsts ? (const uint64_t *)fi.buf : NULL, n,
+                                          ((uint64_t)block << 32) | ordinal));
     if (rc < 0) {
         PyErr_NoMemory();
         goto out;
     }
-    c->t.total += total;
     res = PyLong_FromUnsignedLongLong(ordinal + n);
 out:
     if (b.obj) PyBuffer_Release(&b);
@@ -386,7 +248,7 @@ static PyObject *export_tables(Counter **cs, size_t k, int with_firsts, size_t t
 {
     WordTable **ts = (WordTable **)malloc((k ? k : 1) * sizeof(*ts));
     WordExport x = {0};
-    PyObject *blob = NULL, *starts = NULL, *freqs = NULL, *firsts = NULL, *res = NULL;
+    PyObject *o[4] = {NULL, NULL, NULL, NULL}, *res = NULL; /* blob, starts, freqs, firsts */
     int rc = ts ? 0 : -1;
     for (size_t j = 0; j < k && rc == 0; j++)
         ts[j] = &cs[j]->t;
@@ -395,39 +257,22 @@ static PyObject *export_tables(Counter **cs, size_t k, int with_firsts, size_t t
         rc = we_prepare(&x, ts, k, threads);
         Py_END_ALLOW_THREADS
     }
-    size_t m = x.words;
+    size_t size[4] = {x.bytes, (x.words + 1) * 8, x.words * 8, x.words * 8};
+    for (int i = 0; i < 3 + with_firsts && rc == 0; i++)
+        rc = (o[i] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size[i])) ? 0 : -1;
     if (rc == 0) {
-        blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)x.bytes);
-        starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((m + 1) * 8));
-        freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8));
-        firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8)) : NULL;
-        rc = (!blob || !starts || !freqs || (with_firsts && !firsts)) ? -1 : 0;
-    }
-    if (rc == 0) {
-        uint64_t *kp = firsts ? (uint64_t *)PyBytes_AS_STRING(firsts) : NULL;
-        unsigned char *bp = (unsigned char *)PyBytes_AS_STRING(blob);
-        int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
-        int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
         Py_BEGIN_ALLOW_THREADS
-        we_write(&x, bp, sp, fp, kp);
+        we_write(&x, (unsigned char *)PyBytes_AS_STRING(o[0]), (int64_t *)PyBytes_AS_STRING(o[1]),
+                 (int64_t *)PyBytes_AS_STRING(o[2]),
+                 o[3] ? (uint64_t *)PyBytes_AS_STRING(o[3]) : NULL);
         Py_END_ALLOW_THREADS
-        res = firsts ? Py_BuildValue("(OOOO)", blob, starts, freqs, firsts)
-                     : Py_BuildValue("(OOO)", blob, starts, freqs);
+        res = bpe_py_steal_tuple(3 + with_firsts, o[0], o[1], o[2], o[3]);
     } else {
         PyErr_NoMemory();
+        for (int i = 0; i < 4; i++)
+            Py_XDECREF(o[i]);
     }
-    Py_XDECREF(blob);
-    Py_XDECREF(starts);
-    Py_XDECREF(freqs);
-    Py_XDECREF(firsts);
-    we_free(&x);
-    if (x.gathered) {   /* (several tables: their counts were gathered, they are spent) */
-        for (size_t j = 0; j < k; j++) {
-            wt_clear(&cs[j]->t);
-            cs[j]->t.total = cs[j]->t.chars = cs[j]->t.bytes = 0;
-        }
-        bpe_heap_trim();   /* their pages, held in the counting threads' arenas */
-    }
+    we_free(&x, ts);
     free(ts);
     return res;
 }
@@ -450,8 +295,7 @@ static PyObject *Counter_clear(Counter *c, PyObject *Py_UNUSED(ignored))
 {
     if (check_idle(c) < 0)
         return NULL;
-    wt_clear(&c->t);
-    c->t.total = c->t.chars = c->t.bytes = 0;
+    wt_reset(&c->t);
     Py_RETURN_NONE;
 }
 
@@ -460,38 +304,25 @@ static Py_ssize_t Counter_len(Counter *c)
     return check_idle(c) < 0 ? -1 : (Py_ssize_t)c->t.n;
 }
 
-static PyObject *Counter_get_total(Counter *c, void *Py_UNUSED(closure))
+/* total, chars, bytes, preset, memory (closure 0..4) */
+static PyObject *Counter_get(Counter *c, void *closure)
 {
-    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong(c->t.total);
-}
-
-static PyObject *Counter_get_chars(Counter *c, void *Py_UNUSED(closure))
-{
-    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong(c->t.chars);
-}
-
-static PyObject *Counter_get_bytes(Counter *c, void *Py_UNUSED(closure))
-{
-    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong(c->t.bytes);
-}
-
-static PyObject *Counter_get_preset(Counter *c, void *Py_UNUSED(closure))
-{
-    return PyLong_FromLong(c->t.preset);
-}
-
-static PyObject *Counter_get_memory(Counter *c, void *Py_UNUSED(closure))
-{
-    return check_idle(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(uint64_t) +
-                                                        c->t.entries_cap * sizeof(WordEntry) + c->t.arena_bytes);
+    int which = (int)(intptr_t)closure;
+    if (which == 3)
+        return PyLong_FromLong(c->t.preset);
+    if (check_idle(c) < 0)
+        return NULL;
+    return which == 4 ? PyLong_FromSize_t(wt_memory(&c->t))
+                      : PyLong_FromLongLong(which == 0 ? c->t.total : which == 1 ? c->t.chars
+                                                                                 : c->t.bytes);
 }
 
 static PyGetSetDef Counter_getset[] = {
-    {"total", (getter)Counter_get_total, NULL, "words counted (with repeats)", NULL},
-    {"chars", (getter)Counter_get_chars, NULL, "characters of the texts counted", NULL},
-    {"bytes", (getter)Counter_get_bytes, NULL, "UTF-8 bytes of the texts counted", NULL},
-    {"preset", (getter)Counter_get_preset, NULL, "scanner preset, -1 for none", NULL},
-    {"memory", (getter)Counter_get_memory, NULL, "bytes the table holds (about)", NULL},
+    {"total", (getter)Counter_get, NULL, "words counted (with repeats)", (void *)0},
+    {"chars", (getter)Counter_get, NULL, "characters of the texts counted", (void *)1},
+    {"bytes", (getter)Counter_get, NULL, "UTF-8 bytes of the texts counted", (void *)2},
+    {"preset", (getter)Counter_get, NULL, "scanner preset, -1 for none", (void *)3},
+    {"memory", (getter)Counter_get, NULL, "bytes the table holds (about)", (void *)4},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -530,9 +361,7 @@ static PyTypeObject CounterType = {
     .tp_as_sequence = &Counter_as_sequence,
 };
 
-/* ------------------------------------------------------------------------------ */
-/* module functions                                                               */
-/* ------------------------------------------------------------------------------ */
+/* ---- module functions ---------------------------------------------------------- */
 
 static PyObject *mod_utf8_error(PyObject *Py_UNUSED(self), PyObject *arg)
 {
@@ -561,14 +390,7 @@ static PyObject *mod_longest_gap(PyObject *Py_UNUSED(self), PyObject *arg)
         PyErr_SetString(PyExc_TypeError, "longest_gap() takes a buffer of int64 ('q')");
         return NULL;
     }
-    const int64_t *x = (const int64_t *)v.buf;
-    Py_ssize_t n = v.len / 8;
-    int64_t best = 0;
-    for (Py_ssize_t i = 1; i < n; i++) {
-        int64_t d = x[i] - x[i - 1];
-        if (d > best)
-            best = d;
-    }
+    int64_t best = we_longest_gap((const int64_t *)v.buf, (size_t)v.len / 8);
     PyBuffer_Release(&v);
     return PyLong_FromLongLong((long long)best);
 }
@@ -707,45 +529,33 @@ static PyObject *mod_parse_tsv(PyObject *Py_UNUSED(self), PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     rows = bpe_tsv_count_rows(s, n);
     Py_END_ALLOW_THREADS
-    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
-    PyObject *ends = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
-    PyObject *counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
-    if (!blob || !ends || !counts) {
-        Py_XDECREF(blob);
-        Py_XDECREF(ends);
-        Py_XDECREF(counts);
-        PyBuffer_Release(&v);
-        return PyErr_NoMemory();
+    PyObject *o[3] = {PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n),  /* blob, ends, counts */
+                      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8)),
+                      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8))};
+    bpe_tsv_rows r = {0};
+    int rc = o[0] && o[1] && o[2] ? 0 : -1;
+    if (rc == 0) {
+        r.blob = (unsigned char *)PyBytes_AS_STRING(o[0]);
+        r.ends = (int64_t *)PyBytes_AS_STRING(o[1]);
+        r.counts = (int64_t *)PyBytes_AS_STRING(o[2]);
+        Py_BEGIN_ALLOW_THREADS
+        rc = bpe_tsv_parse(s, n, (int64_t)base, &r);
+        Py_END_ALLOW_THREADS
     }
-    bpe_tsv_rows r = {(unsigned char *)PyBytes_AS_STRING(blob),
-                      (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(counts),
-                      0, 0, 0, NULL};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = bpe_tsv_parse(s, n, (int64_t)base, &r);
-    Py_END_ALLOW_THREADS
     PyBuffer_Release(&v);
-    if (rc < 0) {
-        Py_DECREF(blob);
-        Py_DECREF(ends);
-        Py_DECREF(counts);
-        PyObject *e = Py_BuildValue("(ns)", (Py_ssize_t)r.err_row, r.err);
-        if (e) {
-            PyErr_SetObject(PyExc_ValueError, e);
-            Py_DECREF(e);
-        }
-        return NULL;
+    /* shrunk to what was read (in place: these bytes objects are not shared yet) */
+    if (rc == 0 && _PyBytes_Resize(&o[0], (Py_ssize_t)r.blob_len) == 0 &&
+        _PyBytes_Resize(&o[1], (Py_ssize_t)(r.rows * 8)) == 0 &&
+        _PyBytes_Resize(&o[2], (Py_ssize_t)(r.rows * 8)) == 0)
+        return bpe_py_steal_tuple(3, o[0], o[1], o[2]);
+    for (int k = 0; k < 3; k++)
+        Py_XDECREF(o[k]);
+    PyObject *e = r.err ? Py_BuildValue("(ns)", (Py_ssize_t)r.err_row, r.err) : NULL;
+    if (e) {
+        PyErr_SetObject(PyExc_ValueError, e);
+        Py_DECREF(e);
     }
-    /* shrink to what was read (in place: these bytes objects are not shared yet) */
-    if (_PyBytes_Resize(&blob, (Py_ssize_t)r.blob_len) < 0 ||
-        _PyBytes_Resize(&ends, (Py_ssize_t)(r.rows * 8)) < 0 ||
-        _PyBytes_Resize(&counts, (Py_ssize_t)(r.rows * 8)) < 0) {
-        Py_XDECREF(blob);
-        Py_XDECREF(ends);
-        Py_XDECREF(counts);
-        return NULL;
-    }
-    return Py_BuildValue("(NNN)", blob, ends, counts);
+    return NULL;
 }
 
 static PyMethodDef module_methods[] = {
@@ -775,18 +585,10 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__count(void)
 {
-    if (PyType_Ready(&CounterType) < 0)
-        return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (!m)
-        return NULL;
-    Py_INCREF(&CounterType);
-    if (scan_python_add_constants(m) < 0 ||
-        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
-        PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
-        Py_DECREF(&CounterType);
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (m && (scan_python_add_constants(m) < 0 ||
+              PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
+              PyModule_AddType(m, &CounterType) < 0))
+        Py_CLEAR(m);
     return m;
 }

@@ -28,8 +28,6 @@ extern PyTypeObject EncoderType; /* encoder_python.c */
 
 /* 0, or -1 with RuntimeError when m has no table yet */
 int check_ready(Merger *m);
-/* o as a token id (0 to 2**31 - 2): 0, or -1 with an exception set */
-int as_id(PyObject *o, int32_t *out);
 /* 0 if preset is a scanner id this process can scan with, else -1 with ValueError */
 int check_preset(int preset);
 

@@ -145,19 +145,6 @@ int check_preset(int preset)
     return scan_py_check_id(preset);
 }
 
-int as_id(PyObject *o, int32_t *out)
-{
-    long long v = PyLong_AsLongLong(o); /* (not long: 32 bits on Windows) */
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (v < 0 || v > INT32_MAX - 1) {
-        PyErr_Format(PyExc_ValueError, "token id %lld is out of range (0 to 2**31 - 2)", v);
-        return -1;
-    }
-    *out = (int32_t)v;
-    return 0;
-}
-
 /* encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts): see wordcache.h's
    wc_encode_pieces; starts and the returned starts are int64 buffers (n + 1), ids int32
    bytes, joins 65536 bytes. */
@@ -239,13 +226,10 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
         return -1;
     }
     int32_t byte_ids[256];
-    for (int i = 0; i < 256; i++) {
-        if (as_id(PySequence_Fast_GET_ITEM(seq, i), &byte_ids[i]) < 0) {
-            Py_DECREF(seq);
-            return -1;
-        }
-    }
+    int rc = bpe_py_ids_in(seq, byte_ids);
     Py_DECREF(seq);
+    if (rc < 0)
+        return -1;
     if (mt_init(&m->own, byte_ids) < 0 || mr_init(&m->readers) < 0) {
         mt_free(&m->own);
         PyErr_NoMemory();
@@ -272,8 +256,8 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
         return NULL;
     if (check_ready(m) < 0)
         return NULL;
-    if (as_id(oa, &a) < 0 || as_id(ob, &b) < 0 || as_id(orank, &rank) < 0 ||
-        as_id(onew, &new_id) < 0)
+    if (bpe_py_id(oa, &a) < 0 || bpe_py_id(ob, &b) < 0 || bpe_py_id(orank, &rank) < 0 ||
+        bpe_py_id(onew, &new_id) < 0)
         return NULL;
     /* other threads merge with the table without the GIL: wait until they are done
      * (a trainer adding a step while a view encodes); readers come in with the GIL held,
@@ -324,14 +308,12 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
         ms_free(&x);
         return PyErr_NoMemory();
     }
-    for (size_t i = 0; i < n; i++) {
-        if (as_id(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), &x.sym[i]) < 0) {
-            Py_DECREF(seq);
-            ms_free(&x);
-            return NULL;
-        }
-    }
+    int rc = bpe_py_ids_in(seq, x.sym);
     Py_DECREF(seq);
+    if (rc < 0) {
+        ms_free(&x);
+        return NULL;
+    }
     n = mt_merge(m->t, &x, n, limit, NULL, 0);
     PyObject *t = bpe_py_ints(x.sym, n, 0);
     ms_free(&x);
@@ -451,25 +433,9 @@ static PyObject *fast_word_py(PyObject *mod, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "_fast_word needs at least 8 bytes");
         return NULL;
     }
-    const unsigned char *p = b.buf;
-    long r = (long)enc_fast_word(preset, load8(p));
-    if (r == FAST_MORE && b.len >= 16) {
-        int e = enc_fast_more(preset, load8(p + 8));
-        r = e < 0 ? -1 : 8 + e;
-    }
+    int64_t r = enc_fast_word(preset, b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
-    return PyLong_FromLong(r);
-}
-
-/* The cl100k family's pre-tokenizer modes (merge/encoder.h ENC_PRETOK_*), by name. */
-static const char *const pretok_names[] = {"mask", "word"};
-
-static int pretok_by_name(const char *name)
-{
-    for (int i = 0; i < 2; i++)
-        if (strcmp(name, pretok_names[i]) == 0)
-            return i;
-    return -1;
+    return PyLong_FromLongLong(r);
 }
 
 /* set_pretok_mode(name) -> the name before */
@@ -479,33 +445,28 @@ static PyObject *set_pretok_mode_py(PyObject *mod, PyObject *arg)
     const char *name = PyUnicode_AsUTF8(arg);
     if (!name)
         return NULL;
-    int before = enc_pretok_get(), mode = pretok_by_name(name);
-    if (mode < 0 || enc_pretok_set(mode) < 0)
+    int before = enc_pretok_get();
+    if (enc_pretok_set(enc_pretok_by_name(name)) < 0)
         return PyErr_Format(PyExc_ValueError,
                             "no pre-tokenizer mode named %R (known: 'mask', 'word')", arg);
-    return PyUnicode_FromString(pretok_names[before]);
+    return PyUnicode_FromString(enc_pretok_name(before));
 }
 
 static PyObject *pretok_mode_py(PyObject *mod, PyObject *unused)
 {
     (void)mod, (void)unused;
-    return PyUnicode_FromString(pretok_names[enc_pretok_get()]);
+    return PyUnicode_FromString(enc_pretok_name(enc_pretok_get()));
 }
 
 /* At import: BPE_GUI_PRETOK=mask|word picks the mode for the whole process. */
 static int pretok_from_env(void)
 {
-    const char *v = getenv("BPE_GUI_PRETOK");
-    if (!v || !*v)
+    const char *v;
+    if (enc_pretok_from_env(&v) == 0)
         return 0;
-    int mode = pretok_by_name(v);
-    if (mode < 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "BPE_GUI_PRETOK=%s names no pre-tokenizer mode (known: mask, word); "
-                     "unset it or pick one of those", v);
-        return -1;
-    }
-    return enc_pretok_set(mode);
+    PyErr_Format(PyExc_ValueError, "BPE_GUI_PRETOK=%s names no pre-tokenizer mode (known: "
+                 "mask, word); unset it or pick one of those", v);
+    return -1;
 }
 
 /* _pretok_words(preset, data) -> list[int]: the word ends of data as the encoder finds
@@ -553,53 +514,40 @@ static PyObject *trim_offsets_py(PyObject *mod, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "trim_offsets: one offset per id");
         return NULL;
     }
-    Py_buffer tl = {0}, tt = {0};
-    if (PyObject_GetBuffer(lead, &tl, PyBUF_SIMPLE) < 0)
-        return NULL;
-    Py_ssize_t n_ids = tl.len / 4;
-    uint32_t *id = NULL;
-    int64_t *st = NULL, *en = NULL;
-    if (tl.len % 4 || bpe_py_buffer_n(trail, &tt, 4, n_ids, "trim_offsets trail") < 0) {
+    Py_buffer tb[2] = {{0}, {0}}; /* lead, trail: int32 by id */
+    BpeIntArr id = {0};
+    size_t room = n ? (size_t)n : 1;
+    int64_t *st = PyMem_Malloc(room * sizeof *st), *en = PyMem_Malloc(room * sizeof *en);
+    if (!st || !en) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (PyObject_GetBuffer(lead, &tb[0], PyBUF_SIMPLE) < 0)
+        goto out;
+    Py_ssize_t n_ids = tb[0].len / 4;
+    if (tb[0].len % 4 || bpe_py_buffer_n(trail, &tb[1], 4, n_ids, "trim_offsets trail") < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "trim_offsets: lead is int32 by id");
         goto out;
     }
-    size_t room = n ? (size_t)n : 1;
-    id = PyMem_Malloc(room * sizeof *id);
-    st = PyMem_Malloc(room * sizeof *st);
-    en = PyMem_Malloc(room * sizeof *en);
-    if (!id || !st || !en) {
-        PyErr_NoMemory();
+    if (bpe_py_intarr_get(ids, 4, "trim_offsets ids", &id) < 0 ||
+        bpe_py_spans_in(offs, st, en, "trim_offsets") < 0)
         goto out;
+    const uint32_t *v = (const uint32_t *)id.data;
+    if (off_trim(st, en, v, (size_t)n, tb[0].buf, tb[1].buf, (size_t)n_ids, prefix) == 0) {
+        res = bpe_py_spans(st, en, (size_t)n);
+    } else {
+        Py_ssize_t i = 0;
+        while (v[i] < (uint32_t)n_ids) /* (off_trim refuses an id past lead's) */
+            i++;
+        PyErr_Format(PyExc_ValueError, "trim_offsets: id %d has no entry in lead",
+                     (int)(int32_t)v[i]);
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = PyList_GET_ITEM(offs, i);
-        long long v = PyLong_AsLongLong(PyList_GET_ITEM(ids, i));
-        if (v == -1 && PyErr_Occurred())
-            goto out;
-        if (v < 0 || v >= n_ids) {
-            PyErr_Format(PyExc_ValueError, "trim_offsets: id %lld has no entry in lead", v);
-            goto out;
-        }
-        id[i] = (uint32_t)v;
-        if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
-            PyErr_SetString(PyExc_TypeError, "trim_offsets: offsets are (start, end) tuples");
-            goto out;
-        }
-        st[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 0));
-        en[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 1));
-        if (PyErr_Occurred())
-            goto out;
-    }
-    off_trim(st, en, id, (size_t)n, tl.buf, tt.buf, (size_t)n_ids, prefix);
-    res = bpe_py_spans(st, en, (size_t)n);
 out:
-    PyMem_Free(id);
     PyMem_Free(st);
     PyMem_Free(en);
-    PyBuffer_Release(&tl);
-    if (tt.obj)
-        PyBuffer_Release(&tt);
+    bpe_py_intarr_release(&id);
+    bpe_py_release(tb, 2);
     return res;
 }
 
@@ -627,24 +575,14 @@ static struct PyModuleDef encode_module = {
 
 PyMODINIT_FUNC PyInit__encode(void)
 {
-    if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0 ||
-        PyType_Ready(&EncoderType) < 0 || merge_strategy_from_env() < 0 ||
-        pretok_from_env() < 0)
+    if (merge_strategy_from_env() < 0 || pretok_from_env() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&encode_module);
-    if (!m)
-        return NULL;
-    Py_INCREF(&MergerType);
-    Py_INCREF(&WordCacheType);
-    Py_INCREF(&EncoderType);
-    if (scan_python_add_constants(m) < 0 ||
-        PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
-        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
-        PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
-        PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0 ||
-        PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (m && (scan_python_add_constants(m) < 0 ||
+              PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
+              PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
+              PyModule_AddType(m, &MergerType) < 0 || PyModule_AddType(m, &WordCacheType) < 0 ||
+              PyModule_AddType(m, &EncoderType) < 0))
+        Py_CLEAR(m);
     return m;
 }

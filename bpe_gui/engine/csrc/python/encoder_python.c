@@ -158,7 +158,7 @@ static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
             } else if (len == 0) {
                 PyErr_SetString(PyExc_ValueError, "a special token is empty");
                 bad = 1;
-            } else if (as_id(v, &ids[i]) < 0) {
+            } else if (bpe_py_id(v, &ids[i]) < 0) {
                 bad = 1;
             } else {
                 toks[i] = (const unsigned char *)u;
@@ -233,7 +233,7 @@ static int append_ids(EncScratch *sc, PyObject *seq, const char *what)
                       4096) < 0 ? (PyErr_NoMemory(), -1) : 0;
     for (Py_ssize_t i = 0; rc == 0 && i < k; i++) {
         int32_t id;
-        rc = as_id(PySequence_Fast_GET_ITEM(fast, i), &id);
+        rc = bpe_py_id(PySequence_Fast_GET_ITEM(fast, i), &id);
         if (rc == 0)
             sc->ids[sc->n++] = (uint32_t)id;
     }

@@ -188,12 +188,12 @@ static PyObject *Model_from_gguf(PyObject *cls, PyObject *args) {
                           &want, &byte_level))
         return NULL;
     PyObject *r = NULL, *found = NULL;
-    const char **wp = NULL;
-    size_t *wl = NULL, nw = (size_t)PyList_GET_SIZE(want);
+    BpeBytesList wl = {0};
+    size_t nw = (size_t)PyList_GET_SIZE(want);
     int32_t *wid = NULL;
     Model *m = NULL;
     if ((mspan != Py_None && !PyArg_ParseTuple(mspan, "nn", &ms, &mn)) ||
-        bpe_py_utf8_list(want, &wp, &wl, "from_gguf(want)") < 0)
+        bpe_py_bytes_list_get(want, &wl, 1, "from_gguf: want must be a list of str") < 0)
         goto done;
     if (!(wid = PyMem_Malloc((nw ? nw : 1) * sizeof(int32_t)))) {
         PyErr_NoMemory();
@@ -202,7 +202,7 @@ static PyObject *Model_from_gguf(PyObject *cls, PyObject *args) {
     if (!(m = new_model(KIND_HF))) goto done;
     PipeProblem pr;
     int rc = pipe_load_gguf_buf(&m->pm, b.buf, (size_t)b.len, ts, tn, ms, mn, big, byte_level,
-                                wp, wl, nw, wid, &pr);
+                                (const char *const *)wl.p, wl.len, nw, wid, &pr);
     if (rc < 0) {
         pipe_error(&m->pm, rc);
     } else if (rc == 1) {
@@ -221,8 +221,7 @@ static PyObject *Model_from_gguf(PyObject *cls, PyObject *args) {
 done:
     Py_XDECREF(found);
     Py_XDECREF((PyObject *)m);
-    PyMem_Free((void *)wp);
-    PyMem_Free(wl);
+    bpe_py_bytes_list_release(&wl);
     PyMem_Free(wid);
     PyBuffer_Release(&b);
     return r;

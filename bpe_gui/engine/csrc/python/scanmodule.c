@@ -355,8 +355,7 @@ static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "UO!y*:normal_form", &text, &PyList_Type, &spans, &blob))
         return NULL;
     NfTables t;
-    Py_ssize_t ns = PyList_GET_SIZE(spans);
-    int64_t *sp = NULL;
+    BpeIntArr sp = {0};
     if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
         PyErr_SetString(PyExc_ValueError, "normal_form: the tables are malformed");
         goto done;
@@ -365,11 +364,10 @@ static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
     if (PyUnicode_READY(text) < 0)
         goto done;
 #endif
-    if (bpe_py_int64_list(spans, &sp) < 0)
-        goto done;
-    res = form_of(text, sp, ns, &t);
+    if (bpe_py_intarr_get(spans, 8, "normal_form(spans)", &sp) == 0)
+        res = form_of(text, sp.data, sp.n, &t);
 done:
-    PyMem_Free(sp);
+    bpe_py_intarr_release(&sp);
     PyBuffer_Release(&blob);
     return res;
 }
