@@ -948,7 +948,7 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
     Norm z = {{0}, NULL, 0, offsets};
     SpmMerge g = {m, {0}, {0}};
     SegCache sc;
-    int rc = seg_cache_init(&sc, offsets ? 0 : n);
+    int rc = seg_cache_init(&sc, offsets ? 0 : n, NULL);
     if (rc < 0 || (rc = normalize(m, s, n, prefix, &z)) < 0) goto done;
     const unsigned char *w = (const unsigned char *)z.out.p;
     size_t len = z.out.n;
@@ -1075,7 +1075,7 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
     CutMerge g = {m, {0}};
     g.x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
     SegCache sc;
-    int rc = seg_cache_init(&sc, n);
+    int rc = seg_cache_init(&sc, n, NULL);
     if (rc < 0) goto done;
     /* a character that is no token becomes <unk> only when it has no byte-fallback
        tokens; only then may two such characters fuse into one <unk> across a cut */

@@ -77,19 +77,24 @@ static inline void seg_memo_put(SegMemoEntry *e, uint64_t key, const int32_t *id
 
 /* ---- the segments of one text seen before ---- */
 
-/* The memo of short segments, then the word table (made at the first segment put in,
- * emptied when SEG_CACHE_MAX segments are in), each word let in by the one admission
- * policy. */
+/* The memo of short segments, then the word table, each word let in by the one
+ * admission policy. The table is the cache's own (made at the first segment looked
+ * up, emptied when SEG_CACHE_MAX segments are in) or a caller's that outlives it (a
+ * WordCache kept between calls: its own bound). A SegCache stays where it was made
+ * (`table` may point into it). */
 typedef struct {
     SegMemoEntry *memo;   /* NULL: none (a short text) */
-    WordCacheTable cache;
+    WordCacheTable *table;
+    WordCacheTable own;
     WcAdmit admit;
 } SegCache;
 
-/* 0, or -1 when out of memory */
-static inline int seg_cache_init(SegCache *c, size_t text_len)
+/* table: a caller's word table (made: wc_init), or NULL for one of its own. 0, or -1
+ * when out of memory. */
+static inline int seg_cache_init(SegCache *c, size_t text_len, WordCacheTable *table)
 {
     memset(c, 0, sizeof(*c));
+    c->table = table ? table : &c->own;
     if (text_len >= SEG_MEMO_MIN_TEXT &&
         !(c->memo = calloc((size_t)1 << SEG_MEMO_BITS, sizeof(SegMemoEntry))))
         return -1;
@@ -99,7 +104,7 @@ static inline int seg_cache_init(SegCache *c, size_t text_len)
 static inline void seg_cache_free(SegCache *c)
 {
     free(c->memo);
-    wc_free(&c->cache);
+    wc_free(&c->own);
     wc_admit_free(&c->admit);
 }
 
@@ -126,17 +131,18 @@ BPE_FORCE_INLINE int seg_ids(SegCache *c, const unsigned char *p, size_t len, se
         }
     }
     int b = wc_admit_class(len), use = wc_admit_look(&c->admit, b), rc;
+    WordCacheTable *t = c->table;
+    WcPlace at;
     *ids = NULL;
     if (use) {
-        *ids = c->cache.slots ? wc_find(&c->cache, p, len, n) : NULL;
+        if (BPE_UNLIKELY(!t->slots) && wc_init(t, SEG_CACHE_MAX) < 0) return -1;
+        *ids = wc_find_at(t, p, len, &at, n);
         wc_admit_seen(&c->admit, b, *ids != NULL);
     }
     if (!*ids) {
         if ((rc = merge(ctx, p, len, ids, n)) < 0) return rc;
-        if (use && wc_admit_put(&c->admit, bpe_hash_bytes(p, len))) {
-            if (!c->cache.slots && wc_init(&c->cache, SEG_CACHE_MAX) < 0) return -1;
-            if (wc_put(&c->cache, p, len, *ids, *n) < 0) return -1;
-        }
+        if (use && wc_admit_put(&c->admit, at.hash) && wc_put_at(t, p, len, &at, *ids, *n) < 0)
+            return -1;
     }
     if (me) seg_memo_put(me, mk, *ids, *n);
     return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "merge/merge.h"
+#include "merge/segment.h"
 #include "merge/wordcache.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -104,25 +105,38 @@ int wc_init(WordCacheTable *c, size_t max_words)
     return 0;
 }
 
-const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, size_t *n)
+const int32_t *wc_find_hashed(WordCacheTable *c, const unsigned char *w, size_t len,
+                              WcPlace *at, size_t *n)
 {
-    size_t slot;
-    CacheEntry *e = cache_find(c, w, len, bpe_hash_bytes(w, len), &slot);
+    CacheEntry *e = cache_find(c, w, len, at->hash, &at->slot);
     if (!e)
         return NULL;
     *n = e->n;
     return c->idbuf + e->ids;
 }
 
+int wc_put_at(WordCacheTable *c, const unsigned char *w, size_t len, const WcPlace *at,
+              const int32_t *ids, size_t n)
+{
+    size_t slot = at->slot;
+    if (c->n >= c->max_words) {
+        wc_reset(c); /* bounded memory; the slot found is stale now */
+        cache_find(c, w, len, at->hash, &slot);
+    }
+    return c->n < c->max_words ? cache_store(c, w, len, at->hash, slot, ids, n) : 0;
+}
+
+const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, size_t *n)
+{
+    WcPlace at;
+    return wc_find_at(c, w, len, &at, n);
+}
+
 int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n)
 {
-    uint64_t h = bpe_hash_bytes(w, len);
-    size_t slot;
-    if (c->n >= c->max_words)
-        wc_reset(c); /* bounded memory */
-    if (cache_find(c, w, len, h, &slot))
-        return 0;
-    return cache_store(c, w, len, h, slot, ids, n);
+    WcPlace at;
+    size_t k;
+    return wc_find_at(c, w, len, &at, &k) ? 0 : wc_put_at(c, w, len, &at, ids, n);
 }
 
 void wc_free(WordCacheTable *c)
@@ -164,42 +178,41 @@ void wc_admit_free(WcAdmit *a)
 
 /* ---- many words cut where no merge can join them (SuperBPE's stage-2 pieces) ---- */
 
-/* The ids of one segment w[0..len) appended to out, from the cache or merged (and put in
- * as the admission policy says). */
-static int wc_segment(const MergeTable *m, WordCacheTable *c, WcAdmit *a, MergeScratch *x,
-                      const unsigned char *w, size_t len, int32_t limit, IdList *out)
+/* the Cutter: the next place after start between two bytes no merge joins */
+BPE_FORCE_INLINE size_t joins_next(void *self, const unsigned char *s, size_t n, size_t start)
 {
-    uint64_t h = 0;
-    size_t slot = 0, k;
-    const int32_t *ids;
-    CacheEntry *e = NULL;
-    int b = wc_admit_class(len), use = wc_admit_look(a, b);
-    if (use) {
-        h = bpe_hash_bytes(w, len);
-        e = cache_find(c, w, len, h, &slot);
-        wc_admit_seen(a, b, e != NULL);
-    }
-    if (e) {
-        ids = c->idbuf + e->ids;
-        k = e->n;
-    } else {
-        k = mt_encode_bytes(m, x, w, len, limit, 0);
-        if (k == (size_t)-1)
-            return -1;
-        ids = x->sym;
-        if (use && wc_admit_put(a, h)) {
-            if (c->n >= c->max_words) {
-                wc_reset(c); /* bounded memory; the slot found is stale now */
-                cache_find(c, w, len, h, &slot);
-            }
-            if (c->n < c->max_words && cache_store(c, w, len, h, slot, x->sym, k) < 0)
-                return -1;
-        }
-    }
-    if (bpe_grow((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t), 1024) < 0)
+    const uint8_t *joins = self;
+    size_t j = start + 1;
+    while (j < n && joins[(size_t)s[j - 1] << 8 | s[j]])
+        j++;
+    return j;
+}
+
+typedef struct {
+    const MergeTable *m;
+    MergeScratch x;
+    int32_t limit;
+} PiecesMerge;
+
+static int pieces_merge(void *ctx, const unsigned char *p, size_t len, const int32_t **ids,
+                        size_t *n)
+{
+    PiecesMerge *g = ctx;
+    size_t k = mt_encode_bytes(g->m, &g->x, p, len, g->limit, 0);
+    if (k == (size_t)-1)
         return -1;
-    memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
-    out->n += k;
+    *ids = g->x.sym;
+    *n = k;
+    return 0;
+}
+
+BPE_FORCE_INLINE int pieces_emit(void *ctx, const int32_t *ids, size_t n)
+{
+    IdList *out = ctx;
+    if (bpe_grow((void **)&out->ids, &out->cap, out->n + n, sizeof(int32_t), 1024) < 0)
+        return -1;
+    memcpy(out->ids + out->n, ids, n * sizeof(int32_t));
+    out->n += n;
     return 0;
 }
 
@@ -211,24 +224,17 @@ int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *join
         wc_reset(c);
         c->limit = limit;
     }
-    MergeScratch x = {0};
-    WcAdmit admit = {0};
-    int rc = -1;
+    PiecesMerge g = {m, {0}, limit};
+    SegCache sc;
+    Cutter cut = {joins_next, (void *)joins};
+    int rc = seg_cache_init(&sc, 0, c);
     out_starts[0] = 0;
-    for (size_t i = 0; i < n_pieces; i++) {
-        size_t a = (size_t)starts[i], b = (size_t)starts[i + 1], seg = a;
-        for (size_t j = a + 1; j <= b; j++) {
-            if (j < b && joins[((size_t)blob[j - 1] << 8) | blob[j]])
-                continue;
-            if (wc_segment(m, c, &admit, &x, blob + seg, j - seg, limit, out) < 0)
-                goto done;
-            seg = j;
-        }
+    for (size_t i = 0; rc == 0 && i < n_pieces; i++) {
+        size_t a = (size_t)starts[i], b = (size_t)starts[i + 1];
+        rc = segment_encode(cut, &sc, pieces_merge, &g, pieces_emit, out, blob + a, b - a);
         out_starts[i + 1] = (int64_t)out->n;
     }
-    rc = 0;
-done:
-    ms_free(&x);
-    wc_admit_free(&admit);
-    return rc;
+    ms_free(&g.x);
+    seg_cache_free(&sc);
+    return rc < 0 ? -1 : 0;
 }

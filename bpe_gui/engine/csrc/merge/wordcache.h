@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "merge/merge.h"
+#include "util/hash.h"
 #include "util/portable.h"
 
 typedef struct {
@@ -52,6 +53,26 @@ const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, si
 /* Remember a word's ids (a full table forgets every word first). 0, or -1 when out of
  * memory (the table stays usable). */
 int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n);
+
+/* A lookup that found nothing and the put that follows it, on one hash of the word: its
+ * hash (for wc_admit_put too) and the slot it goes in. */
+typedef struct {
+    uint64_t hash;
+    size_t slot;
+} WcPlace;
+/* wc_find, at->hash given; keeps the word's slot in at->slot */
+const int32_t *wc_find_hashed(WordCacheTable *c, const unsigned char *w, size_t len,
+                              WcPlace *at, size_t *n);
+/* wc_find, keeping the word's place in *at (the hash inline: a segment loop's hot path) */
+static inline const int32_t *wc_find_at(WordCacheTable *c, const unsigned char *w, size_t len,
+                                        WcPlace *at, size_t *n)
+{
+    at->hash = bpe_hash_bytes(w, len);
+    return wc_find_hashed(c, w, len, at, n);
+}
+/* wc_put of a word wc_find_at did not find, the table unchanged since */
+int wc_put_at(WordCacheTable *c, const unsigned char *w, size_t len, const WcPlace *at,
+              const int32_t *ids, size_t n);
 
 /* ---- which words a cache takes: the one admission policy of every word cache (the
  * encoder's shared cache and its long words, SentencePiece's segments, SuperBPE's
