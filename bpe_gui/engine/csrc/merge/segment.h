@@ -153,25 +153,58 @@ typedef int (*seg_emit_fn)(void *ctx, const int32_t *ids, size_t n);
 
 /* ---- the one segment loop ---- */
 
-/* s[0..n) cut by `cut`, each segment's ids (seg_ids) handed to emit in order. 0, or the
- * first negative code of merge or emit, or -1 when out of memory. */
-BPE_FORCE_INLINE int segment_encode(Cutter cut, SegCache *c, seg_merge_fn merge,
-                                    void *merge_ctx, seg_emit_fn emit, void *emit_ctx,
-                                    const unsigned char *s, size_t n)
+/* Takes the segment s[start..end) of the text s[0..n): its ids found or made, and
+ * handed on (0, or a negative error code that stops the loop). */
+typedef int (*seg_piece_fn)(void *ctx, const unsigned char *s, size_t n, size_t start,
+                            size_t end);
+
+/* s[0..n) cut by `cut`, each segment handed to piece in order. 0, or piece's first
+ * negative code. */
+BPE_FORCE_INLINE int segment_walk(Cutter cut, seg_piece_fn piece, void *ctx,
+                                  const unsigned char *s, size_t n)
 {
     int rc;
     seg_cut_fn next = cut.next;
     void *self = cut.self;
     for (size_t start = 0; start < n;) {
         size_t end = next(self, s, n, start);
-        const int32_t *ids;
-        size_t ni;
-        if ((rc = seg_ids(c, s + start, end - start, merge, merge_ctx, &ids, &ni)) < 0 ||
-            (rc = emit(emit_ctx, ids, ni)) < 0)
+        if ((rc = piece(ctx, s, n, start, end)) < 0)
             return rc;
         start = end;
     }
     return 0;
+}
+
+/* segment_encode's piece: its ids from seg_ids, handed to emit */
+typedef struct {
+    SegCache *c;
+    seg_merge_fn merge;
+    void *merge_ctx;
+    seg_emit_fn emit;
+    void *emit_ctx;
+} SegCached;
+
+BPE_FORCE_INLINE int seg_cached_piece(void *ctx, const unsigned char *s, size_t n,
+                                      size_t start, size_t end)
+{
+    SegCached *g = ctx;
+    const int32_t *ids;
+    size_t ni;
+    int rc;
+    (void)n;
+    if ((rc = seg_ids(g->c, s + start, end - start, g->merge, g->merge_ctx, &ids, &ni)) < 0)
+        return rc;
+    return g->emit(g->emit_ctx, ids, ni);
+}
+
+/* s[0..n) cut by `cut`, each segment's ids (seg_ids) handed to emit in order. 0, or the
+ * first negative code of merge or emit, or -1 when out of memory. */
+BPE_FORCE_INLINE int segment_encode(Cutter cut, SegCache *c, seg_merge_fn merge,
+                                    void *merge_ctx, seg_emit_fn emit, void *emit_ctx,
+                                    const unsigned char *s, size_t n)
+{
+    SegCached g = {c, merge, merge_ctx, emit, emit_ctx};
+    return segment_walk(cut, seg_cached_piece, &g, s, n);
 }
 
 #endif

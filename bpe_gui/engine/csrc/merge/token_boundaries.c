@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "merge/merge.h"
+#include "merge/segment.h"
 #include "util/atomics.h"
 #include "util/grow.h"
 #include "util/huge.h"
@@ -1105,37 +1106,101 @@ static inline int crossing(const MergeTable *m, const unsigned char *w, size_t i
     return x;
 }
 
-/* A word of whole characters: cut where nothing crosses; the characters merged first are
- * marked in x->rk (at their first byte: their token, else -1), free until pieces merge:
- * a piece is merged once its characters and its end are known, over its own places. */
+/* A word of whole characters, the Cutter: the next place where nothing crosses; the
+ * characters merged first are marked in `first` (x->rk, at their first byte: their
+ * token, else -1), free until pieces merge: a piece is merged once its characters and
+ * its end are known, over its own places. Its state runs on from the cut it returned:
+ * the character at a cut is read before the cut is returned, so each call starts past
+ * its segment's first character (han_cut_init reads the word's). */
+typedef struct {
+    const MergeTable *m;
+    uint64_t *ch;
+    int32_t *first;
+    size_t i;        /* the next character to read */
+    size_t at;       /* the character before i */
+    size_t n1;       /* its bytes; 0: not ASCII nor 3 bytes (nothing cut or merged first) */
+    uint32_t c1;     /* its code */
+    int cut_in;      /* a token cuts it at its left boundary */
+} HanCut;
+
+/* the bytes of the character at w + i (one of 3: *c its code; ASCII: *c the byte; 0:
+ * another, then *step its bytes) */
+static inline size_t han_char(const unsigned char *w, size_t len, size_t i, uint32_t *c,
+                              size_t *step)
+{
+    uint32_t c2 = i + 3 <= len ? char3(w + i) : 0;
+    size_t n2 = c2 ? 3 : w[i] < 0x80 ? 1 : 0;
+    *step = n2;
+    if (!n2)
+        for (*step = 1; i + *step < len && is_cont(w[i + *step]); ++*step)
+            ;
+    *c = n2 == 1 ? w[i] : c2;
+    return n2;
+}
+
+static inline void han_cut_init(HanCut *c, const MergeTable *m, uint64_t *ch, int32_t *first,
+                                const unsigned char *w, size_t len)
+{
+    size_t step;
+    c->m = m, c->ch = ch, c->first = first, c->at = 0, c->cut_in = 0;
+    c->n1 = han_char(w, len, 0, &c->c1, &step);
+    c->i = step;
+}
+
+BPE_FORCE_INLINE size_t han_next(void *self, const unsigned char *w, size_t len, size_t start)
+{
+    HanCut *c = self;
+    const MergeTable *m = c->m;
+    int32_t *first = c->first;
+    size_t i = c->i, at = c->at, n1 = c->n1, cut = len;
+    uint32_t c1 = c->c1;
+    int cut_in = c->cut_in;
+    (void)start; /* (i > start: past the segment's first character) */
+    while (i < len) {
+        uint32_t c2;
+        size_t step, n2 = han_char(w, len, i, &c2, &step);
+        int x2 = (n1 && n2 == 3) ? crossing(m, w, i, c1, n1, c2) : 7;
+        if (n1 == 3) /* the character before is merged first unless a token cuts it */
+            first[at] = !cut_in && !(x2 & 2) ? merged_first(m, c->ch, c1) : -1;
+        cut_in = (x2 & 4) != 0, c1 = c2, n1 = n2, at = i, i += step;
+        if (!x2) {
+            cut = at;
+            break;
+        }
+    }
+    if (cut == len && n1 == 3)
+        first[at] = !cut_in ? merged_first(m, c->ch, c1) : -1;
+    c->i = i, c->at = at, c->n1 = n1, c->c1 = c1, c->cut_in = cut_in;
+    return cut;
+}
+
+/* the pieces' tokens, written in x moving left (put_piece) */
+typedef struct {
+    const MergeTable *m;
+    MergeScratch *x;
+    uint64_t *ch;
+    const int32_t *first;
+    int32_t limit;
+    size_t out;
+} HanPieces;
+
+BPE_FORCE_INLINE int han_piece(void *ctx, const unsigned char *w, size_t len, size_t a,
+                               size_t e)
+{
+    HanPieces *g = ctx;
+    g->out = put_piece(g->m, g->x, g->ch, g->first, w, len, a, e - a, g->limit, g->out);
+    return 0;
+}
+
+/* A word of whole characters: its pieces (han_next) merged */
 static size_t merge_han(const MergeTable *m, MergeScratch *x, uint64_t *ch,
                         const unsigned char *w, size_t len, int32_t limit)
 {
-    int32_t *first = x->rk;
-    size_t out = 0, a = 0, at = 0; /* the piece starts at a; the character before i at at */
-    uint32_t c1 = 0;
-    size_t n1 = 0;   /* its bytes; 0: not ASCII nor 3 bytes (nothing cut or merged first) */
-    int cut_in = 1;  /* a token cuts it at its left boundary */
-    for (size_t i = 0; i < len;) {
-        uint32_t c2 = i + 3 <= len ? char3(w + i) : 0;
-        size_t n2 = c2 ? 3 : w[i] < 0x80 ? 1 : 0, step = n2;
-        if (!n2)
-            for (step = 1; i + step < len && is_cont(w[i + step]); step++)
-                ;
-        int x2 = i == 0 ? 0 : (n1 && n2 == 3) ? crossing(m, w, i, c1, n1, c2) : 7;
-        if (n1 == 3) /* the character before is merged first unless a token cuts it */
-            first[at] = !cut_in && !(x2 & 2) ? merged_first(m, ch, c1) : -1;
-        if (i > a && !x2) {
-            out = put_piece(m, x, ch, first, w, len, a, i - a, limit, out);
-            a = i;
-        }
-        if (n2 == 1)
-            c2 = w[i];
-        cut_in = (x2 & 4) != 0, c1 = c2, n1 = n2, at = i, i += step;
-    }
-    if (n1 == 3)
-        first[at] = !cut_in ? merged_first(m, ch, c1) : -1;
-    return put_piece(m, x, ch, first, w, len, a, len - a, limit, out);
+    HanCut cut;
+    han_cut_init(&cut, m, ch, x->rk, w, len);
+    HanPieces g = {m, x, ch, x->rk, limit, 0};
+    segment_walk((Cutter){han_next, &cut}, han_piece, &g, w, len);
+    return g.out;
 }
 
 /* A short word of characters of 3 and 4 bytes, perhaps after an ASCII byte (" 𠀀",
