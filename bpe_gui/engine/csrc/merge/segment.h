@@ -1,16 +1,20 @@
 /*
  * segment.h -- a text cut into segments no merge crosses, each segment's ids from a memo,
- * a word cache or merged: the one segment loop of SentencePiece's texts and of
- * tokenizer.json models without ByteLevel (imported/pipe_spm.c).
+ * a word cache or merged: the one segment loop of every cut where no merge crosses:
+ * SentencePiece's texts and tokenizer.json models without ByteLevel
+ * (imported/pipe_spm.c), SuperBPE's stage-2 pieces (wordcache.c's wc_encode_pieces) and
+ * the boundaries strategy's long non-ASCII words (token_boundaries.c).
  *
  * A Cutter says where the segment that starts at `start` ends (its next cut); merging
- * each segment alone gives the text's ids because no merge crosses a cut. segment_encode
- * runs a Cutter over a text: each segment's ids from the SegCache's memo of short
- * segments, then its word table (wordcache.h) as the one admission policy WcAdmit lets
- * it, else from the caller's merge function, and handed to the caller's emit function.
- * Header-only and force-inlined: the cut, merge and emit functions are constants at each
- * call, so the compiler makes one loop of each caller's three, with no call through a
- * pointer left.
+ * each segment alone gives the text's ids because no merge crosses a cut. segment_walk
+ * runs a Cutter over a text and hands each segment to a piece function. segment_encode
+ * is segment_walk with each segment's ids from the SegCache's memo of short segments,
+ * then its word table (wordcache.h) as the one admission policy WcAdmit lets it, else
+ * from the caller's merge function, handed to the caller's emit function (the
+ * boundaries strategy's pieces keep each token's span, so they go to its own cache of
+ * pieces instead). Header-only and force-inlined: the cut, piece, merge and emit
+ * functions are constants at each call, so the compiler makes one loop of each caller's
+ * functions, with no call through a pointer left.
  */
 #ifndef BPE_SEGMENT_H
 #define BPE_SEGMENT_H

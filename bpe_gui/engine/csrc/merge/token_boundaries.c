@@ -806,7 +806,7 @@ static uint64_t char_entry(const MergeTable *m, uint32_t cp)
 
 /* *slot's table of n entries (all 0: unknown), made by the first thread that asks when
  * `ok`; NULL: none (not ok, no memory) */
-static uint64_t *table_once(uint64_t **slot, int ok, size_t n)
+BPE_FORCE_INLINE uint64_t *table_once(uint64_t **slot, int ok, size_t n)
 {
     uint64_t *t = bpe_ld_acq_ptr((void *const *)slot);
     if (t || !ok || !(t = calloc(n, sizeof(uint64_t))))
@@ -820,7 +820,7 @@ static uint64_t *table_once(uint64_t **slot, int ok, size_t n)
 }
 
 /* the table (all unknown), made once; NULL: characters are not taken whole */
-static uint64_t *chars_of(const MergeTable *m)
+BPE_FORCE_INLINE uint64_t *chars_of(const MergeTable *m)
 {
     const struct MtCuts *c = m->cuts;
     int ok = !m->dup_bytes && (m->by_span ? c->longmin != NULL : !c->minop_lost);
@@ -866,7 +866,7 @@ static inline size_t put_three(const MergeTable *m, MergeScratch *x, uint64_t e,
 /* per 4-byte character's prefix, in one line of the cache: its joins (copied from
  * m->cuts->joins) and its tokens (three_bytes, PREFIX_SEEN set; 0: not seen yet), made once;
  * NULL: none (no memory, an odd byte layout) */
-static uint64_t *prefixes_of(const MergeTable *m)
+BPE_FORCE_INLINE uint64_t *prefixes_of(const MergeTable *m)
 {
     return table_once(&m->cuts->prefix4, m->cuts->joins && !m->dup_bytes && m->bytepair,
                       2 * PREFIX4);
@@ -1245,6 +1245,66 @@ static size_t short_word(const MergeTable *m, MergeScratch *x, const unsigned ch
     return out;
 }
 
+/* Other words, the Cutter: by byte windows (next_cut), but a character between two sure
+ * cuts (edge_cut at a lead byte, else the framed windows) is a segment of its own, its
+ * last byte perhaps alone (put_char), and a space before a word's letters is one. */
+typedef struct {
+    const MergeTable *m;
+    uint64_t *pre;            /* the prefixes' table; NULL: not by character (a limit) */
+    const unsigned char *pw;  /* the framed copy (next_cut_padded), made when first needed */
+    size_t k;                 /* the segment returned: a character of k bytes; 0: not */
+    unsigned char *framed;    /* room for it: PAD + PADDED_MAX + PAD bytes */
+} WinCut;
+
+/* the framed copy of the word, or NULL: too long for one */
+static inline const unsigned char *win_framed(WinCut *c, const unsigned char *w, size_t len)
+{
+    if (c->pw || len > PADDED_MAX)
+        return c->pw;
+    memset(c->framed, 0xFF, PAD);
+    memcpy(c->framed + PAD, w, len);
+    memset(c->framed + PAD + len, 0xFF, PAD);
+    return c->pw = c->framed + PAD;
+}
+
+BPE_FORCE_INLINE size_t win_next(void *self, const unsigned char *w, size_t len, size_t a)
+{
+    WinCut *c = self;
+    const MergeTable *m = c->m;
+    c->k = 0;
+    if (a == 0 && c->pre && w[0] < 0x80 && len >= 3 && w[1] >= 0xC0 && edge_cut(m, w, len, 1))
+        return 1; /* a space before */
+    size_t k = c->pre ? char_at(w, len, a) : 0, e = a + k;
+    if (k && (e == len || (e + 1 < len && w[e] >= 0xC0 && edge_cut(m, w, len, e)) ||
+              (win_framed(c, w, len) && sure_cut(m, c->pw, len, e)))) {
+        c->k = k;
+        return e;
+    }
+    return win_framed(c, w, len) ? next_cut_padded(m, c->pw, len, a + 1)
+                                 : next_cut(m, w, len, a + 1);
+}
+
+typedef struct {
+    const MergeTable *m;
+    MergeScratch *x;
+    const WinCut *cut;
+    uint64_t *ch;
+    int32_t limit;
+    size_t out;
+} WinPieces;
+
+BPE_FORCE_INLINE int win_piece(void *ctx, const unsigned char *w, size_t len, size_t a, size_t e)
+{
+    WinPieces *g = ctx;
+    if (g->cut->k) /* (no merge limit: the prefixes' tokens are merged without one) */
+        g->out = put_char(g->m, g->x, g->cut->pre, g->ch, w, len, a, e - a, g->out);
+    else if (e == a + 1) /* a byte alone (most of random 4-byte characters): its token */
+        put_byte(g->m, g->x, w, a, g->out++);
+    else
+        g->out = put_piece(g->m, g->x, NULL, NULL, w, len, a, e - a, g->limit, g->out);
+    return 0;
+}
+
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit, mt_merge_fn merge)
 {
@@ -1260,39 +1320,9 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
         if (ch)
             return merge_han(m, x, ch, w, len, limit);
     }
-    size_t out = 0;
     unsigned char framed[PAD + PADDED_MAX + PAD];
-    const unsigned char *pw = NULL; /* the framed copy, made when first needed */
-#define FRAMED()                                                                               \
-    (pw || len > PADDED_MAX                                                                    \
-         ? pw                                                                                  \
-         : (memset(framed, 0xFF, PAD), memcpy(framed + PAD, w, len),                           \
-            memset(framed + PAD + len, 0xFF, PAD), pw = framed + PAD))
-    /* (no merge limit: the prefixes' tokens are merged without one) */
-    uint64_t *pre = limit == NO_RANK ? prefixes_of(m) : NULL;
-    uint64_t *ch = pre ? chars_of(m) : NULL;
-    for (size_t a = 0, p; a < len; a = p) {
-        if (a == 0 && pre && w[0] < 0x80 && len >= 3 && w[1] >= 0xC0 && edge_cut(m, w, len, 1)) {
-            put_byte(m, x, w, 0, out++); /* a space before */
-            p = 1;
-            continue;
-        }
-        size_t k = pre ? char_at(w, len, a) : 0, e = a + k;
-        if (k && (e == len || (e + 1 < len && w[e] >= 0xC0 && edge_cut(m, w, len, e)) ||
-                  (FRAMED() && sure_cut(m, pw, len, e)))) {
-            out = put_char(m, x, pre, ch, w, len, a, k, out);
-            p = e;
-            continue;
-        }
-        p = FRAMED() ? next_cut_padded(m, pw, len, a + 1) : next_cut(m, w, len, a + 1);
-        if (p == a + 1) { /* a byte alone (most of random 4-byte characters): its token */
-            x->sym[out] = m->byte_ids[w[a]];
-            x->st[out] = (int32_t)a;
-            x->en[out++] = (int32_t)p;
-        } else {
-            out = put_piece(m, x, NULL, NULL, w, len, a, p - a, limit, out);
-        }
-    }
-#undef FRAMED
-    return out;
+    WinCut cut = {m, limit == NO_RANK ? prefixes_of(m) : NULL, NULL, 0, framed};
+    WinPieces g = {m, x, &cut, cut.pre ? chars_of(m) : NULL, limit, 0};
+    segment_walk((Cutter){win_next, &cut}, win_piece, &g, w, len);
+    return g.out;
 }

@@ -134,9 +134,13 @@ const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, si
 
 int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n)
 {
-    WcPlace at;
-    size_t k;
-    return wc_find_at(c, w, len, &at, &k) ? 0 : wc_put_at(c, w, len, &at, ids, n);
+    uint64_t h = bpe_hash_bytes(w, len);
+    size_t slot;
+    if (c->n >= c->max_words)
+        wc_reset(c); /* bounded memory */
+    if (cache_find(c, w, len, h, &slot))
+        return 0;
+    return cache_store(c, w, len, h, slot, ids, n);
 }
 
 void wc_free(WordCacheTable *c)
