@@ -884,33 +884,34 @@ static int spm_merge_segment(void *ctx, const unsigned char *p, size_t len,
     return 0;
 }
 
+/* SentencePiece's Cutter: between two characters no piece holds next to each other (a
+   model with UNUSED pieces is not cut: whole_text). It reads the character at each cut
+   it returns before returning it, so a call finds its segment's first character read
+   (spm_cut_init reads the text's). */
 typedef struct {
     const SpmData *d;
-    size_t at, k;  /* the last cut returned, the length of */
-    uint32_t cp;   /* the character there */
+    size_t k;      /* the bytes of the character at the next call's start */
+    uint32_t cp;   /* that character */
 } SpmCut;
 
-/* SentencePiece's Cutter: between two characters no piece holds next to each other (a
-   model with UNUSED pieces is not cut: whole_text) */
+static inline void spm_cut_init(SpmCut *c, const SpmData *d, const unsigned char *w,
+                                size_t len) {
+    c->d = d;
+    c->k = len ? cm_char_len(w[0]) : 0;
+    if (c->k > len) c->k = len;
+    c->cp = len ? cm_decode(w, c->k) : 0;
+}
+
 BPE_FORCE_INLINE size_t spm_next_cut(void *self, const unsigned char *w, size_t len,
                                      size_t start) {
     SpmCut *c = self;
-    size_t i = start, k;
-    uint32_t prev;
-    if (start && start == c->at) {
-        k = c->k;
-        prev = c->cp;
-    } else {
-        k = cm_char_len(w[i]);
-        if (i + k > len) k = len - i;
-        prev = cm_decode(w + i, k);
-    }
+    size_t i = start, k = c->k;
+    uint32_t prev = c->cp;
     for (i += k; i < len; i += k) {
         k = cm_char_len(w[i]);
         if (i + k > len) k = len - i;
         uint32_t cp = cm_decode(w + i, k);
         if (can_cut(&c->d->cut, prev, cp)) {
-            c->at = i;
             c->k = k;
             c->cp = cp;
             return i;
@@ -952,7 +953,8 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
     if (rc < 0 || (rc = normalize(m, s, n, prefix, &z)) < 0) goto done;
     const unsigned char *w = (const unsigned char *)z.out.p;
     size_t len = z.out.n;
-    SpmCut at = {d, 0, 0, 0};
+    SpmCut at;
+    spm_cut_init(&at, d, w, len);
     if (!offsets) {
         SpmEmit e = {out, m->unk_id, !d->llama && !d->byte_fallback, 0};
         Cutter cut = {spm_next_cut, &at}, whole = {whole_text, NULL};
@@ -1038,27 +1040,39 @@ static int cut_merge_segment(void *ctx, const unsigned char *p, size_t len,
     return 0;
 }
 
+/* a tokenizer.json model's Cutter: between two characters no token holds next to each
+   other, but for two characters that are no token (their <unk>s may fuse). As
+   SentencePiece's, it finds its segment's first character read (cut_at_init: the
+   text's). */
 typedef struct {
     const PipeModel *m;
     int fuse;
+    size_t k;      /* the bytes of the character at the next call's start */
+    uint32_t cp;   /* that character */
 } CutAt;
 
-/* a tokenizer.json model's Cutter: between two characters no token holds next to each
-   other, but for two characters that are no token (their <unk>s may fuse) */
+static inline void cut_at_init(CutAt *c, const unsigned char *s, size_t n) {
+    c->k = n ? cm_char_len(s[0]) : 0;
+    if (c->k > n) c->k = n;
+    c->cp = n ? cm_decode(s, c->k) : 0;
+}
+
 BPE_FORCE_INLINE size_t cut_next(void *self, const unsigned char *s, size_t n, size_t start) {
-    const CutAt *c = self;
+    CutAt *c = self;
     const PipeModel *m = c->m;
-    size_t i = start, pk = start, k = cm_char_len(s[i]);
-    if (i + k > n) k = n - i;
-    uint32_t prev = cm_decode(s + i, k);
+    size_t i = start, pk = start, k = c->k;
+    uint32_t prev = c->cp;
     for (i += k; i < n; pk = i, i += k) {
         k = cm_char_len(s[i]);
         if (i + k > n) k = n - i;
         uint32_t cp = cm_decode(s + i, k);
         if (can_cut(m->cut, prev, cp) &&
             !(c->fuse && find_key(m, (const char *)s + i, k) < 0 &&
-              find_key(m, (const char *)s + pk, i - pk) < 0))
+              find_key(m, (const char *)s + pk, i - pk) < 0)) {
+            c->k = k;
+            c->cp = cp;
             return i;
+        }
         prev = cp;
     }
     return n;
@@ -1079,12 +1093,13 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
     if (rc < 0) goto done;
     /* a character that is no token becomes <unk> only when it has no byte-fallback
        tokens; only then may two such characters fuse into one <unk> across a cut */
-    CutAt at = {m, m->unk_id != NONE_ID && m->fuse_unk};
+    CutAt at = {m, m->unk_id != NONE_ID && m->fuse_unk, 0, 0};
     if (at.fuse && m->byte_fallback) {
         at.fuse = 0;
         for (int b = 0; b < 256; b++)
             if (m->fb[b] == NONE_ID) at.fuse = 1;
     }
+    cut_at_init(&at, s, n);
     Cutter cut = {cut_next, &at};
     rc = segment_encode(cut, &sc, cut_merge_segment, &g, cut_emit, out, s, n);
 done:
