@@ -943,6 +943,23 @@ BPE_FORCE_INLINE int spm_emit(void *ctx, const int32_t *ids, size_t ni) {
     return 0;
 }
 
+/* the offsets' piece: a segment merged, its tokens put out with their spans */
+typedef struct {
+    const PipeModel *m;
+    Scratch *x;
+    SpmOut *out;
+    int offsets, prev_unk;
+} SpmSpans;
+
+BPE_FORCE_INLINE int spm_spans_piece(void *ctx, const unsigned char *w, size_t len,
+                                     size_t start, size_t end) {
+    SpmSpans *p = ctx;
+    int rc;
+    (void)len;
+    if ((rc = merge_word(p->m, p->x, w + start, end - start)) < 0) return rc;
+    return symbols_out(p->m, p->x, w + start, p->out, p->offsets, (int64_t)start, &p->prev_unk);
+}
+
 int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix, int offsets,
                SpmOut *out) {
     const SpmData *d = m->spm;
@@ -962,15 +979,12 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
                  ? segment_encode(whole, &sc, spm_merge_segment, &g, spm_emit, &e, w, len)
                  : segment_encode(cut, &sc, spm_merge_segment, &g, spm_emit, &e, w, len);
         if (rc < 0) goto done;
-    } else {
-        int prev_unk = 0;
-        for (size_t start = 0, end; start < len; start = end) {
-            end = d->has_unused ? len : spm_next_cut(&at, w, len, start);
-            if ((rc = merge_word(m, &g.x, w + start, end - start)) < 0 ||
-                (rc = symbols_out(m, &g.x, w + start, out, offsets, (int64_t)start,
-                                  &prev_unk)) < 0)
-                goto done;
-        }
+    } else { /* each segment's tokens with their spans: merged, never cached */
+        SpmSpans p = {m, &g.x, out, offsets, 0};
+        Cutter cut = {spm_next_cut, &at}, whole = {whole_text, NULL};
+        rc = d->has_unused ? segment_walk(whole, spm_spans_piece, &p, w, len)
+                           : segment_walk(cut, spm_spans_piece, &p, w, len);
+        if (rc < 0) goto done;
     }
     if (offsets) /* normalized byte offsets -> the input's */
         for (size_t j = 0; j < out->n; j++) {
