@@ -960,6 +960,16 @@ BPE_FORCE_INLINE int spm_spans_piece(void *ctx, const unsigned char *w, size_t l
     return symbols_out(p->m, p->x, w + start, p->out, p->offsets, (int64_t)start, &p->prev_unk);
 }
 
+/* each segment's tokens with their spans: merged, never cached (out of line: the
+   cached route's loop is compiled alone) */
+static BPE_NOINLINE int spm_spans(const PipeModel *m, Scratch *x, SpmCut *at, SpmOut *out,
+                                  int offsets, const unsigned char *w, size_t len) {
+    SpmSpans p = {m, x, out, offsets, 0};
+    Cutter cut = {spm_next_cut, at}, whole = {whole_text, NULL};
+    return m->spm->has_unused ? segment_walk(whole, spm_spans_piece, &p, w, len)
+                              : segment_walk(cut, spm_spans_piece, &p, w, len);
+}
+
 int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix, int offsets,
                SpmOut *out) {
     const SpmData *d = m->spm;
@@ -979,12 +989,8 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
                  ? segment_encode(whole, &sc, spm_merge_segment, &g, spm_emit, &e, w, len)
                  : segment_encode(cut, &sc, spm_merge_segment, &g, spm_emit, &e, w, len);
         if (rc < 0) goto done;
-    } else { /* each segment's tokens with their spans: merged, never cached */
-        SpmSpans p = {m, &g.x, out, offsets, 0};
-        Cutter cut = {spm_next_cut, &at}, whole = {whole_text, NULL};
-        rc = d->has_unused ? segment_walk(whole, spm_spans_piece, &p, w, len)
-                           : segment_walk(cut, spm_spans_piece, &p, w, len);
-        if (rc < 0) goto done;
+    } else if ((rc = spm_spans(m, &g.x, &at, out, offsets, w, len)) < 0) {
+        goto done;
     }
     if (offsets) /* normalized byte offsets -> the input's */
         for (size_t j = 0; j < out->n; j++) {
