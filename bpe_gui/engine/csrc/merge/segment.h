@@ -2,7 +2,7 @@
  * segment.h -- a text cut into segments no merge crosses, each segment's ids from a memo,
  * a word cache or merged: the one segment loop of every cut where no merge crosses:
  * SentencePiece's texts and tokenizer.json models without ByteLevel
- * (imported/pipe_spm.c), SuperBPE's stage-2 pieces (wordcache.c's wc_encode_pieces) and
+ * (imported/pipe_spm.c), SuperBPE's stage-2 pieces (pieces.c) and
  * the boundaries strategy's long non-ASCII words (token_boundaries.c).
  *
  * A Cutter says where the segment that starts at `start` ends (its next cut); merging

@@ -173,14 +173,4 @@ static inline int wc_admit_put(WcAdmit *a, uint64_t h)
     return ++a->tick % WC_ADMIT_SPARSE == 0;
 }
 
-/* Pieces blob[starts[i]..starts[i+1]) for i < n_pieces, each cut into segments between
- * every two bytes x, y with joins[x << 8 | y] == 0 (no merge ever joins them, so no
- * merge crosses there and merging the segments alone gives the piece's ids); each
- * segment merged (or taken from the cache) with the merges of rank < limit. The ids go
- * to out, piece i's at out_starts[i]..out_starts[i+1] (n_pieces + 1 entries). 0, or -1
- * when out of memory. */
-int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *joins,
-                     const unsigned char *blob, const int64_t *starts, size_t n_pieces,
-                     int32_t limit, IdList *out, int64_t *out_starts);
-
 #endif

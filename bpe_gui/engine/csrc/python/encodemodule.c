@@ -11,7 +11,7 @@
  *       misses and cleared when it reaches cache_limit entries.
  *   encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts)
  *       words cut where no merge joins two bytes, merged (or found in cache, a
- *       WordCache) without the GIL: wordcache.h's wc_encode_pieces.
+ *       WordCache) without the GIL: pieces.h's pieces_encode.
  *   Merger.wrap(table)          a Merger over an imported model's table (the capsule of
  *       _pipeline.Model.merge_table()), for an Encoder
  *   Encoder(merger, preset, limit, specials, cache_words)  whole texts in one pass
@@ -38,6 +38,7 @@
 #include "python/convert.h"
 #include "python/encode_python.h"
 #include "merge/merge.h"
+#include "merge/pieces.h"
 #include "merge/readers.h"
 #include "scan/scan.h"
 #include "python/scan_python.h"
@@ -146,7 +147,7 @@ int check_preset(int preset)
 }
 
 /* encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts): see wordcache.h's
-   wc_encode_pieces; starts and the returned starts are int64 buffers (n + 1), ids int32
+   pieces_encode; starts and the returned starts are int64 buffers (n + 1), ids int32
    bytes, joins 65536 bytes. */
 static PyObject *Merger_encode_pieces(Merger *m, PyObject *args)
 {
@@ -186,8 +187,8 @@ static PyObject *Merger_encode_pieces(Merger *m, PyObject *args)
     mr_enter(&m->readers);
     c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    rc = wc_encode_pieces(m->t, &c->wc, (const uint8_t *)joins.buf,
-                          (const unsigned char *)blob.buf, st, n, limit, &out, out_starts);
+    rc = pieces_encode(m->t, &c->wc, (const uint8_t *)joins.buf,
+                       (const unsigned char *)blob.buf, st, n, limit, &out, out_starts);
     mr_leave(&m->readers);
     Py_END_ALLOW_THREADS
     c->busy = 0;
