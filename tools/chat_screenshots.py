@@ -1,7 +1,7 @@
 """Screenshots of the Chat view as a user drives it, in a real X server (run by hand, from
 the repository's root)::
 
-    python -m tools.chat_screenshots 1024x700 [OUT_DIR]     # default docs/screenshots/
+    python -m tools.chat_screenshots 1024x700 [OUT_DIR]     # default screenshots/ (ignored)
 
 Starts its own Xvfb of that size and openbox (tools/layout_screenshots.py), opens the
 window maximized with settings in a temporary folder, and, with the Chat tab in front,
@@ -165,4 +165,4 @@ if __name__ == "__main__":
     if not args or "x" not in args[0]:
         raise SystemExit(__doc__)
     width, height = map(int, args[0].split("x"))
-    main(width, height, Path(args[1]) if len(args) > 1 else ROOT / "docs" / "screenshots")
+    main(width, height, Path(args[1]) if len(args) > 1 else ROOT / "screenshots")

@@ -112,4 +112,4 @@ def main(out: Path, size: tuple[int, int]) -> None:
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     width, height = (int(v) for v in (args[0] if args else "1024x700").split("x"))
-    main(ROOT / "docs" / "screenshots", (width, height))
+    main(ROOT / "screenshots", (width, height))

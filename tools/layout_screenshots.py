@@ -6,8 +6,8 @@ server (run by hand, from the repository's root)::
 Starts its own Xvfb of that size and openbox (both needed: Xvfb, openbox and
 ImageMagick's ``import``), opens the window maximized as ``bpe-gui`` does on that screen,
 with settings in a temporary folder, and saves the whole screen, NAME-WxH.png in OUT_DIR
-(default docs/screenshots/), for each scene of :data:`SCENES`: the panels in front one
-after the other (main, settings, vocab, charts, compare, compare-focus, playback, chat),
+(default screenshots/, ignored by git: copy the ones the docs show into docs/screenshots/),
+for each scene of :data:`SCENES`: the panels in front one after the other (main, settings, vocab, charts, compare, compare-focus, playback, chat),
 and the dialogs open over the window (import, export, run-to-step, check, open-model,
 language-cost, training-mixture, train-on). Some scenes show a fix of issue 82 in
 particular: glyphs (Hindi, Thai and emoji no font here draws, said in the status bar
@@ -337,5 +337,5 @@ if __name__ == "__main__":
     if not args or "x" not in args[0]:
         raise SystemExit(__doc__)
     width, height = map(int, args[0].split("x"))
-    main(width, height, Path(args[1]) if len(args) > 1 else ROOT / "docs" / "screenshots",
+    main(width, height, Path(args[1]) if len(args) > 1 else ROOT / "screenshots",
          only)

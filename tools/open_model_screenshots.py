@@ -9,7 +9,7 @@ LM Studio and llama.cpp lay them out (tests/engine/local_model_stores.py; the we
 are sparse files of the models' real sizes, so nothing big is written), starts an X
 server of each size (default 1024x700) with a window manager, runs ``bpe-gui`` in it
 with that HOME, and presses Ctrl+Shift+I, types a filter, moves with the arrows,
-narrows the filter and presses Enter. OUT_DIR (default docs/screenshots) gets the
+narrows the filter and presses Enter. OUT_DIR (default screenshots/, ignored) gets the
 dialog alone, filtered, at the first size (open_model.png); ``--screens DIR`` gets the
 whole screen after each key (open_model-WxH-list.png, -filter.png, -refused.png: Enter
 on a WordPiece GGUF, -opened.png) and with no models at all (-empty.png). The fake HOME
@@ -223,7 +223,7 @@ def shots(dialog_png: Path | None, screens: Path | None, size: str, home: Path,
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("out", nargs="?", default=str(ROOT / "docs" / "screenshots"))
+    p.add_argument("out", nargs="?", default=str(ROOT / "screenshots"))
     p.add_argument("--size", action="append", help="WxH (repeatable; default 1024x700)")
     p.add_argument("--screens", help="save the whole screen after each key here")
     p.add_argument("--home", help="build the fake HOME here and keep it")

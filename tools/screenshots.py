@@ -1,6 +1,6 @@
 """Take the README screenshots (run by hand, from the repository's root).
 
-    python -m tools.screenshots [OUT_DIR] [--big]     # default docs/screenshots/
+    python -m tools.screenshots [OUT_DIR] [--big]     # default screenshots/ (ignored)
 
 Runs headless (QT_QPA_PLATFORM=offscreen unless set, e.g. under xvfb-run with xcb),
 with settings in a temporary folder so your own layout is untouched. Writes:
@@ -137,7 +137,7 @@ def shot_options(argv: list[str]) -> tuple[Path, tuple[int, int], bool]:
         w, h = value.split("x")
         size = (int(w), int(h))
         args = [a for a in args if a != value]
-    return (Path(args[0]) if args else ROOT / "docs" / "screenshots", size,
+    return (Path(args[0]) if args else ROOT / "screenshots", size,
             "--root" in argv)
 
 
@@ -189,4 +189,4 @@ def main(out: Path) -> None:
 
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    main(Path(args[0]) if args else ROOT / "docs" / "screenshots")
+    main(Path(args[0]) if args else ROOT / "screenshots")

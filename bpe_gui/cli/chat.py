@@ -24,7 +24,7 @@ ROLE_STYLE = {"system": "\x1b[30;48;5;183m", "developer": "\x1b[30;48;5;183m",
               "tool": "\x1b[30;48;5;223m", "tools": "\x1b[30;48;5;230m",
               "documents": "\x1b[30;48;5;230m"}
 SCAFFOLD = "\x1b[2;37;48;5;236m"
-SPECIAL = "\x1b[1;97;48;5;240m"
+SPECIAL_STYLE = "\x1b[1;97;48;5;240m"
 INJECTED = "\x1b[1;97;48;5;160m"
 
 
@@ -143,7 +143,7 @@ def render_chat(enc, color: bool) -> str:
                          f"{readable(t.piece)}" for t in enc.tokens)
     out = []
     for t in enc.tokens:
-        style = INJECTED if t.injected else SPECIAL if t.origin == "special" else \
+        style = INJECTED if t.injected else SPECIAL_STYLE if t.origin == "special" else \
             SCAFFOLD if t.role == "template" else ROLE_STYLE.get(t.role, SCAFFOLD)
         out.append(f"{style}{readable(t.piece)}{RESET}")
     return "".join(out)

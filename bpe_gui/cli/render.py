@@ -7,8 +7,8 @@ from typing import Sequence
 from ..engine.display import is_partial, readable
 
 BGS = ("\x1b[30;48;5;153m", "\x1b[30;48;5;223m")   # light blue, light orange
-SPECIAL = "\x1b[1;30;48;5;150m"                      # bold on green
-PARTIAL = "\x1b[4;30;48;5;217m"                      # underlined on pink: part of a character
+SPECIAL_STYLE = "\x1b[1;30;48;5;150m"                # bold on green
+PARTIAL_STYLE = "\x1b[4;30;48;5;217m"                # underlined on pink: part of a character
 RESET = "\x1b[0m"
 
 
@@ -22,6 +22,6 @@ def render_tokens(tokens: Sequence[bytes], special: Sequence[bool], color: bool)
         return " ".join(readable(t) for t in tokens)
     out = []
     for k, (t, sp) in enumerate(zip(tokens, special)):
-        style = SPECIAL if sp else PARTIAL if is_partial(t) else BGS[k % 2]
+        style = SPECIAL_STYLE if sp else PARTIAL_STYLE if is_partial(t) else BGS[k % 2]
         out.append(f"{style}{readable(t)}{RESET}")
     return "".join(out)

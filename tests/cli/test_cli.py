@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.cli.progress import Progress
-from bpe_gui.cli.render import PARTIAL, SPECIAL, render_tokens
+from bpe_gui.cli.render import PARTIAL_STYLE, SPECIAL_STYLE, render_tokens
 from bpe_gui.engine.display import readable
 from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.engine.formats.exports import RECORD
@@ -239,7 +239,7 @@ def test_encode_colours_when_asked(tmp_path, trained_dir):
     assert "\x1b[" in lines[0] and "tokens" in lines[2]
     shown = render_tokens([b"a", b" b", "你".encode()[:2], b"<s>"], [False, False, False, True],
                           color=True)
-    assert PARTIAL + "<E4 BD>" in shown and SPECIAL + "<s>" in shown and "·b" in shown
+    assert PARTIAL_STYLE + "<E4 BD>" in shown and SPECIAL_STYLE + "<s>" in shown and "·b" in shown
 
 
 def test_train_and_encode_never_import_qt(tmp_path, trained_dir):

@@ -70,7 +70,7 @@ def test_the_pairs_footer():
 
 def test_the_view_reads_through_only_what_every_run_has():
     """TrainerView reads its annotated facts from the run by name: each is a member of
-    the engine's TrainerProtocol (mypy cannot see the read-through: its declarations,
+    the engine's RunCommon (mypy cannot see the read-through: its declarations,
     RunCommon's, are read here), each gives the run's own value, and any other name is
     refused."""
     import inspect
@@ -78,10 +78,10 @@ def test_the_view_reads_through_only_what_every_run_has():
 
     import pytest
 
-    from bpe_gui.engine.train import TrainerProtocol
+    from bpe_gui.engine.train import RunCommon
     from bpe_gui.gui.controller.trainer_view import _READ_THROUGH
 
-    source = inspect.getsource(TrainerProtocol)
+    source = inspect.getsource(RunCommon)
     declared = set(re.findall(r"^ +(?:def )?(\w+)\b(?=[ :(=])", source, re.M))
     t = Trainer.from_source(CORPUS, TrainSettings(num_merges=5))
     t.step()

@@ -64,8 +64,8 @@ from ..errors import BPEError, CancelFn, Cancelled
 from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.merge_model import EOW, UNK
 
-OK, UNREACHABLE, UNDECODABLE, SPECIAL = "ok", "unreachable", "undecodable", "special"
-KINDS = (OK, UNREACHABLE, UNDECODABLE, SPECIAL)
+OK, UNREACHABLE, UNDECODABLE, SPECIAL_CLASS = "ok", "unreachable", "undecodable", "special"
+KINDS = (OK, UNREACHABLE, UNDECODABLE, SPECIAL_CLASS)
 CONTEXTS = ("«", "»", "a", "1")  # put before a token's text (method "context")
 # put before or after a token's text (method "suffix"): letters that join a word, marks
 # that join a run of marks

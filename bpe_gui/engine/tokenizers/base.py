@@ -5,9 +5,9 @@ special tokens, pre-tokenizer pattern and its :class:`~.model.WordModel` -- and 
 questions answered the same way for every kind: encode (ids, offsets, a stream), decode,
 the pieces a text is cut into, a word's merge playback, ``explain``. Two kinds implement
 it, each with its own constructor that runs this one:
-:class:`~.tokenizer.Tokenizer` (trained here, as of a step, GPT-2 files) and
-:class:`~.pipeline.bridge.PipelineTokenizer` (``tokenizer.json``, ``.tiktoken``, the
-known encodings).
+:class:`~.trained.Tokenizer` (trained here, as of a step, GPT-2 files) and
+:class:`~.imported.imported_tokenizer.PipelineTokenizer` (``tokenizer.json``,
+``.tiktoken``, the known encodings).
 
 Every kind encodes through one runtime, its :class:`~.pipeline.Pipeline`; this class
 adds what a call asks around it (the special-token policy, the tokens a post-processor

@@ -20,7 +20,7 @@ from .trainer import Trainer, TrainSettings, _table_name, source_table
 
 if TYPE_CHECKING:
     from ..tokenizers.base import BaseTokenizer
-    from .trainer import TrainerProtocol
+    from .trainer import RunCommon
 
 # what build_run reports, through progress(phase, done, total)
 READING = "pretokenize"        # the corpus read and cut into words (bytes)
@@ -36,8 +36,8 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
               cancel: CancelFn | None = None, *, undo: bool = True,
               base: BaseTokenizer | None = None, table: PretokenTable | None = None,
               table2: PretokenTable | None = None,
-              reuse: TrainerProtocol | Lent | None = None, prepare: bool = True,
-              where: str | None = None) -> TrainerProtocol:
+              reuse: RunCommon | Lent | None = None, prepare: bool = True,
+              where: str | None = None) -> RunCommon:
     """The run ``spec`` asks for, at step 0, its ``spec`` the one it trains (with what
     the tokenizer trained on decides filled in).
 
@@ -74,7 +74,7 @@ def build_run(spec: TrainingSpec, progress: Progress | None = None,
             check_settings(got.meta, s, where or (_table_name(list(spec.counts))
                                                        if spec.counts else TABLE))
         return got
-    run: TrainerProtocol
+    run: RunCommon
     if spec.mode == SUPERBPE:
         from .superbpe import TRAIN_PATTERN, stage2_pretokenizer
         from .superbpe_run import SuperBPERun
@@ -196,7 +196,7 @@ class Lent:
         return self.spec.table_key() == spec.table_key()
 
 
-def lend(run: TrainerProtocol | None) -> Lent | None:
+def lend(run: RunCommon | None) -> Lent | None:
     """``run``'s tables for :func:`build_run`'s ``reuse`` (None: none to lend). A
     SuperBPE stage-2 table is lent once counted."""
     spec = getattr(run, "spec", None)
@@ -206,7 +206,7 @@ def lend(run: TrainerProtocol | None) -> Lent | None:
     return Lent(spec, run.table, table2 if isinstance(table2, PretokenTable) else None)
 
 
-def _reused(run: TrainerProtocol | Lent | None, spec: TrainingSpec, what: str):
+def _reused(run: RunCommon | Lent | None, spec: TrainingSpec, what: str):
     """``run``'s table (or SuperBPE's stage-2 table) when it read the same words."""
     lent = run if isinstance(run, Lent) else lend(run)
     if lent is None or not lent.serves(spec):

@@ -574,7 +574,7 @@ class ParityTrainer(RunCommon):
                 final.add(blob[st[i + 1] - 1])
         return len(inner) + len(final)
 
-    # ----- facts fixed for this run (TrainerProtocol's) ------------------------------------
+    # ----- facts fixed for this run (RunCommon's) ------------------------------------
     parity = property(lambda self: self, doc="The run itself (what the window charts).")
     # byte level, one stage, no special tokens, nothing inherited (RunCommon's)
     n_initial = n_base = 256

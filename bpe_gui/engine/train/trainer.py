@@ -380,7 +380,7 @@ RELEASED_CORE = ("This {} was released after training ({}.release_core), so it c
 
 class RunCommon:
     """A training run of merge steps: what the window and the command line use of every
-    run (the one interface, named ``TrainerProtocol`` where runs are typed), and what
+    run (the one interface runs are typed with), and what
     runs answer alike, written once: a run of one corpus from its own alphabet (nothing
     inherited, one stage, one language), its vocabulary as of now, and going to a step
     over its own step(), undo() and run(). A run overrides what it does otherwise.
@@ -398,7 +398,7 @@ class RunCommon:
 
     Example::
 
-        def train_to(t: TrainerProtocol, k: int) -> Tokenizer:
+        def train_to(t: RunCommon, k: int) -> Tokenizer:
             t.goto(k)
             return t.tokenizer()
     """
@@ -548,9 +548,6 @@ class RunCommon:
                 progress(self.n_steps if goal is not None else self.vocab_size, total)
         if progress is not None:
             progress(self.n_steps if goal is not None else self.vocab_size, total)
-
-
-TrainerProtocol = RunCommon   # the name runs are typed with
 
 
 class Trainer(RunCommon):

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from PySide6.QtCore import SignalInstance
 
-from ...engine.train import Session, TrainerProtocol, TrainSettings
+from ...engine.train import Session, RunCommon, TrainSettings
 from .corpus_source import Corpus, source_of
 
 
@@ -30,7 +30,7 @@ class BeforeEditsHost(Protocol):
     corpus: Corpus
     settings: TrainSettings
     stale: bool
-    trainer: TrainerProtocol | None
+    trainer: RunCommon | None
     corpusChanged: SignalInstance
 
     @property

@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...engine.errors import BPEError
 from ...engine.tokenizers import BaseTokenizer
-from ...engine.train import TrainerProtocol, TrainSettings
+from ...engine.train import RunCommon, TrainSettings
 from .checking import Checking
 from .corpus_source import Corpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
@@ -76,7 +76,7 @@ class Controller(QObject):
         self.corpus: Corpus = TextCorpus()
         self.settings = TrainSettings()
         self.parity = ParitySetup()         # off: the corpus trains as one (parity_setup.py)
-        self.trainer: TrainerProtocol | None = None
+        self.trainer: RunCommon | None = None
         self._stale = False
         self.imported: BaseTokenizer | None = None
         self.imported_path: str | None = None

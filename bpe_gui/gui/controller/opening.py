@@ -21,7 +21,7 @@ from ...engine.io import write_atomic
 from ...engine.train import Session
 from ...engine.train import TrainSettings
 from ...engine.tokenizers import BaseTokenizer
-from ...engine.train import TrainerProtocol
+from ...engine.train import RunCommon
 from .before_edits import BeforeEdits, corpus_fields
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
@@ -40,7 +40,7 @@ class OpeningHost(Protocol):
     corpus: Corpus                    # a table corpus is set here
     settings: TrainSettings           # set here (a table's or a session's)
     stale: bool
-    trainer: TrainerProtocol | None
+    trainer: RunCommon | None
     imported: BaseTokenizer | None
     imported_path: str | None
     imported_pattern: str | None

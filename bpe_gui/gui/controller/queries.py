@@ -15,7 +15,7 @@ from ...engine import analysis
 from ...engine.corpus import table_from_text
 from ...engine.errors import BPEError
 from ...engine.text import Pretokenizer
-from ...engine.train import TrainerProtocol, TrainSettings, n_base_symbols
+from ...engine.train import RunCommon, TrainSettings, n_base_symbols
 from .corpus_source import Corpus
 from .trainer_view import TrainerView
 
@@ -26,7 +26,7 @@ CHAR_BASE_LIMIT = 5_000_000    # a longer text's character alphabet is not count
 class Queries:
     """Corpus and run queries of the controller (see the module docstring)."""
 
-    def __init__(self, trainer: Callable[[], TrainerProtocol | None],
+    def __init__(self, trainer: Callable[[], RunCommon | None],
                  view: Callable[[], TrainerView | None], stale: Callable[[], bool],
                  corpus: Callable[[], Corpus],
                  settings: Callable[[], TrainSettings]):

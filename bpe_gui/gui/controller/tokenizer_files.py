@@ -14,7 +14,7 @@ from PySide6.QtCore import SignalInstance
 from ...engine.errors import BPEError
 from ...engine.formats import describe_source, export_tokenizer, load_tokenizer
 from ...engine.tokenizers import BaseTokenizer
-from ...engine.train import TrainerProtocol
+from ...engine.train import RunCommon
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
 
@@ -35,7 +35,7 @@ class TrainerJobEnds(Protocol):
 class TokenizerFilesHost(Protocol):
     """What :class:`TokenizerFiles` uses of the controller it serves."""
 
-    trainer: TrainerProtocol | None
+    trainer: RunCommon | None
     imported: BaseTokenizer | None        # these four are set here
     imported_path: str | None
     imported_pattern: str | None

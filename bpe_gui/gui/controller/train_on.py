@@ -28,7 +28,7 @@ from typing import Callable, Protocol
 from PySide6.QtCore import SignalInstance
 
 from ...engine.tokenizers import BaseTokenizer
-from ...engine.train import TRAIN_ON, TrainerProtocol, TrainSettings
+from ...engine.train import TRAIN_ON, RunCommon, TrainSettings
 from .origin import Origin
 from .parity_setup import ParitySetup
 from .corpus_source import Corpus
@@ -65,7 +65,7 @@ class TrainOnHost(Protocol):
 
     corpus: Corpus
     settings: TrainSettings
-    trainer: TrainerProtocol | None
+    trainer: RunCommon | None
     imported: BaseTokenizer | None
     imported_path: str | None
     tokenizer_files: TokenizerFiles   # imports a session's source
@@ -170,7 +170,7 @@ class TrainOn:
                 "Train on switched this from the imported tokenizer")
         return started
 
-    def job_ended(self, trainer: TrainerProtocol | None) -> None:
+    def job_ended(self, trainer: RunCommon | None) -> None:
         """A training-on job ended: refused (the source's encoder does not follow its
         merges), failed or dropped before it merged, the mode goes back to before."""
         if self.origin() is None:

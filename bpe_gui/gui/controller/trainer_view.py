@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import MergeStep, PairRow, ParityTrainer, TrainerProtocol, TrainSettings
+from ...engine.train import MergeStep, PairRow, ParityTrainer, RunCommon, TrainSettings
 
 PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
 
@@ -89,7 +89,7 @@ class TrainerView:
     transition: int | None          # SuperBPE: stage 1's last step (None: not SuperBPE)
     next_choice: Callable[[], MergeStep | None]   # the next step's record, not made yet
 
-    def __init__(self, trainer: TrainerProtocol):
+    def __init__(self, trainer: RunCommon):
         self._t = trainer
 
     if not TYPE_CHECKING:   # mypy holds callers to the names annotated above

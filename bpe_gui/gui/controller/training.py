@@ -25,7 +25,7 @@ from ...engine.corpus import check_settings
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.display import human_size
 from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAGE2,
-                             TRAIN_ON, TrainerProtocol, TrainingSpec, TrainSettings,
+                             TRAIN_ON, RunCommon, TrainingSpec, TrainSettings,
                              build_run, lend, resolve)
 from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, corpus_spec,
                             sample_file)
@@ -60,7 +60,7 @@ class TrainingHost(Protocol):
 
     corpus: Corpus
     settings: TrainSettings
-    trainer: TrainerProtocol | None   # replaced here
+    trainer: RunCommon | None   # replaced here
     stale: bool                       # set here
     use_imported: bool
     train_on: TrainOn                 # training on from the imported tokenizer
@@ -222,7 +222,7 @@ class Training:
         if c.stale and not c.busy and self.small():
             self.retrain(quiet=True)
 
-    def running_trainer(self) -> TrainerProtocol | None:
+    def running_trainer(self) -> RunCommon | None:
         """The new trainer a running retrain job is merging with, if any."""
         return (self.live_box or {}).get("trainer")
 
@@ -360,7 +360,7 @@ class Training:
                 SEGMENTING: (f"Segmenting the corpus with the merges of {c.train_on.label}",
                              "")}
 
-    def _built(self, result: TrainerProtocol | NotUtf8, label: str) -> None:
+    def _built(self, result: RunCommon | NotUtf8, label: str) -> None:
         if isinstance(result, NotUtf8):
             self.live_box = None
             self._not_utf8(result)
@@ -379,7 +379,7 @@ class Training:
         self.trainer_job_ended(end)
 
     # ----- running the run on, by a job ---------------------------------------------------
-    def ready(self) -> TrainerProtocol | None:
+    def ready(self) -> RunCommon | None:
         """The trainer to step, up to date with the corpus and settings (a small corpus
         retrains here); None while a job runs, or once one was started to build it."""
         c = self.c
@@ -389,7 +389,7 @@ class Training:
             return None
         return None if c.busy else c.trainer
 
-    def to_step(self, t: TrainerProtocol, k: int) -> bool:
+    def to_step(self, t: RunCommon, k: int) -> bool:
         """Run ``t`` on to step ``k`` (a far jump forward)."""
         return self._run_on(f"Running to step {k:,}", t, k)
 
@@ -403,7 +403,7 @@ class Training:
             return False
         return self._run_on("Training to target", t, None)
 
-    def _run_on(self, label: str, t: TrainerProtocol, until: int | None) -> bool:
+    def _run_on(self, label: str, t: RunCommon, until: int | None) -> bool:
         live = self._live
 
         def done(_records) -> None:
@@ -512,7 +512,7 @@ class Training:
             c.trainerChanged.emit()
         c.livePeek.emit(t.n_steps)
 
-    def install(self, trainer: TrainerProtocol) -> None:
+    def install(self, trainer: RunCommon) -> None:
         c = self.c
         self.live_box = None
         self.built, self._building = self._building or self.reads(), None

@@ -30,7 +30,7 @@ from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, ID_ROLE, PARTIAL_ROLE, SE
                     SPECIAL_ROLE, TOOLTIP, HeaderedTableModel, ReadableCache, plain_text)
 from .vocab_classes import class_text, class_tip, code_of
 
-BASE, SPECIAL, MERGE = "base", "special", "merge"
+BASE_ENTRY, SPECIAL_ENTRY, MERGE_ENTRY = "base", "special", "merge"
 
 _ROLES = frozenset({DISPLAY, SEARCH_ROLE, ID_ROLE, PARTIAL_ROLE, SPECIAL_ROLE, FONT, ALIGN,
                     TOOLTIP})
@@ -51,14 +51,14 @@ class VocabEntry(NamedTuple):
 
 
 def entry_of_step(rec: MergeStep) -> VocabEntry:
-    return VocabEntry(rec.new_id, rec.token, MERGE, rec.index, rec.count, rec.pair,
+    return VocabEntry(rec.new_id, rec.token, MERGE_ENTRY, rec.index, rec.count, rec.pair,
                       tuple(rec.removed))
 
 
 def base_entries(trainer) -> list[VocabEntry]:
     """The base symbols and special tokens of a trainer (its TrainerView)."""
     special = set(trainer.special_ids)
-    return [VocabEntry(i, trainer.vocab_bytes[i], SPECIAL if i in special else BASE)
+    return [VocabEntry(i, trainer.vocab_bytes[i], SPECIAL_ENTRY if i in special else BASE_ENTRY)
             for i in range(trainer.n_initial)]
 
 
@@ -76,9 +76,9 @@ def imported_entries(tok: Tokenizer) -> list[VocabEntry]:
             a, b, new = ids_of(r)
             by_id.setdefault(new, (r + 1, (a, b)))
         vocab = tok.vocab
-        return [VocabEntry(i, vocab[i], SPECIAL) if i in special else
-                VocabEntry(i, vocab[i], MERGE, by_id[i][0], None, by_id[i][1]) if i in by_id
-                else VocabEntry(i, vocab[i], BASE) for i in sorted(vocab)]
+        return [VocabEntry(i, vocab[i], SPECIAL_ENTRY) if i in special else
+                VocabEntry(i, vocab[i], MERGE_ENTRY, by_id[i][0], None, by_id[i][1]) if i in by_id
+                else VocabEntry(i, vocab[i], BASE_ENTRY) for i in sorted(vocab)]
     t2i = tok.bytes_to_id
     counts = (tok.meta or {}).get("merge_counts") or []
     made: dict[bytes, tuple[int, tuple[int, int], int | None]] = {}
@@ -89,12 +89,12 @@ def imported_entries(tok: Tokenizer) -> list[VocabEntry]:
     for i in sorted(tok.vocab):
         t = tok.vocab[i]
         if i in special:
-            out.append(VocabEntry(i, t, SPECIAL))
+            out.append(VocabEntry(i, t, SPECIAL_ENTRY))
         elif t in made and len(t) > 1:
             step, parts, count = made[t]
-            out.append(VocabEntry(i, t, MERGE, step, count, parts))
+            out.append(VocabEntry(i, t, MERGE_ENTRY, step, count, parts))
         else:
-            out.append(VocabEntry(i, t, BASE))
+            out.append(VocabEntry(i, t, BASE_ENTRY))
     return out
 
 
@@ -346,7 +346,7 @@ class VocabModel(HeaderedTableModel):
         prepared = _PREPARED.get(tok)
         self._index = prepared[1] if prepared is not None else None
         self._ranks = prepared[2] if prepared is not None else {}
-        self.n_base = sum(1 for e in self.entries if e.kind != MERGE)
+        self.n_base = sum(1 for e in self.entries if e.kind != MERGE_ENTRY)
         self._by_id = {e.id: i for i, e in enumerate(self.entries)}
         self.pruned, self.unused = {}, frozenset()
         self._keys = {}
@@ -515,7 +515,7 @@ class VocabModel(HeaderedTableModel):
         if column == self.LENGTH:
             return lambda i: (len(e[i].token), e[i].id)
         if column == self.STEP:
-            return lambda i: (e[i].kind != SPECIAL, e[i].step, e[i].id)
+            return lambda i: (e[i].kind != SPECIAL_ENTRY, e[i].step, e[i].id)
         if column == self.COUNT:
             return lambda i: (e[i].count or 0, e[i].id)
         if column == self.STATUS:
@@ -607,10 +607,10 @@ class VocabModel(HeaderedTableModel):
     def kind_text(self, e: VocabEntry) -> str:
         """'base', 'special', 'merge', or 'inherited' for a token of the tokenizer
         trained on from."""
-        return "inherited" if self.inherited and e.kind == BASE else e.kind
+        return "inherited" if self.inherited and e.kind == BASE_ENTRY else e.kind
 
     def status(self, e: VocabEntry) -> str:
-        if e.kind == SPECIAL:
+        if e.kind == SPECIAL_ENTRY:
             return "special"
         if e.id in self.pruned:
             return f"pruned at step {self.pruned[e.id]}"
@@ -631,7 +631,7 @@ class VocabModel(HeaderedTableModel):
 
     def turn_text(self, e: VocabEntry) -> str:
         """Whose turn made this token (parity-aware training), or ""."""
-        if self.turn_of is None or e.kind != MERGE or not e.step:
+        if self.turn_of is None or e.kind != MERGE_ENTRY or not e.step:
             return ""
         return self.turn_of(e.step)
 
@@ -661,7 +661,7 @@ class VocabModel(HeaderedTableModel):
             if col == self.LENGTH:
                 return str(len(e.token))
             if col == self.STEP:
-                return str(e.step) if e.kind == MERGE else self.kind_text(e)
+                return str(e.step) if e.kind == MERGE_ENTRY else self.kind_text(e)
             if col == self.COUNT:
                 return f"{e.count:,}" if e.count is not None else ""
             if col == self.CLASS:
@@ -686,7 +686,7 @@ class VocabModel(HeaderedTableModel):
         if role == PARTIAL_ROLE:
             return self.cache(e.token)[1]
         if role == SPECIAL_ROLE:
-            return e.kind == SPECIAL
+            return e.kind == SPECIAL_ENTRY
         if role == FONT and col == self.TOKEN and self.cache(e.token)[1]:
             return self._italic
         if role == ALIGN and col in (self.ID, self.LENGTH, self.STEP, self.COUNT, self.IOS,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from ...engine.display import hex_bytes
-from .vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
+from .vocab_model import MERGE_ENTRY, SPECIAL_ENTRY, VocabEntry, VocabModel
 
 LINEAGE_NODE_LIMIT = 2000   # rows of a lineage tree (a long token's is deep and wide)
 
@@ -54,11 +54,11 @@ def summary(shown: Shown, classes: str = "", dead: str = "", matches: int | None
 
 def lineage_details(model: VocabModel, e: VocabEntry) -> str:
     """The token, its id and bytes, and how it was made (rich text)."""
-    how = {SPECIAL: "a special token (never split or merged)",
-           MERGE: f"made by merge {e.step}" if e.step else "a merged token"}.get(
+    how = {SPECIAL_ENTRY: "a special token (never split or merged)",
+           MERGE_ENTRY: f"made by merge {e.step}" if e.step else "a merged token"}.get(
                e.kind, "inherited from the tokenizer trained on from"
                if model.kind_text(e) == "inherited" else "a base symbol")
-    if e.kind == MERGE and e.parts is not None:
+    if e.kind == MERGE_ENTRY and e.parts is not None:
         a, b = (model.entry_by_id(p) for p in e.parts)
         if a is not None and b is not None:
             how += f": {escape(model.token_text(a))} + {escape(model.token_text(b))}"
@@ -92,13 +92,13 @@ def lineage(model: VocabModel, e: VocabEntry, budget: list[int] | None = None) -
     if budget is None:
         budget = [LINEAGE_NODE_LIMIT]
     budget[0] -= 1
-    made = {MERGE: f"step {e.step}" if e.step else "merge", SPECIAL: "special"}.get(
+    made = {MERGE_ENTRY: f"step {e.step}" if e.step else "merge", SPECIAL_ENTRY: "special"}.get(
         e.kind, model.kind_text(e))
     text = model.token_text(e)
     node = Node(text, e.id, made, f"{e.count:,}" if e.count is not None else "",
                 f"{text} · {hex_bytes(e.token)} · double-click to select this token",
                 bool(model.cache(e.token)[1]))
-    if e.kind == MERGE and e.parts is not None and budget[0] > 0:
+    if e.kind == MERGE_ENTRY and e.parts is not None and budget[0] > 0:
         for p in e.parts:
             child = model.entry_by_id(p)
             if child is not None:

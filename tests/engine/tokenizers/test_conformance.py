@@ -34,7 +34,7 @@ tokenizers = pytest.importorskip("tokenizers")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from bpe_gui.engine.analysis.reachability import (AROUND, CONTEXTS, LETTERS, OK, SPECIAL,  # noqa: E402
+from bpe_gui.engine.analysis.reachability import (AROUND, CONTEXTS, LETTERS, OK, SPECIAL_CLASS,  # noqa: E402
                                                  UNDECODABLE, classify_tokens)
 from bpe_gui.engine.tokenizers.base import BaseTokenizer  # noqa: E402
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
@@ -426,7 +426,7 @@ def test_token_classes_match_the_library(kind):
     for i in rnd.sample(ids, min(250, len(ids))):
         got = reach.kind(i)
         token = kind.tok.vocab[i]
-        if got in (SPECIAL, UNDECODABLE) or reach.method == "symbols":
+        if got in (SPECIAL_CLASS, UNDECODABLE) or reach.method == "symbols":
             continue
         made = produced_by_the_library(kind, reach, i, token.decode("utf-8"))
         assert (got == OK) == made, (i, token, got)

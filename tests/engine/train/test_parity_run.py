@@ -1,4 +1,4 @@
-"""ParityTrainer as a TrainerProtocol run for the window (stepping,
+"""ParityTrainer as a RunCommon run for the window (stepping,
 undo, redo, looking ahead without changing anything, the pair table, retargeting, the
 tokenizer at a step). The merges themselves are held against tokenizers' ParityBpeTrainer
 in tests/engine/train/test_parity.py and, through the window, tests/gui/test_parity_window.py."""
@@ -11,7 +11,7 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.train import _pycore, trainer
-from bpe_gui.engine.train import ParityTrainer, ParitySettings, TrainerProtocol, TrainSettings
+from bpe_gui.engine.train import ParityTrainer, ParitySettings, RunCommon, TrainSettings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
 LANGS = ("en", "de", "ru", "zh")
@@ -38,7 +38,7 @@ def _run(merges: int = 40, **kw) -> ParityTrainer:
 
 
 def test_it_is_a_trainer_protocol_run():
-    run: TrainerProtocol = _run()
+    run: RunCommon = _run()
     assert run.parity is not None and run.parity.names == LANGS
     assert run.n_inherited == 0 and run.transition is None
 

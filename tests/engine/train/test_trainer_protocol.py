@@ -1,4 +1,4 @@
-"""Every trainer through one interface (``TrainerProtocol``): the same sequence of
+"""Every trainer through one interface (``RunCommon``): the same sequence of
 calls -- step with detail, undo, goto, run to the target, retarget back and forth, the
 tokenizer at a step, redo -- made on a plain Trainer, an InheritedTrainer and a
 SuperBPERun, each checked against its engine's reference function (``train_bpe``,
@@ -18,7 +18,7 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.tokenizers import Tokenizer
-from bpe_gui.engine.train import (SUPERBPE, TRAIN_ON, Trainer, TrainerProtocol, TrainingSpec,
+from bpe_gui.engine.train import (SUPERBPE, TRAIN_ON, Trainer, RunCommon, TrainingSpec,
                                   TrainSettings, build_run, train_bpe, train_on,
                                   train_superbpe)
 
@@ -46,7 +46,7 @@ def merges_of(tok: Tokenizer) -> list[tuple[bytes, bytes]]:
     return [(bytes(a), bytes(b)) for a, b in tok.merges[:tok.n_merges]]
 
 
-def exercise(t: TrainerProtocol, ref: Reference) -> None:
+def exercise(t: RunCommon, ref: Reference) -> None:
     """One sequence of calls, the same for every trainer; the protocol only."""
     inherited = t.n_inherited
     assert t.n_steps == 0 and merges_of(t.tokenizer()) == ref.merges[:inherited]
@@ -107,7 +107,7 @@ def source() -> Tokenizer:
     return t.tokenizer(at_step=100)
 
 
-def plain(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Reference]:
+def plain(tmp_path: Path, source: Tokenizer) -> tuple[RunCommon, Reference]:
     s = TrainSettings(num_merges=N, special_tokens=(EOT,))
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(TEXT, encoding="utf-8")
@@ -116,7 +116,7 @@ def plain(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Reference
     return build_run(TrainingSpec(text=TEXT, settings=s)), ref
 
 
-def inherited(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Reference]:
+def inherited(tmp_path: Path, source: Tokenizer) -> tuple[RunCommon, Reference]:
     s = TrainSettings(num_merges=N)
     done = train_on(source, text=TEXT, settings=s)
     ref = Reference(done.vocab, done.merges, done.tokenizer().encode)
@@ -124,7 +124,7 @@ def inherited(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Refer
                      base=source), ref
 
 
-def superbpe(tmp_path: Path, source: Tokenizer) -> tuple[TrainerProtocol, Reference]:
+def superbpe(tmp_path: Path, source: Tokenizer) -> tuple[RunCommon, Reference]:
     s = TrainSettings(num_merges=N, superbpe_from=T, special_tokens=(EOT,))
     done = train_superbpe(text=TEXT, settings=s)
     ref = Reference(done.vocab, done.merges, done.tokenizer().encode)
