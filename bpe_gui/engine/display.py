@@ -119,12 +119,21 @@ def _append(runs: list[tuple[bool, bytes]], ok: bool, chunk: bytes) -> None:
 
 
 def is_partial(token: bytes) -> bool:
-    """True if the token holds part of a UTF-8 character (not a whole-characters string)."""
+    """True if the token holds part of a UTF-8 character (not a whole-characters string):
+    the one home of this rule."""
     try:
         token.decode("utf-8")
         return False
     except UnicodeDecodeError:
         return True
+
+
+def is_one_char(token: bytes) -> bool:
+    """True if the token is exactly one character of more than one byte (e.g. "你")."""
+    try:
+        return len(token) > 1 and len(token.decode("utf-8")) == 1
+    except UnicodeDecodeError:
+        return False
 
 
 def hex_bytes(chunk: bytes) -> str:

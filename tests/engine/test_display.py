@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from bpe_gui.engine.display import (bytes_to_unicode, gpt2_bytes, gpt2_text, hex_bytes,
-                                    is_partial, readable, split_utf8)
+                                    is_one_char, is_partial, readable, split_utf8)
 
 
 def test_gpt2_alphabet_is_a_printable_bijection():
@@ -38,6 +38,21 @@ def test_split_utf8_runs(data):
     if all(ok for ok, _ in runs):
         data.decode("utf-8")
     assert is_partial(data) == (not all(ok for ok, _ in runs))
+
+
+def test_partial_and_one_char_rules_have_one_home():
+    """engine/check (causes, sentences, merges) asks display.py: a token is partial when it
+    is not whole UTF-8 characters, and "one character" when it is exactly one of 2-4 bytes."""
+    from bpe_gui.engine.check import causes, merges, sentences
+    for mod in (causes, merges, sentences):
+        assert not any(hasattr(mod, n) for n in ("_partial", "_one_char"))
+    for ch in ("a", "é", "你", "🎉"):
+        whole = ch.encode("utf-8")
+        assert not is_partial(whole) and is_one_char(whole) == (len(whole) > 1)
+        for k in range(1, len(whole)):
+            assert is_partial(whole[:k]) and is_partial(whole[k:])
+            assert not is_one_char(whole[:k])
+    assert not is_one_char("你好".encode()) and not is_one_char(b"ab") and not is_one_char(b"")
 
 
 def test_readable_examples():

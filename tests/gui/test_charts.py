@@ -434,3 +434,27 @@ def test_data_ranges_widen_to_nice_steps_and_decades():
     assert data_ranges([Series("d", [3.0], [4.0], "points", 0)], False, False, False)[:2] \
         == (3.0, 4.0)
     assert data_ranges([], False, False, False) is None
+
+
+def test_grouped_bars_have_one_home(qtbot):
+    """The per-language cost chart and the mixture's merge-against-runner-up chart are one
+    class (widgets/grouped_bars.py): bars of a group side by side, a gap between groups,
+    the group named under its middle, a missing value no bar, the readout naming both."""
+    from bpe_gui.gui.dialogs.cost_parts import CostChart
+    from bpe_gui.gui.dialogs.training_mixture import PairChart
+    from bpe_gui.gui.widgets.grouped_bars import GroupedBarChart
+    for cls in (CostChart, PairChart):
+        assert issubclass(cls, GroupedBarChart)
+        assert not {"legend_html", "readout", "_x_ticks"} & set(vars(cls))
+    chart = GroupedBarChart("t", "group", "value")
+    qtbot.addWidget(chart)
+    values = {("A", "en"): 1.0, ("A", "zh"): 2.0, ("B", "en"): 3.0, ("C", "zh"): 4.0}
+    chart.show_bars(["en", "zh"], [(s, lambda g, s=s: values.get((s, g))) for s in "ABC"])
+    # 3 series: group g's bars at 4g, 4g+1, 4g+2 (a gap at 4g+3), its name at 4g+1
+    assert [(s.xs, s.ys) for s in chart.series.values()] == [
+        ([0.0, 4.0], [1.0, 2.0]), ([0.0 + 1], [3.0]), ([4.0 + 2], [4.0])]
+    assert chart._x_ticks(-1, 10, 500)[0] == [(1.0, "en"), (5.0, "zh")]
+    assert chart.readout(chart.series["C"], 0) == "zh · C: 4"
+    assert "■" in chart.legend_html(False) and "C" in chart.legend_html(True)
+    chart.show_bars([], [])
+    assert not chart.series and chart._x_ticks(-1, 10, 500)[0] == []

@@ -136,3 +136,22 @@ def test_runs_are_in_document_positions_past_an_emoji():
     assert spans.runs(0, 4) == [(0, 1, 0), (1, 3, 1), (3, 4, 0)]
     assert spans.runs(3, 4) == [(3, 4, 0)]
     assert spans.char_of_pos(3) == 2 and spans.pos_of_char(2) == 3
+
+
+def test_utf16_positions_one_home_lone_surrogate():
+    """UTF-16 positions have one home (models/encoding.utf16_positions), used by the token
+    view and the pages: a character past U+FFFF is two units, a lone surrogate (a str may
+    hold one) one unit, as its UTF-16 with surrogatepass gives it; positions map back."""
+    from bpe_gui.gui.models.encoding import char_index, doc_position, utf16_positions
+    from bpe_gui.gui.panels.encode.pages import chars_before
+    import bpe_gui.gui.widgets.token_text as token_text
+    assert not hasattr(token_text, "_positions")
+    for text in ("a😀b", "x\ud800y", "\udfff😀\ud83d", "你好", "abc"):
+        units = [len(text[:i].encode("utf-16-le", "surrogatepass")) // 2
+                 for i in range(len(text) + 1)]
+        u16 = utf16_positions(text)
+        assert (u16 or list(range(len(text) + 1))) == units
+        for i, p in enumerate(units):
+            assert doc_position(u16, i) == p and char_index(u16, p) == i
+            assert chars_before(text, p) == i
+        assert chars_before(text, units[-1] + 5) == len(text)

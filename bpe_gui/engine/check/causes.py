@@ -31,6 +31,7 @@ from typing import Callable, Iterator, Sequence
 import regex
 
 from .. import PRESETS, Pretokenizer, TrainSettings
+from ..display import is_one_char, is_partial
 from ..text.presets import LLAMA3_PATTERN, MINBPE_GPT4_PATTERN, PRESET_LABELS, QWEN2_PATTERN
 from ..train.trainer import TIE_RULES
 from .lab import NO_PRETOKENIZATION, Lab, Run, Variant
@@ -198,7 +199,7 @@ def likely(theirs: Pair | None, ours: Pair | None, tied: bool,
     pairs = [p for p in (theirs, ours) if p is not None]
     if any(a == b for a, b in pairs):
         out.append("overlap")
-    if any(_partial(t) or _one_char(t) for p in pairs for t in p):
+    if any(is_partial(t) or is_one_char(t) for p in pairs for t in p):
         out.append("chars")
     if theirs is not None:
         token = (theirs[0] + theirs[1]).decode("utf-8", "replace")
@@ -207,18 +208,6 @@ def likely(theirs: Pair | None, ours: Pair | None, tied: bool,
         if len(Pretokenizer(settings.pattern).words(token)) > 1:
             out += ["boundaries", "pattern", "specials"]
     return list(dict.fromkeys(out))
-
-
-def _partial(t: bytes) -> bool:
-    try:
-        t.decode("utf-8")
-        return False
-    except UnicodeDecodeError:
-        return True
-
-
-def _one_char(t: bytes) -> bool:
-    return len(t) > 1 and not _partial(t) and len(t.decode("utf-8")) == 1
 
 
 def try_causes(lab: Lab, step: int, theirs: Sequence, tied: bool, first: Sequence[str] = (),

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import Trainer, TrainSettings
-from ..display import readable
+from ..display import is_one_char, readable
 from ..errors import CancelFn, ProgressFn, SettingsError
 from . import sentences
 from .causes import likely, pattern_label, try_causes
@@ -187,7 +187,7 @@ def _diagnose(lab: Lab, result: LearnerResult, reference: Run, k: int,
     if missing:
         attempts: list[Attempt] = []
         run: Run | None = None
-        if any(_one_char(t) for t in missing) and s.mode == "byte":
+        if any(is_one_char(t) for t in missing) and s.mode == "byte":
             attempts, run = try_causes(lab, k, theirs, False, ["chars"], progress)
             run = run if run is not None and run.cause == "chars" else None
         if run is not None:
@@ -272,13 +272,6 @@ def _follow(lab: Lab, run: Run) -> tuple[tuple[Difference, ...], Run]:
         out.append(_explained(scene, state, nxt, made))
         run = nxt
     return tuple(out), run
-
-
-def _one_char(t: bytes) -> bool:
-    try:
-        return len(t) > 1 and len(t.decode("utf-8")) == 1
-    except UnicodeDecodeError:
-        return False
 
 
 def _not_tokens(theirs: Sequence[Pair], k: int, mode: str, lab: Lab) -> list[bytes]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import Pretokenizer, TrainSettings
-from ..display import hex_bytes, readable
+from ..display import hex_bytes, is_partial, readable
 from .causes import RULE_WORDS, pattern_label
 from .lab import Run
 from .report import Pair, show_pair
@@ -163,17 +163,9 @@ def _char_of(pair: Pair | None) -> bytes | None:
         whole = True
     except UnicodeDecodeError:
         whole = False
-    if whole and any(_partial(t) for t in pair):
+    if whole and any(is_partial(t) for t in pair):
         return joined
     return None
-
-
-def _partial(t: bytes) -> bool:
-    try:
-        t.decode("utf-8")
-        return False
-    except UnicodeDecodeError:
-        return True
 
 
 def chars(sc: Scene) -> str:

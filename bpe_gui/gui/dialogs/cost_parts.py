@@ -13,8 +13,7 @@ from typing import Callable
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from ...engine.analysis import CostRow, CostTable
-from ..widgets.chart_data import Series, fmt_value
-from ..widgets.chart_widget import ChartWidget, series_colors
+from ..widgets.grouped_bars import GroupedBarChart
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -90,53 +89,18 @@ class CostModel(QAbstractTableModel):
         return None
 
 
-class CostChart(ChartWidget):
+class CostChart(GroupedBarChart):
     """Grouped bars: one group per language, one bar (colour) per tokenizer."""
 
     def __init__(self, parent=None):
         super().__init__("Per-language cost", "language", "", y_from_zero=True,
                          empty_text="Pick a folder and tokenizers, then Measure.", parent=parent)
-        self._groups: list[tuple[float, str]] = []
-        self._labels: dict[tuple[str, float], str] = {}
 
     def show_table(self, table: CostTable | None, metric: str) -> None:
-        self.series.clear()
-        self._groups, self._labels = [], {}
         self.ylabel, get = METRICS[metric]
-        if table is not None:
-            n = len(table.tokenizers)
-            for g, lang in enumerate(table.languages):
-                self._groups.append((g * (n + 1) + (n - 1) / 2, lang))
-            for k, name in enumerate(table.tokenizers):
-                xs: list[float] = []
-                ys: list[float] = []
-                for g, lang in enumerate(table.languages):
-                    v = get(table.row(lang, name))
-                    if v is not None:
-                        xs.append(g * (n + 1) + k)
-                        ys.append(v)
-                        self._labels[(name, xs[-1])] = lang
-                self.series[name] = Series(name, xs, ys, "bars", k)
-        self._changed()
-
-    def legend_html(self, dark: bool) -> str:
-        """The legend as a line of coloured squares and names (shown above the chart: a
-        legend box inside it would hide bars, which fill every corner)."""
-        cols = series_colors(dark)
-        return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{cols[s.color % len(cols)].name()}">■</span>&nbsp;'
-            f"{_escape(s.name)}" for s in self.series.values())
-
-    def _paint_legend(self, *args) -> None:
-        pass   # the dialog shows legend_html() above the chart
-
-    def _x_ticks(self, x0, x1, plot_w: float):
-        return [(x, lang) for x, lang in self._groups if x0 <= x <= x1], []
-
-    def readout(self, s: Series, i: int) -> str:
-        lang = self._labels.get((s.name, s.xs[i]), "")
-        return f"{lang} · {s.name}: {fmt_value(s.ys[i])}"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        if table is None:
+            self.show_bars([], [])
+            return
+        self.show_bars(table.languages, [
+            (name, lambda lang, name=name: get(table.row(lang, name)))
+            for name in table.tokenizers])

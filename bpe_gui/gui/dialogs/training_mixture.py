@@ -26,8 +26,9 @@ from ...engine.errors import BPEError
 from ..models.reads import TokenizerReads
 from ..models.mixture_steps import MixtureStepsModel, PairCountsModel, pair_text
 from ..theme import colors, is_dark
-from ..widgets.chart_data import Series, fmt_value
-from ..widgets.chart_widget import ChartWidget, series_colors
+from ..widgets.chart_data import Series
+from ..widgets.chart_widget import ChartWidget
+from ..widgets.grouped_bars import GroupedBarChart
 from ..widgets.elided_combo import ElidedComboBox
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import last_folder, remember
@@ -80,7 +81,7 @@ class ShareChart(ChartWidget):
         return f"{self._names[i]}: {s.ys[i]:.1%}"
 
 
-class PairChart(ChartWidget):
+class PairChart(GroupedBarChart):
     """Grouped bars for one merge: per category, its count of the merged pair and of the
     runner-up."""
 
@@ -88,39 +89,15 @@ class PairChart(ChartWidget):
         super().__init__("The merge against the runner-up", "category",
                          "count per MB of sample", y_from_zero=True,
                          empty_text="Select a merge to compare its counts.", parent=parent)
-        self._groups: list[tuple[float, str]] = []
-        self._labels: dict[tuple[str, float], str] = {}
 
     def show_step(self, step: MixtureStep | None, names: list[str]) -> None:
-        self.series.clear()
-        self._groups, self._labels = [], {}
-        if step is not None:
-            parts = (("merge " + pair_text(step.merge), step.counts),
-                     ("runner-up " + pair_text(step.runner_up), step.runner_up_counts))
-            for g, name in enumerate(names):
-                self._groups.append((g * 3 + 0.5, name))
-            for k, (label, counts) in enumerate(parts):
-                xs = [float(g * 3 + k) for g in range(len(names))]
-                ys = [counts.get(n, 0.0) for n in names]
-                for x, n in zip(xs, names):
-                    self._labels[(label, x)] = n
-                self.series[label] = Series(label, xs, ys, "bars", k)
-        self._changed()
-
-    def legend_html(self, dark: bool) -> str:
-        cols = series_colors(dark)
-        return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{cols[s.color % len(cols)].name()}">■</span>&nbsp;'
-            f"{_escape(s.name)}" for s in self.series.values())
-
-    def _paint_legend(self, *args) -> None:
-        pass   # the dialog shows legend_html() above the chart
-
-    def _x_ticks(self, x0, x1, plot_w: float):
-        return [(x, n) for x, n in self._groups if x0 <= x <= x1], []
-
-    def readout(self, s: Series, i: int) -> str:
-        return f"{self._labels.get((s.name, s.xs[i]), '')} · {s.name}: {fmt_value(s.ys[i])}"
+        if step is None:
+            self.show_bars([], [])
+            return
+        self.show_bars(names, [
+            ("merge " + pair_text(step.merge), lambda n: step.counts.get(n, 0.0)),
+            ("runner-up " + pair_text(step.runner_up),
+             lambda n: step.runner_up_counts.get(n, 0.0))])
 
 
 class MixtureHost(TokenizerReads, Protocol):
@@ -592,15 +569,6 @@ class TrainingMixtureDialog(QDialog):
             self.steps_view.selectRow(0)
         else:
             self._show_step(-1)
-
-    def select_step(self, step: int) -> bool:
-        """Select the merge of one step (1-based) in the steps table (for tests and the
-        keyboard: the table is searchable by typing the step)."""
-        for row, s in enumerate(self.steps_model.rows):
-            if s.step == step:
-                self.steps_view.selectRow(row)
-                return True
-        return False
 
     def _show_step(self, row: int) -> None:
         s = self.steps_model.step_at(row)

@@ -22,11 +22,12 @@ from .roles import ReadableCache
 
 def utf16_positions(text: str) -> list[int] | None:
     """Document position of each code-point index (len(text)+1 entries), or None when
-    they are equal (no character outside the BMP).
+    they are equal (no character outside the BMP): the one home of UTF-16 positions. A
+    lone surrogate (a str may hold one) is one unit, as a text box holds it.
 
     Example: 'a😀b' -> [0, 1, 3, 4]
     """
-    if len(text.encode("utf-16-le")) == 2 * len(text):
+    if len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text):
         return None
     return [0, *accumulate(2 if ord(c) > 0xFFFF else 1 for c in text)]
 

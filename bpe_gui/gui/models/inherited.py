@@ -15,13 +15,9 @@ def new_color(palette: QPalette | None = None) -> QColor:
     return QColor("#5fd38a") if is_dark(palette) else QColor("#17803d")
 
 
-def block_color(palette: QPalette | None = None) -> QColor:
-    """The background of the timeline's collapsed block of inherited merges."""
-    return QColor("#2f3a4a") if is_dark(palette) else QColor("#e4e9f2")
-
-
 def block_color_for(colors: TokenColors) -> QColor:
-    """block_color for the palette whose token colours these are (light text: dark)."""
+    """The background of the timeline's collapsed block of inherited merges, for the
+    palette whose token colours these are (light text: dark)."""
     dark = colors.text.lightness() > 128
     return QColor("#2f3a4a") if dark else QColor("#e4e9f2")
 

@@ -109,7 +109,6 @@ class ChartWidget(QWidget):
         self.legend_lines: list[list] = []
         self.drawn_legend: list[str] = []
         self.drawn_markers: list[tuple[float, str]] = []
-        self.drawn_title: list[str] = []   # the title's lines as the last paint drew them
         # every text the last paint drew and the box of its glyphs (tests: nothing
         # drawn over anything else)
         self.drawn_texts: list[tuple[str, QRectF]] = []
@@ -366,7 +365,6 @@ class ChartWidget(QWidget):
         p.setFont(bold)
         p.setPen(fg)
         lines, right = self._title_block(self._marker_caption() or self.note)
-        self.drawn_title = lines
         texts, bold_fm = self.drawn_texts, QFontMetrics(bold)
         for i, line in enumerate(lines):
             box = QRectF(8, 6 + i * (fm.height() + 2), self.width() - 16, fm.height() + 2)

@@ -101,14 +101,6 @@ class TextPane(QWidget):
         if event.size().width() != event.oldSize().width():
             self._fit_height()
 
-    def set_min_lines(self, lines: int) -> None:
-        """A growing pane's least height, in lines (a fixed pane's height)."""
-        self._lines = lines
-        if self._grow:
-            self._fit_height()
-        else:
-            self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 4)
-
     def needed_height(self, width: int | None = None) -> int:
         """The height the whole text takes at ``width`` (default: the pane's)."""
         least = self._lines * self.fontMetrics().lineSpacing() + 4

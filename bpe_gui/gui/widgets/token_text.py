@@ -9,7 +9,6 @@ makes (``cut_color``) and names the token under the mouse in a tooltip. It shows
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
 
 from PySide6.QtCore import QEvent, QPointF, Signal
 from PySide6.QtGui import (QColor, QFont, QPainter, QPalette, QPen, QSyntaxHighlighter,
@@ -19,7 +18,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 from ...engine import analysis
 from ...engine.display import hex_bytes, readable
 from ...engine.tokenizers import Encoding
-from ..models.encoding import PARTIAL, SPECIAL, TokenSpans, kind_of
+from ..models.encoding import PARTIAL, SPECIAL, TokenSpans, kind_of, utf16_positions
 from ..models.roles import TokenColors, is_dark
 
 DISPLAY_LIMIT = 50_000        # characters coloured per side; the table uses the whole text
@@ -84,13 +83,6 @@ class TokenHighlighter(QSyntaxHighlighter):
             set_format(ps - pos, pe - ps, formats[fmt])
 
 
-def _positions(text: str) -> list[int] | None:
-    """utf16_positions, for a text that may hold a lone surrogate (written as one unit)."""
-    if len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text):
-        return None
-    return [0, *accumulate(2 if ord(ch) > 0xFFFF else 1 for ch in text)]
-
-
 class TokenTextView(QPlainTextEdit):
     """Read-only text coloured token by token (the encode view's TokenHighlighter), with
     bars at ``marks`` (cuts ``(char, k)``: k > 0 is inside the character, at k of its
@@ -132,7 +124,7 @@ class TokenTextView(QPlainTextEdit):
                            [enc.special[i] for i in keep] if enc.special else [])
         self.enc = enc
         sp = enc.special
-        u16 = self.spans.u16 if text == self.text else _positions(text)
+        u16 = self.spans.u16 if text == self.text else utf16_positions(text)
         self.spans = TokenSpans(enc.offsets, [kind_of(t, bool(sp and sp[i]))
                                               for i, t in enumerate(enc.tokens)], u16=u16)
         self.highlighter.set_spans(self.spans)

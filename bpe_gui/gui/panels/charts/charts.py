@@ -134,7 +134,6 @@ class ChartsView(QWidget):
         self.series: RunSeries | None = None   # the run's numbers (chart_series.py)
         self._new_run = True                   # make a RunSeries at the next chance
         self._held_text: str | None = None
-        self._held_name = ""
         self._held: analysis.HeldOut | None = None
         self._held_key: tuple | None = None    # (text, pattern, specials) of _held
         self._held_asked: tuple | None = None  # the key a running job prepares
@@ -375,7 +374,6 @@ class ChartsView(QWidget):
             text, cut = text[:HELD_OUT_MAX_CHARS], True
         note = f" (first {HELD_OUT_MAX_CHARS:,} characters)" if cut else ""
         self._held_text = text
-        self._held_name = name
         self.clear_btn.setEnabled(text is not None)
         if text is None:
             self.held_label.setText("Held-out text: none")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import time
 
 from PySide6.QtCore import QTimer, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (QCheckBox, QLabel,
@@ -174,7 +173,6 @@ class CompareView(QWidget):
         self.tokenizers: list = [None, None]   # each side's tokenizer at the last compare
         self.stats: list[dict | None] = [None, None]
         self.diff: tuple[set, set] = (set(), set())
-        self.last_ms = 0.0
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.compare_now)
         self.edit.textChanged.connect(self._timer.start)
@@ -237,7 +235,6 @@ class CompareView(QWidget):
 
     def compare_now(self) -> None:
         """Encode the text on both sides, mark differing cuts, fill the table."""
-        t0 = time.perf_counter()
         self._timer.stop()
         text = self.shown_text()
         self.paging.page_edited(text)   # the bar says what the page holds now
@@ -281,7 +278,6 @@ class CompareView(QWidget):
         self.summarize()
         QTimer.singleShot(0, self, self.fit.fit_heights)   # (the table's rows may be new)
         self._want_overlap()
-        self.last_ms = (time.perf_counter() - t0) * 1000
         self.compared.emit()
 
     def show_overlap(self) -> None:

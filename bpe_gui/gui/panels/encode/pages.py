@@ -35,6 +35,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QApplication, QHBoxLayout, QPlainTextEdit, QPushButton,
                                QSizePolicy, QWidget)
 
+from ...models.encoding import char_index, doc_position, utf16_positions
 from ...widgets.exact_text import exact_text, lost_separators, plain_enter
 from ...widgets.text_pane import TextPane
 
@@ -64,9 +65,7 @@ def page_starts(text: str, size: int = PAGE_CHARS) -> list[int]:
 def chars_before(text: str, utf16_pos: int) -> int:
     """The characters (code points) of ``text`` before a text box position (which
     counts UTF-16 units: a character past U+FFFF counts two)."""
-    if text.isascii():
-        return min(utf16_pos, len(text))
-    return len(text.encode("utf-16-le")[:2 * utf16_pos].decode("utf-16-le", "ignore"))
+    return min(char_index(utf16_positions(text), utf16_pos), len(text))
 
 
 class TextPages:
@@ -555,7 +554,7 @@ class PagedText:
         self.edit.setPlainText(page)
         if cursor_at is not None:
             cur = self.edit.textCursor()
-            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
+            cur.setPosition(doc_position(utf16_positions(page), min(cursor_at, len(page))))
             self.edit.setTextCursor(cur)
             self.edit.ensureCursorVisible()
         self._shown()

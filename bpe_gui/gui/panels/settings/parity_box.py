@@ -282,9 +282,5 @@ class ParityBox(QGroupBox):
             remember(path)
             self.set_dev(r, path)
 
-    def with_problem(self, setup: ParitySetup) -> str | None:
-        """What is wrong with the setup the fields hold (said under the box)."""
-        return setup.problem()
-
     def same(self, a: ParitySetup, b: ParitySetup) -> bool:
         return replace(a, problems=()) == replace(b, problems=())

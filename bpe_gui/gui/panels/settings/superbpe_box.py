@@ -7,7 +7,6 @@ so tokens may bridge words (engine/train/superbpe.py has the rules).
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout
@@ -120,6 +119,3 @@ class SuperBPEBox(QGroupBox):
             share = f" ({at / s.vocab_size:.0%} of {s.vocab_size:,})" if s.vocab_size else ""
             self.hint.setText(f"Stage 2 starts at {at:,} tokens{share} and adds "
                               f"{max((s.vocab_size or 0) - at, 0):,} (superwords among them).")
-
-    def settings_with(self, s: TrainSettings) -> TrainSettings:
-        return replace(s, superbpe_from=self.value())

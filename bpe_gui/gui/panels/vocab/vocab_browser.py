@@ -412,16 +412,9 @@ class VocabBrowser(QWidget):
             self._fit(dead=self.dead.on)
         self._update_summary()
 
-    def set_dead_weight(self, on: bool) -> None:
-        """Press or release the Dead weight button (as a click does)."""
-        self.dead.button.setChecked(on)
-
     def set_dead_paths(self, paths: list[str]) -> None:
         """Measure dead weight on these files ([]: the corpus in the window)."""
         self.dead.set_paths(paths)
-
-    def dead_text(self) -> str:
-        return self.dead.text()
 
     # ----- search -------------------------------------------------------------------------
     def _on_search_edited(self, _text: str) -> None:
