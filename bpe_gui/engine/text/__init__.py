@@ -22,7 +22,7 @@ places where a text or a stream may be split without changing its words.
   (a bit per character for long texts: ``unicodedata`` only for the stretches a form may
   change, and for short texts).
 - :mod:`.graphemes`: extended grapheme cluster classes of every code point (for the
-  native Precompiled normalizer); ``_grapheme_ranges`` is their committed table.
+  native Precompiled normalizer); ``grapheme_ranges.json`` is their committed table.
 """
 from __future__ import annotations
 

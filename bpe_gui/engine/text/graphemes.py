@@ -5,9 +5,9 @@ needs to find cluster ends.
 :func:`grapheme_classes` gives one byte per code point (0..0x10FFFF): the low 4 bits the
 Grapheme_Cluster_Break value (the order of ``GCB_VALUES``), 0x10 Extended_Pictographic,
 bits 5-6 the Indic_Conjunct_Break value (1 Linker, 2 Consonant, 3 Extend) -- the layout of
-``csrc/imported/charsmap.h``. The committed ranges (``_grapheme_ranges.py``) were made
+``csrc/imported/charsmap.h``. The committed ranges (``grapheme_ranges.json``) were made
 from ``regex``'s tables by ``python -m bpe_gui.engine.text.graphemes`` (Unicode of that
-``regex`` release, see the file's header).
+``regex`` release, see the file's ``"regex"``).
 """
 from __future__ import annotations
 
@@ -16,15 +16,18 @@ from functools import lru_cache
 GCB_VALUES = ("Other", "CR", "LF", "Control", "Extend", "ZWJ", "Regional_Indicator",
               "Prepend", "SpacingMark", "L", "V", "T", "LV", "LVT")
 N_CODE_POINTS = 0x110000
+RANGES_FILE = "grapheme_ranges.json"   # (start, end, class byte), one range a line
 
 
 @lru_cache(maxsize=1)
 def grapheme_classes() -> bytes:
     """One class byte per code point (see the module docstring), from the committed
     ranges (about 10 ms)."""
-    from ._grapheme_ranges import RANGES
+    import json
+    from pathlib import Path
+    ranges = json.loads(Path(__file__).with_name(RANGES_FILE).read_text("utf-8"))["ranges"]
     table = bytearray(N_CODE_POINTS)
-    for start, end, value in RANGES:
+    for start, end, value in ranges:
         table[start:end] = bytes([value]) * (end - start)
     return bytes(table)
 
@@ -55,17 +58,17 @@ def _write(path) -> None:
             if table[start]:
                 ranges.append((start, cp, table[start]))
             start = cp
-    lines = [f'"""Grapheme cluster classes as ranges (start, end, class byte): made by '
-             f'`python -m bpe_gui.engine.text.graphemes` from regex {regex.__version__}."""',
-             "RANGES = ("]
-    lines += [f"    ({s:#x}, {e:#x}, {v:#04x})," for s, e, v in ranges]
-    lines.append(")")
+    lines = ['{"made by": "python -m bpe_gui.engine.text.graphemes",',
+             f' "regex": "{regex.__version__}",', ' "ranges": [']
+    lines += [f"  [{s}, {e}, {v}]," for s, e, v in ranges]
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append("]}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":   # pragma: no cover - regenerates the committed ranges
     from pathlib import Path
-    _write(Path(__file__).with_name("_grapheme_ranges.py"))
+    _write(Path(__file__).with_name(RANGES_FILE))
 
 
 __all__ = ["grapheme_classes", "classes_from_regex", "GCB_VALUES"]

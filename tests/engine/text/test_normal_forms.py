@@ -283,14 +283,14 @@ def test_normal_form_of_refuses_bad_known_blocks_and_tables():
         normal_forms._scan.normal_form_of("e\u0301", bits, 4, tables[:-1], bytes(544))
 
 
-# ---- the written tables (_normal_form_tables.py) ---------------------------------------
+# ---- the written tables (normal_form_tables.json) ---------------------------------------
 @pytest.mark.parametrize("form", normal_forms.FORMS)
 def test_written_tables_are_unicodedatas(form):
     """This Python's Unicode version is written (a Python whose version is not made its
     tables at first use, as before): the bits read equal those made from unicodedata,
     and so do the composition seconds."""
-    from bpe_gui.engine.text import _normal_form_tables as t
-    assert unicodedata.unidata_version in t.TABLES
+    tables = normal_forms.written_tables()
+    assert unicodedata.unidata_version in tables
     seconds = normal_forms.make_composition_seconds()
     assert normal_forms._composition_seconds() == seconds
     assert normal_forms.safe_bits(form) == normal_forms.make_safe_bits(form, seconds=seconds)
@@ -299,11 +299,11 @@ def test_written_tables_are_unicodedatas(form):
 def test_written_tables_of_another_version_are_its_unicodedatas():
     """The tables of unicodedata2's version (another Python's) are its own data's."""
     ud2 = pytest.importorskip("unicodedata2")
-    from bpe_gui.engine.text import _normal_form_tables as t
+    tables = normal_forms.written_tables()
     if ud2.unidata_version == unicodedata.unidata_version:
         pytest.skip("unicodedata2 has this Python's version")
     import zlib
-    done = t.TABLES[ud2.unidata_version]
+    done = tables[ud2.unidata_version]
     seconds = normal_forms.make_composition_seconds(ud2)
     assert frozenset(done["seconds"]) == seconds
     for form in normal_forms.FORMS:
@@ -315,14 +315,14 @@ def test_written_compose_tables_are_unicodedatas(form):
     """The C normal form's tables are read from the written file (no 30 ms to make them
     at a process's first long text), equal to those made from unicodedata, and of
     unicodedata2's version from its data."""
-    from bpe_gui.engine.text import _normal_form_tables as t
+    tables = normal_forms.written_tables()
     import zlib
     assert normal_forms.compose_tables(form) == normal_forms.make_compose_tables(form)
-    assert zlib.decompress(t.TABLES[unicodedata.unidata_version][f"compose {form}"]) == \
+    assert zlib.decompress(tables[unicodedata.unidata_version][f"compose {form}"]) == \
         normal_forms.make_compose_tables(form)
     ud2 = pytest.importorskip("unicodedata2")
     if ud2.unidata_version != unicodedata.unidata_version:
-        assert zlib.decompress(t.TABLES[ud2.unidata_version][f"compose {form}"]) == \
+        assert zlib.decompress(tables[ud2.unidata_version][f"compose {form}"]) == \
             normal_forms.make_compose_tables(form, ud2)
 
 
@@ -330,8 +330,8 @@ def test_written_tables_are_up_to_date(tmp_path):
     """`python -m bpe_gui.engine.text.normal_forms` writes the committed file again."""
     pytest.importorskip("unicodedata2")
     from pathlib import Path
-    out = normal_forms.write_tables(tmp_path / "tables.py")
-    committed = Path(normal_forms.__file__).with_name("_normal_form_tables.py")
+    out = normal_forms.write_tables(tmp_path / "tables.json")
+    committed = Path(normal_forms.__file__).with_name(normal_forms.TABLES_FILE)
     assert Path(out).read_text("utf-8") == committed.read_text("utf-8")
 
 
