@@ -127,6 +127,19 @@ def _greater_first(pair: Pair) -> tuple[int, ...]:
     return (*(255 - x for x in a), 256, *(255 - x for x in b), 256)
 
 
+def _start(words: Sequence[tuple[str, int]], rules: Rules):
+    """Each word's first symbols, its count, every pair's count and the words holding it."""
+    seqs = [start_symbols(w, rules.base) for w, _ in words]
+    freqs = [f for _, f in words]
+    counts: dict[Pair, int] = defaultdict(int)
+    where: dict[Pair, set[int]] = defaultdict(set)
+    for wid, syms in enumerate(seqs):
+        for p, n in count_word(syms, rules.counting).items():
+            counts[p] += n * freqs[wid]
+            where[p].add(wid)
+    return seqs, freqs, counts, where
+
+
 def train_slow(words: Sequence[tuple[str, int]], rules: Rules, n_steps: int,
                expected: Sequence[Pair] | None = None, deadline: float | None = None,
                cancel: Callable[[], bool] | None = None) -> list[tuple[Pair, int]]:
@@ -136,14 +149,7 @@ def train_slow(words: Sequence[tuple[str, int]], rules: Rules, n_steps: int,
     Past ``deadline`` (a ``time.monotonic()`` value) it stops early; ``cancel()`` raises
     Cancelled.
     """
-    seqs = [start_symbols(w, rules.base) for w, _ in words]
-    freqs = [f for _, f in words]
-    counts: dict[Pair, int] = defaultdict(int)
-    where: dict[Pair, set[int]] = defaultdict(set)
-    for wid, syms in enumerate(seqs):
-        for p, n in count_word(syms, rules.counting).items():
-            counts[p] += n * freqs[wid]
-            where[p].add(wid)
+    seqs, freqs, counts, where = _start(words, rules)
     first = {s for syms in seqs for s in syms}
     order = sorted(first, key=gpt2_text) if rules.id_order == "gpt2" else sorted(first)
     ids = {t: i for i, t in enumerate(order)}
@@ -177,14 +183,7 @@ def replay(words: Sequence[tuple[str, int]], rules: Rules, merges: Sequence[Pair
     """The words after ``merges`` made in order under ``rules``: (each word's symbols,
     its count, every pair's count). Example: [("aaa", 2)] after [(a, a)] under "left":
     ([[aa, a]], [2], {(aa, a): 2})."""
-    seqs = [start_symbols(w, rules.base) for w, _ in words]
-    freqs = [f for _, f in words]
-    counts: dict[Pair, int] = defaultdict(int)
-    where: dict[Pair, set[int]] = defaultdict(set)
-    for wid, syms in enumerate(seqs):
-        for p, n in count_word(syms, rules.counting).items():
-            counts[p] += n * freqs[wid]
-            where[p].add(wid)
+    seqs, freqs, counts, where = _start(words, rules)
     for pair in merges:
         _apply(pair, seqs, freqs, counts, where, rules)
     return seqs, freqs, {p: c for p, c in counts.items() if c > 0}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .encoding import Encoding
 
@@ -53,30 +53,9 @@ def apply_merge(enc: Encoding, words: list[int], a: int, b: int, new: int,
         return enc, words
     toks, offs = enc.tokens, enc.offsets
     spec = enc.special or [False] * n
-    o_ids: list[int] = []
-    o_toks: list[bytes] = []
-    o_offs: list[tuple[int, int]] = []
-    o_spec: list[bool] = []
-    o_words: list[int] = []
-    prev = 0
-    for h in hits:   # the runs between merges are copied as slices
-        o_ids += ids[prev:h]
-        o_toks += toks[prev:h]
-        o_offs += offs[prev:h]
-        o_spec += spec[prev:h]
-        o_words += words[prev:h]
-        o_ids.append(new)
-        o_toks.append(token)
-        o_offs.append((offs[h][0], offs[h + 1][1]))
-        o_spec.append(False)
-        o_words.append(words[h])
-        prev = h + 2
-    o_ids += ids[prev:]
-    o_toks += toks[prev:]
-    o_offs += offs[prev:]
-    o_spec += spec[prev:]
-    o_words += words[prev:]
-    return Encoding(o_ids, o_toks, o_offs, o_spec), o_words
+    out = _splice((ids, toks, offs, spec, words), hits, 2, lambda h: (
+        (new,), (token,), ((offs[h][0], offs[h + 1][1]),), (False,), (words[h],)))
+    return Encoding(*out[:4]), out[4]
 
 
 def undo_merge(enc: Encoding, words: list[int], new: int, a: int, b: int, left: bytes,
@@ -95,34 +74,33 @@ def undo_merge(enc: Encoding, words: list[int], new: int, a: int, b: int, left: 
     hits = [i for i, t in enumerate(ids) if t == new]
     byte_start = [0, *accumulate(map(len, toks))]
     cut = len(left)
-    o_ids: list[int] = []
-    o_toks: list[bytes] = []
-    o_offs: list[tuple[int, int]] = []
-    o_spec: list[bool] = []
-    o_words: list[int] = []
-    prev = 0
-    for h in hits:
-        o_ids += ids[prev:h]
-        o_toks += toks[prev:h]
-        o_offs += offs[prev:h]
-        o_spec += spec[prev:h]
-        o_words += words[prev:h]
+
+    def halves(h: int) -> tuple[tuple, ...]:
         mid = byte_start[h] + cut
         s, e = offs[h]
         # a cut inside a character: both halves cover that whole character
         m1, m0 = (mid, mid) if cob is None else (cob[mid - 1] + 1, cob[mid])
-        o_ids += (a, b)
-        o_toks += (left, right)
-        o_offs += ((s, m1), (m0, e))
-        o_spec += (False, False)
-        o_words += (words[h], words[h])
-        prev = h + 1
-    o_ids += ids[prev:]
-    o_toks += toks[prev:]
-    o_offs += offs[prev:]
-    o_spec += spec[prev:]
-    o_words += words[prev:]
-    return Encoding(o_ids, o_toks, o_offs, o_spec), o_words
+        return (a, b), (left, right), ((s, m1), (m0, e)), (False, False), (words[h], words[h])
+
+    out = _splice((ids, toks, offs, spec, words), hits, 1, halves)
+    return Encoding(*out[:4]), out[4]
+
+
+def _splice(cols: tuple[Sequence, ...], hits: list[int], width: int,
+            rows: Callable[[int], tuple[tuple, ...]]) -> list[list]:
+    """``cols`` (columns of one length) with the ``width`` rows at each of ``hits``
+    replaced by ``rows(h)``, a tuple of new values for each column; the runs between hits
+    are copied as slices."""
+    out: list[list] = [[] for _ in cols]
+    prev = 0
+    for h in hits:
+        for o, col, new in zip(out, cols, rows(h)):
+            o += col[prev:h]
+            o += new
+        prev = h + width
+    for o, col in zip(out, cols):
+        o += col[prev:]
+    return out
 
 
 __all__ = ["apply_merge", "undo_merge", "word_numbers"]
