@@ -142,7 +142,7 @@ def data_text() -> str:
     version = unicode_version()
     if version is None:
         raise SystemExit(f"regex {regex_version()}: its Unicode version is none of those in "
-                         "text/_unicode_data.py; add it there first (python -m "
+                         "text/unicode_data.json; add it there first (python -m "
                          "bpe_gui.engine.text.unicode_versions --help)")
     releases = {**RELEASES, regex_version(): version}
     entries = dict(PRESET_ONIG)

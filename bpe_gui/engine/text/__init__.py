@@ -6,7 +6,7 @@ places where a text or a stream may be split without changing its words.
 - :mod:`.pattern_kinds`: the patterns the C scanner runs, recognised however spelled.
 - :mod:`.unicode_classes`: the presets' character classes, taken from ``regex``.
 - :mod:`.unicode_versions`: which Unicode tables each library's files use (tiktoken,
-  tokenizers, llama.cpp), those tables (from ``_unicode_data``, generated), and what a
+  tokenizers, llama.cpp), those tables (from ``unicode_data.json``, generated), and what a
   class means in a version against the installed ``regex``.
 - :mod:`.dialects`: patterns as Oniguruma (tokenizer.json) and fancy-regex (.tiktoken)
   read them, to and from ``regex`` syntax; classes pinned to a Unicode version.

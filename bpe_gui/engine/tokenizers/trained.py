@@ -78,13 +78,9 @@ class Tokenizer(BaseTokenizer):
                                  special_map={t: special_ids[t] for t in pre.special_tokens},
                                  specials=frozenset(special_ids.values()))
 
-    def add_merge(self, left: bytes, right: bytes, new_id: int | None = None) -> None:
-        """Append one merge (the trainer grows its tokenizer this way, step by step);
-        ``new_id``: the id of the new token when the vocabulary lacks it."""
-        self.add_merges([(left, right, new_id)])
-
     def add_merges(self, merges: Iterable[tuple[bytes, bytes, int | None]]) -> None:
-        """Append merges ``(left, right, new_id)`` in order, as :meth:`add_merge` does."""
+        """Append merges ``(left, right, new_id)`` in order (``new_id``: the id of the new
+        token when the vocabulary lacks it)."""
         self.model.extend(merges)
         self.pipeline.reset()   # its caches and C encoder were made with fewer merges
         self.__dict__.pop("_restricted_of", None)

@@ -19,7 +19,6 @@ Example::
 """
 from __future__ import annotations
 
-import time
 from typing import Protocol, Sequence
 
 from ...engine.errors import BPEError
@@ -66,7 +65,6 @@ class EncodeState:
         self.error: str | None = None
         self.nbytes = 0
         self.last_mode = ""          # "full" or "step": how the last update was made
-        self.last_encode_ms = 0.0
         self._shown_text = ""        # the text of the shown encoding
         self._run: StepsSource | None = None   # the run the encoding follows
         self._step = -1
@@ -94,7 +92,6 @@ class EncodeState:
                marks: Marks | None = None) -> None:
         """Encode the text with ``tok`` afresh. ``run``: the training run whose tokenizer
         ``tok`` is (byte level): later steps of it can follow merge by merge."""
-        t0 = time.perf_counter()
         part = self.text[:ENCODE_LIMIT]   # the window stays responsive with a pasted book
         enc, error = Encoding([], [], [], []), None
         if tok is not None and part:
@@ -107,7 +104,6 @@ class EncodeState:
         self._follows(tok, enc, run if not self.cut else None)
         self._show(enc, error, marks)
         self.last_mode = "full"
-        self.last_encode_ms = (time.perf_counter() - t0) * 1000
 
     def _follows(self, tok: BaseTokenizer | None, enc: Encoding,
                  run: StepsSource | None) -> None:
@@ -128,7 +124,6 @@ class EncodeState:
         if (self._words is None or run is None or run is not self._run or tok is None
                 or self.text != self._shown_text):
             return False
-        t0 = time.perf_counter()
         k, new_k = self._step, run.n_steps
         if new_k == k or abs(new_k - k) > MAX_STEP_DELTA:
             return False
@@ -155,7 +150,6 @@ class EncodeState:
         if changed:
             self._show(enc, None, marks)
         self.last_mode = "step"
-        self.last_encode_ms = (time.perf_counter() - t0) * 1000
         return True
 
     def _show(self, enc: Encoding, error: str | None, marks: Marks | None) -> None:
