@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import FormatError
+from ..io.reading import opened
 
 GZIP_MAGIC = b"\x1f\x8b"
 N_MERGES = 49152 - 256 - 2          # the merges CLIP uses (SimpleTokenizer)
@@ -115,16 +116,8 @@ def parse_clip_merges(data: bytes, path: str | Path | None = None,
 
 def read_clip_merges(path: str | Path) -> ClipMerges:
     p = Path(path)
-    try:
-        with open(p, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise FormatError(p, "file not found. Check the path, or pick the file again.") \
-            from None
-    except IsADirectoryError:
-        raise FormatError(p, "is a folder; pick the merges file inside it.") from None
-    except OSError as e:
-        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
+    with opened(p, "the merges file") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise FormatError(p, f"is larger than {MAX_FILE_BYTES >> 20} MiB; CLIP's merges file is "
                           "1.4 MB. Check that you picked the right file.")

@@ -45,6 +45,7 @@ from typing import IO, Any, overload
 
 from ..tokenizers.post import PostProcessor
 from ..errors import FormatError
+from ..io.reading import opened
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)
@@ -431,16 +432,8 @@ def parse_metadata(f: IO[bytes], size: int, path: str | Path | None = None,
 def read_metadata(path: str | Path, cap: int = MAX_METADATA_BYTES) -> GGUFMetadata:
     """The metadata section of the GGUF file at ``path`` (the tensors are not read)."""
     p = Path(path)
-    try:
-        with open(p, "rb") as f:
-            return parse_metadata(f, os.fstat(f.fileno()).st_size, p, cap)
-    except FileNotFoundError:
-        raise FormatError(p, "file not found. Check the path, or pick the file again.") \
-            from None
-    except IsADirectoryError:
-        raise FormatError(p, "is a folder; pick a .gguf file inside it.") from None
-    except OSError as e:
-        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
+    with opened(p, "a .gguf file") as f:
+        return parse_metadata(f, os.fstat(f.fileno()).st_size, p, cap)
 
 
 def vocab_only(path: str | Path) -> bytes:

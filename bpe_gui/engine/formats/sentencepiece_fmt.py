@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, overload
 
 from ..errors import FormatError
+from ..io.reading import opened
 from ..tokenizers.imported.spm import SpmSpec, build_spm
 from ..tokenizers.imported.word_model import model_class
 
@@ -526,27 +527,19 @@ _LAST: list = [None, None]
 def read_model(path: str | Path) -> SentencePieceModel:
     """The SentencePiece model at ``path`` (the same file read again: the same object)."""
     p = Path(path)
-    try:
-        with open(p, "rb") as f:
-            st = os.fstat(f.fileno())
-            size = st.st_size
-            key = (str(p), st.st_ino, size, st.st_mtime_ns)
-            if _LAST[0] == key:
-                return _LAST[1]
-            if size > MAX_FILE_BYTES:
-                raise FormatError(p, f"is {size / 1e6:,.0f} MB; SentencePiece models are under "
-                                  f"{MAX_FILE_BYTES >> 20} MiB here (published ones under 10 MB). "
-                                  "Check that you picked the right file.")
-            data = f.read(size + 1)   # (a read of MAX_FILE_BYTES allocates that much)
-            if len(data) > size:      # it grew since: as much as the limit lets in
-                data += f.read(MAX_FILE_BYTES + 1 - len(data))
-    except FileNotFoundError:
-        raise FormatError(p, "file not found. Check the path, or pick the file again.") \
-            from None
-    except IsADirectoryError:
-        raise FormatError(p, "is a folder; pick a tokenizer.model file inside it.") from None
-    except OSError as e:
-        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
+    with opened(p, "a tokenizer.model file") as f:
+        st = os.fstat(f.fileno())
+        size = st.st_size
+        key = (str(p), st.st_ino, size, st.st_mtime_ns)
+        if _LAST[0] == key:
+            return _LAST[1]
+        if size > MAX_FILE_BYTES:
+            raise FormatError(p, f"is {size / 1e6:,.0f} MB; SentencePiece models are under "
+                              f"{MAX_FILE_BYTES >> 20} MiB here (published ones under 10 MB). "
+                              "Check that you picked the right file.")
+        data = f.read(size + 1)   # (a read of MAX_FILE_BYTES allocates that much)
+        if len(data) > size:      # it grew since: as much as the limit lets in
+            data += f.read(MAX_FILE_BYTES + 1 - len(data))
     if not looks_like_model(data[:4096]):
         raise FormatError(p, "is not a SentencePiece model: it does not start with a protobuf "
                           "ModelProto piece.")

@@ -8,7 +8,7 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 from ..checks import MAX_ID
 from ..errors import FormatError
@@ -76,6 +76,23 @@ def noting_reads() -> Iterator[list[Path]]:
         yield seen
     finally:
         _NOTED.reset(token)
+
+
+@contextmanager
+def opened(p: Path, in_folder: str) -> Iterator[IO[bytes]]:
+    """``p`` open for reading while the block runs, the ways it fails as FormatError (the
+    one wording of them): missing, a folder (``in_folder``: what to pick inside it, e.g.
+    "a .gguf file"), unreadable."""
+    try:
+        with open(p, "rb") as f:
+            yield f
+    except FileNotFoundError:
+        raise FormatError(p, "file not found. Check the path, or pick the file again.") \
+            from None
+    except IsADirectoryError:
+        raise FormatError(p, f"is a folder; pick {in_folder} inside it.") from None
+    except OSError as e:
+        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
 
 
 def read_bytes(path: str | Path, kind: str = "text") -> bytes:

@@ -350,3 +350,18 @@ def test_a_nul_past_the_head_is_refused_at_its_offset(tmp_path, size):
     at = len(body) - 100
     p.write_bytes(body[:at] + b"\0" + body[at + 1:] + b"\0")
     refused(lambda: load_tokenizer(p), p, f"a NUL byte at byte offset {at}")
+
+
+def test_readers_word_a_missing_file_and_a_folder_alike(tmp_path):
+    """io.reading.opened is the one wording of a file that cannot be opened: CLIP's
+    merges, GGUF's metadata and SentencePiece's model say the same, naming what to pick."""
+    from bpe_gui.engine.errors import FormatError
+    from bpe_gui.engine.formats.clip_fmt import read_clip_merges
+    from bpe_gui.engine.formats.gguf_fmt import read_metadata
+    from bpe_gui.engine.formats.sentencepiece_fmt import read_model
+    for read, what in ((read_clip_merges, "the merges file"), (read_metadata, "a .gguf file"),
+                       (read_model, "a tokenizer.model file")):
+        with pytest.raises(FormatError, match="file not found. Check the path, or pick"):
+            read(tmp_path / "missing")
+        with pytest.raises(FormatError, match=f"is a folder; pick {what} inside it"):
+            read(tmp_path)
