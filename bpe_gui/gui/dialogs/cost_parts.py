@@ -101,6 +101,8 @@ class CostChart(GroupedBarChart):
         if table is None:
             self.show_bars([], [])
             return
-        self.show_bars(table.languages, [
-            (name, lambda lang, name=name: get(table.row(lang, name)))
-            for name in table.tokenizers])
+        rows = table
+
+        def of(name: str) -> Callable[[str], float | None]:
+            return lambda lang: get(rows.row(lang, name))
+        self.show_bars(table.languages, [(name, of(name)) for name in table.tokenizers])
