@@ -33,7 +33,7 @@ from typing import Callable, NamedTuple, Sequence
 from .. import Tokenizer
 from ..display import readable
 from ..errors import FormatError
-from ..tokenizers.model import Playback, char_of_byte
+from ..tokenizers.model import Playback, char_of_byte, char_spans
 from .causes import PATTERNS, pattern_label
 from .result import LearnerResult
 
@@ -149,7 +149,7 @@ def check_ids(result: LearnerResult | Tokenizer, text: str, ids: Sequence[int], 
     ours = list(enc.ids)
     data = text.encode("utf-8", "surrogatepass")
     charpos = (char_of_byte(text) or list(range(len(text)))) + [len(text)]
-    our_spans = _spans(tok, ours, charpos)
+    our_spans = _spans(tok, ours, text)
     unknown = [i for i in ids if i not in tok.vocab]
     if unknown:
         k = ids.index(unknown[0])
@@ -163,7 +163,7 @@ def check_ids(result: LearnerResult | Tokenizer, text: str, ids: Sequence[int], 
         return _plain(ids, ours, None, "text", f"Your ids decode to another text: from byte "
                       f"{at:,} (character {c:,}) the text has “{readable(data[at:at + 12])}” and "
                       f"your tokens “{readable(decoded[at:at + 12])}”.", our_spans, ())
-    their_spans = _spans(tok, ids, charpos)
+    their_spans = _spans(tok, ids, text)
     marks = _marks(tok, text, charpos, ours, ids)
     if ids == ours:
         return EncodeReport(True, len(ids), len(ours), None, "", f"All {len(ids):,} tokens "
@@ -189,11 +189,11 @@ def _byte_bounds(tok: Tokenizer, ids: Sequence[int]) -> list[int]:
     return out
 
 
-def _spans(tok, ids, charpos) -> list[Token]:
+def _spans(tok, ids, text: str) -> list[Token]:
     b = _byte_bounds(tok, ids)
     specials = set(tok.special_ids.values())
-    return [Token(i, tok.vocab[i], charpos[b[k]], charpos[max(b[k], b[k + 1] - 1)] + 1,
-                  i in specials) for k, i in enumerate(ids)]
+    return [Token(i, tok.vocab[i], s, e, i in specials)
+            for i, (s, e) in zip(ids, char_spans(text, b[:-1], b[1:]))]
 
 
 def _word_bytes(tok: Tokenizer, text: str) -> list[tuple[int, int, bool]]:
