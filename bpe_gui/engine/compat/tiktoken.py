@@ -44,28 +44,21 @@ _RANKS = {"gpt2": "r50k_base", "r50k_base": "r50k_base", "p50k_base": "p50k_base
 _FIM = {"<|endoftext|>": 50256, "<|fim_prefix|>": 50281, "<|fim_middle|>": 50282,
         "<|fim_suffix|>": 50283}
 _URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
-# model names, and prefixes of model names, -> encoding, as tiktoken maps them
-_MODELS = {
-    "o200k_base": "o1 o3 o4-mini gpt-5 gpt-4.1 gpt-4o",
+_OLD = ("davinci", "curie", "babbage", "ada")
+_MODELS = {   # model names, and prefixes of model names (ending in *), as tiktoken maps them
+    "o200k_base": "o1 o3 o4-mini gpt-5 gpt-4.1 gpt-4o o1-* o3-* o4-mini-* gpt-5* gpt-4.5-* "
+                  "gpt-4.1-* chatgpt-4o-* gpt-4o-* ft:gpt-4o*",
     "cl100k_base": "gpt-4 gpt-3.5-turbo gpt-3.5 gpt-35-turbo davinci-002 babbage-002 "
-                   "text-embedding-ada-002 text-embedding-3-small text-embedding-3-large",
+                   "text-embedding-ada-002 text-embedding-3-small text-embedding-3-large "
+                   "gpt-4-* gpt-3.5-turbo-* gpt-35-turbo-* ft:gpt-4* ft:gpt-3.5-turbo* "
+                   "ft:davinci-002* ft:babbage-002*",
     "p50k_base": "text-davinci-003 text-davinci-002 code-davinci-002 code-davinci-001 "
                  "code-cushman-002 code-cushman-001 davinci-codex cushman-codex",
-    "r50k_base": "text-davinci-001 text-curie-001 text-babbage-001 text-ada-001 davinci curie "
-                 "babbage ada text-similarity-davinci-001 text-similarity-curie-001 "
-                 "text-similarity-babbage-001 text-similarity-ada-001 "
-                 "text-search-davinci-doc-001 text-search-curie-doc-001 "
-                 "text-search-babbage-doc-001 text-search-ada-doc-001 "
-                 "code-search-babbage-code-001 code-search-ada-code-001",
+    "r50k_base": " ".join(f"{m} text-{m}-001 text-similarity-{m}-001 text-search-{m}-doc-001"
+                          for m in _OLD) + " code-search-babbage-code-001 code-search-ada-code-001",
     "p50k_edit": "text-davinci-edit-001 code-davinci-edit-001",
+    "o200k_harmony": "gpt-oss-*",
     "gpt2": "gpt2 gpt-2",
-}
-_PREFIXES = {   # (tried in this order)
-    "o200k_base": "o1- o3- o4-mini- gpt-5 gpt-4.5- gpt-4.1- chatgpt-4o- gpt-4o-",
-    "cl100k_base": "gpt-4- gpt-3.5-turbo- gpt-35-turbo-",
-    "o200k_harmony": "gpt-oss-",
-    "o200k_base ": "ft:gpt-4o",
-    "cl100k_base ": "ft:gpt-4 ft:gpt-3.5-turbo ft:davinci-002 ft:babbage-002",
 }
 _ENCODINGS: dict[str, Encoding] = {}
 _LOCK = threading.Lock()
@@ -166,12 +159,12 @@ def list_encoding_names() -> list[str]:
 def encoding_name_for_model(model_name: str) -> str:
     """The encoding a model's name says (KeyError, as tiktoken's, for a name it does
     not know)."""
-    for enc, names in _MODELS.items():
-        if model_name in names.split():
-            return enc
-    for enc, prefixes in _PREFIXES.items():
-        if model_name.startswith(tuple(prefixes.split())):
-            return enc.strip()
+    names = {n: enc for enc, ns in _MODELS.items() for n in ns.split()}
+    if model_name in names:
+        return names[model_name]
+    for n in sorted((n for n in names if n.endswith("*")), key=len, reverse=True):
+        if model_name.startswith(n[:-1]):   # (the longest prefix: ft:gpt-4o before ft:gpt-4)
+            return names[n]
     raise UnknownTokenError(f"Could not map the model {model_name!r} to an encoding; use "
                             "get_encoding(name) with the encoding you expect.")
 

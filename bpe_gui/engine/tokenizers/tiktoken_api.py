@@ -1,25 +1,14 @@
 """tiktoken's ``Encoding`` over any tokenizer: ``tok.as_tiktoken()``.
 
-Code written for tiktoken runs unchanged on it: every public name of
-``tiktoken.Encoding`` with its signature, return type and exceptions (``KeyError`` for
-an unknown id or token, ``ValueError`` for a disallowed special token), the private
-attributes downstream code reads (``_pat_str``, ``_mergeable_ranks``,
-``_special_tokens``, ``_encode_bytes``...) and pickling. Each method forwards to the
-tokenizer's own call, so it costs nothing measurable; the tokenizer keeps its own
-design (``encode`` reading special tokens as its format's library does), and this face
-gives tiktoken's defaults (``allowed_special=set()``, ``disallowed_special="all"``).
+Every public name of ``tiktoken.Encoding`` with its signature, defaults, return type and
+exceptions (KeyError for an unknown id or token), the private attributes code reads
+(``_pat_str``, ``_mergeable_ranks``, ``_special_tokens``, ``_encode_bytes``...) and
+pickling, each forwarding to the tokenizer's own call. :mod:`bpe_gui.engine.compat.tiktoken`
+is the module (``Encoding`` is this class); building from ranks needs the imported
+tokenizers, above this module, so that module hands its builder to :data:`from_ranks`.
 
-The public module is :mod:`bpe_gui.engine.compat.tiktoken` (``get_encoding``,
-``encoding_for_model``; ``Encoding`` is this class). It builds a tokenizer from
-tiktoken's ranks (``Encoding(name, pat_str=..., mergeable_ranks=...,
-special_tokens=...)``), which needs the imported tokenizers; they are above this module,
-so that module hands its builder to :data:`from_ranks` when it is imported.
-
-Example::
-
-    >>> enc = load_tokenizer("cl100k_base.tiktoken").as_tiktoken()
-    >>> enc.decode_with_offsets(enc.encode("hello world"))
-    ('hello world', [0, 5])
+Example: ``load_tokenizer("cl100k_base.tiktoken").as_tiktoken().decode_with_offsets(
+[15339, 1917])`` -> ``('hello world', [0, 5])``
 """
 from __future__ import annotations
 
@@ -39,6 +28,16 @@ def _lead_bytes(token: bytes) -> int:
 
     Example: b'\\xe4\\xbd\\xa0a' -> 2"""
     return sum(1 for c in token if not 0x80 <= c < 0xC0)
+
+
+class _Forward:
+    """An attribute of the face that is the tokenizer's own of that name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, enc: Any, owner: type | None = None) -> Any:
+        return self if enc is None else getattr(enc._tok, self.name)
 
 
 def _wrapped(tok: Any, name: str) -> "TiktokenEncoding":
@@ -112,21 +111,15 @@ class TiktokenEncoding:
         self.__dict__[attr] = got
         return got
 
-    @property
-    def max_token_value(self) -> int:
-        return self._tok.max_token_value
-
-    @property
-    def n_vocab(self) -> int:
-        return self._tok.n_vocab
-
-    @property
-    def eot_token(self) -> int:
-        return self._tok.eot_token
-
-    @property
-    def special_tokens_set(self) -> set[str]:
-        return self._tok.special_tokens_set
+    # the tokenizer's own, as they are (tiktoken's signatures)
+    max_token_value = _Forward()
+    n_vocab = _Forward()
+    eot_token = _Forward()
+    special_tokens_set = _Forward()
+    encode_ordinary = _Forward()
+    encode_single_token = _Forward()
+    decode_single_token_bytes = _Forward()
+    decode_tokens_bytes = _Forward()
 
     def is_special_token(self, token: int) -> bool:
         return token in self._tok.special_ids.values()
@@ -140,9 +133,6 @@ class TiktokenEncoding:
                disallowed_special: Special = "all") -> list[int]:
         return self._tok.encode(text, allowed_special=allowed_special,
                                 disallowed_special=disallowed_special, add_special_tokens=False)
-
-    def encode_ordinary(self, text: str) -> list[int]:
-        return self._tok.encode_ordinary(text)
 
     def encode_to_numpy(self, text: str, *, allowed_special: Special = frozenset(),
                         disallowed_special: Special = "all"):
@@ -162,16 +152,10 @@ class TiktokenEncoding:
                                       disallowed_special=disallowed_special,
                                       add_special_tokens=False)
 
-    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
-        return self._tok.encode_single_token(text_or_bytes)
-
     def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
         """One piece merged as it is (no pattern, no special tokens)."""
         b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else text_or_bytes
         return list(self._tok.model.merge(bytes(b))) if b else []
-
-    def _encode_only_native_bpe(self, text: str) -> list[int]:
-        return self.encode_ordinary(text)   # (tiktoken's: the same ids, cut in Python)
 
     def _last_piece(self, text: str, ids: list[int]) -> int:
         """How many of ``ids`` (``text``'s, ordinary) the last word of ``text`` gave, with
@@ -246,12 +230,6 @@ class TiktokenEncoding:
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
         return self._tok.decode(tokens, errors, skip_special_tokens=False)
-
-    def decode_single_token_bytes(self, token: int) -> bytes:
-        return self._tok.decode_single_token_bytes(token)
-
-    def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
-        return self._tok.decode_tokens_bytes(tokens)
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """(the text, where each token's first character is in it): a token that begins
