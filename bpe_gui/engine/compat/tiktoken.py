@@ -139,13 +139,11 @@ def _load(name: str) -> Encoding:
 def get_encoding(encoding_name: str) -> Encoding:
     """The encoding of this name (``list_encoding_names()``, or a known encoding of
     formats/known_encodings.py: ``llama3``, ``whisper_multilingual``), made once."""
-    if not isinstance(encoding_name, str):
-        raise ArgumentError(f"get_encoding takes a name (str), not "
-                            f"{type(encoding_name).__name__}.")
     with _LOCK:
         got = _ENCODINGS.get(encoding_name)
         if got is None:
-            if encoding_name not in _RANKS and encoding_name not in {k.name for k in KNOWN}:
+            if not isinstance(encoding_name, str) or \
+                    encoding_name not in {*_RANKS, *(k.name for k in KNOWN)}:
                 raise ArgumentError(f"Unknown encoding {encoding_name!r}; the encodings are "
                                     f"{', '.join(list_encoding_names())}.")
             got = _ENCODINGS[encoding_name] = _load(encoding_name)

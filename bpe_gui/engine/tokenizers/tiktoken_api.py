@@ -13,6 +13,7 @@ Example: ``load_tokenizer("cl100k_base.tiktoken").as_tiktoken().decode_with_offs
 from __future__ import annotations
 
 from bisect import bisect_left
+from functools import cached_property
 from typing import Any, Callable, Sequence
 
 from ..errors import ArgumentError
@@ -94,22 +95,23 @@ class TiktokenEncoding:
         made from ranks as its arguments, as tiktoken's pickles."""
         return self._reduce
 
-    # ----- what tiktoken's tests and downstream code read ----------------------------
-    def __getattr__(self, attr: str) -> Any:   # (made when first read, then kept)
-        tok = self.__dict__["_tok"]
-        if attr == "_pat_str":
-            got: Any = tok.pattern
-        elif attr == "_special_tokens":
-            got = dict(tok.special_ids)
-        elif attr == "_mergeable_ranks":
-            specials = set(tok.special_ids.values())
-            got = {b: i for i, b in sorted(tok.vocab.items()) if i not in specials}
-        elif attr == "_sorted_bytes":
-            got = sorted(self._mergeable_ranks)
-        else:
-            raise AttributeError(f"'Encoding' object has no attribute {attr!r}")
-        self.__dict__[attr] = got
-        return got
+    # ----- what tiktoken's tests and downstream code read (made when first read) ------
+    @cached_property
+    def _pat_str(self) -> str:
+        return self._tok.pattern
+
+    @cached_property
+    def _special_tokens(self) -> dict[str, int]:
+        return dict(self._tok.special_ids)
+
+    @cached_property
+    def _mergeable_ranks(self) -> dict[bytes, int]:
+        specials = set(self._tok.special_ids.values())
+        return {b: i for i, b in sorted(self._tok.vocab.items()) if i not in specials}
+
+    @cached_property
+    def _sorted_bytes(self) -> list[bytes]:
+        return sorted(self._mergeable_ranks)
 
     # the tokenizer's own, as they are (tiktoken's signatures)
     max_token_value = _Forward()
