@@ -158,12 +158,27 @@ class DecodeError(BPEError, ValueError):
     """Ids that this tokenizer cannot decode."""
 
 
-class UnknownIdError(DecodeError):
-    """A token id that is not in the vocabulary; ``id`` is the first one found."""
+class _KeyLike(KeyError):
+    """Also a KeyError, as tiktoken raises for an unknown id or token, whose str() is the
+    message itself (KeyError's own quotes it as a key)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownIdError(DecodeError, _KeyLike):
+    """A token id that is not in the vocabulary; ``id`` is the first one found (a
+    ValueError, and a KeyError as tiktoken's)."""
 
     def __init__(self, message: str, token_id: int = -1):
         super().__init__(message)
         self.id = token_id
+
+
+class UnknownTokenError(ArgumentError, _KeyLike):
+    """Text or bytes that are no single token (``encode_single_token``), a special token
+    the tokenizer lacks, a model name no encoding is known for (a ValueError, and a
+    KeyError as tiktoken's)."""
 
 
 class PatternAssumedWarning(UserWarning):

@@ -103,3 +103,17 @@ def o200k_base_file(folder: Path) -> Path | str:
     assert hashlib.sha256(src.read_bytes()).hexdigest() == want, \
         f"{src} is not OpenAI's o200k_base.tiktoken byte for byte"
     return src
+
+
+def tiktoken_cache(folder: Path) -> Path | None:
+    """``folder`` made a tiktoken cache (what ``TIKTOKEN_CACHE_DIR`` names) holding OpenAI's
+    r50k, p50k, cl100k and o200k ranks, each under the key tiktoken gives its URL, so that
+    tiktoken itself and ``bpe_gui.engine.compat.tiktoken`` read them offline; None when
+    the npm package is not here (NPM_HOW)."""
+    for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base"):
+        built = npm_ranks(name, folder)
+        if built is None:
+            return None
+        url = f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+        built[0].rename(folder / hashlib.sha1(url.encode()).hexdigest())
+    return folder

@@ -40,6 +40,7 @@ if TYPE_CHECKING:   # (explain, with its pattern analysis, is imported when firs
     from .explain import Explanation
     from .pipeline import Pipeline
     from .post import PostProcessor
+    from .tiktoken_api import TiktokenEncoding
 
 
 def _joined(chunks: Iterable[str], size: int) -> Iterator[str]:
@@ -498,6 +499,18 @@ class BaseTokenizer(LibraryNames, ABC):
     @abstractmethod
     def _decode(self, ids: list[int]) -> str:
         """Known ids -> text, every one of them (the format's own decoder)."""
+
+    # ----- other libraries' faces ------------------------------------------------------
+    def as_tiktoken(self, name: str | None = None) -> TiktokenEncoding:
+        """This tokenizer as a ``tiktoken.Encoding``: every name, signature, return type
+        and exception of tiktoken's, forwarding to this tokenizer's calls (see
+        :mod:`.tiktoken_api`); ``name``: its ``name`` (default: the known encoding's or
+        the file's).
+
+        Example: ``tok.as_tiktoken().encode("a<|endoftext|>")`` raises ValueError, as
+        tiktoken does; ``decode([10**7])`` a KeyError."""
+        from .tiktoken_api import TiktokenEncoding
+        return TiktokenEncoding.wrapping(self, name)
 
     # ----- steps and threads ---------------------------------------------------------
     @abstractmethod

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Iterable, Iterator, Sequence
 
 from .. import checks
-from ..errors import ArgumentError, UnknownIdError
+from ..errors import ArgumentError, UnknownIdError, UnknownTokenError
 
 _EOT = "<|endoftext|>"
 
@@ -99,17 +99,17 @@ class LibraryNames:
         eos = (meta.get("special_token_ids") or {}).get("eos")
         if isinstance(eos, int):
             return eos
-        raise ArgumentError(f"This tokenizer has no {_EOT} token and names no end-of-sequence "
+        raise UnknownTokenError(f"This tokenizer has no {_EOT} token and names no end-of-sequence "
                             f"token; its special tokens: {', '.join(self.special_tokens[:6]) or 'none'}.")
 
-    def decode_batch(self, batch: Iterable[Sequence[int]], *,
+    def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace",
                      num_threads: int | None = None,
                      skip_special_tokens: bool | None = None) -> list[str]:
-        """``[decode(ids) for ids in batch]`` (tiktoken's and tokenizers'
+        """``[decode(ids, errors) for ids in batch]`` (tiktoken's and tokenizers'
         ``decode_batch``); decoding holds the GIL, so ``num_threads`` is only checked."""
         checks.whole(num_threads if num_threads is not None else os.cpu_count() or 1,
                      "Tokenizer.decode_batch(num_threads)", 1)
-        return [self.decode(ids, skip_special_tokens=skip_special_tokens)
+        return [self.decode(ids, errors, skip_special_tokens=skip_special_tokens)
                 for ids in checks.ids(batch, "Tokenizer.decode_batch(batch)")]
 
     def decode_single_token_bytes(self, token: int) -> bytes:
@@ -127,14 +127,15 @@ class LibraryNames:
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of the one token whose bytes are these (tiktoken's
-        ``encode_single_token``); ArgumentError when no token is exactly them."""
+        ``encode_single_token``); UnknownTokenError (a ValueError and, as tiktoken's, a
+        KeyError) when no token is exactly them."""
         b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else text_or_bytes
         if not isinstance(b, (bytes, bytearray)):
             raise ArgumentError("Tokenizer.encode_single_token takes a str or bytes, not "
                                 f"{type(text_or_bytes).__name__}.")
         got = self.bytes_to_id.get(bytes(b))
         if got is None:
-            raise ArgumentError(f"No single token of this tokenizer is {bytes(b)!r}; "
+            raise UnknownTokenError(f"No single token of this tokenizer is {bytes(b)!r}; "
                                 "encode(text) gives the tokens that spell it.")
         return got
 
