@@ -21,8 +21,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "CLI.md"
 STR, INT, LIST, DICT, BOOL = str, int, list, dict, bool
 SCHEMAS = {
     "encode": {"schema": STR, "tokenizer": STR, "encodings": LIST},
-    "encoding": {"text": STR, "ids": LIST, "tokens": LIST, "offsets": LIST, "special": LIST},
-    "decode": {"schema": STR, "tokenizer": STR, "ids": LIST, "text": STR, "tokens": LIST},
+    "encoding": {"text": STR, "ids": LIST, "token_strings": LIST, "offsets": LIST,
+                 "special": LIST},
+    "decode": {"schema": STR, "tokenizer": STR, "ids": LIST, "text": STR, "token_strings": LIST},
     "inspect": {"schema": STR, "tokenizer": STR, "n_tokens": INT, "reencoded_by": STR,
                 "counts": DICT, "ok": LIST, "unreachable": LIST, "undecodable": LIST,
                 "special": LIST},
@@ -88,8 +89,9 @@ def test_encode_several_texts_as_json_equals_tokenizers(tmp_path, tok_dir, hf):
         want = hf.encode(text, add_special_tokens=False)
         valid(e, "encoding")
         assert e["ids"] == want.ids and [tuple(o) for o in e["offsets"]] == want.offsets
-        assert e["tokens"] == want.tokens
+        assert e["token_strings"] == want.tokens
         assert e["special"] == [t == EOT for t in want.tokens]
+    assert data["schema"] == "bpe-gui.encode/2"   # (1 named the token strings "tokens")
 
 
 def test_encode_reads_standard_input_and_ordinary_text(tmp_path, tok_dir, hf):
@@ -115,7 +117,8 @@ def test_decode_equals_tokenizers(tmp_path, tok_dir, hf):
             stdin=json.dumps(ids).encode())
     data = valid(json.loads(out(p)), "decode")
     assert data["ids"] == ids and data["text"] == hf.decode(ids, skip_special_tokens=False)
-    assert data["tokens"] == [hf.id_to_token(i) for i in ids]
+    assert data["token_strings"] == [hf.id_to_token(i) for i in ids]
+    assert data["schema"] == "bpe-gui.decode/2"
     p = run("decode", "--tokenizer", path, "12x", cwd=tmp_path)
     assert p.returncode == 2 and "'12x' is not a token id" in err(p)
     p = run("decode", "--tokenizer", path, "99999", cwd=tmp_path)

@@ -33,7 +33,8 @@ class HfEncoding:
 
     def __init__(self, hf: "HfTokenizer", text: str, ids: list[int], keep: range,
                  adds: tuple[list[int], list[int]]):
-        self._tok, self._text, self._own, self._keep, self._adds = hf._tok, text, ids, keep, adds
+        self._hf, self._tok, self._text, self._own = hf, hf._tok, text, ids
+        self._keep, self._adds = keep, adds
         self._pad: tuple[int, dict] = (0, {})   # (how many, tokenizers' padding dict)
         self._enc: Any = None   # the tokenizer's own Encoding of the text, when asked
         self.overflowing: list[HfEncoding] = []
@@ -59,14 +60,13 @@ class HfEncoding:
 
     @property
     def tokens(self) -> list[str]:
-        enc, text = self._native(), self._text
+        enc, text, added = self._native(), self._text, self._hf._added_ids()
         spell = self._tok.id_to_token
         own = []
-        for i, special, (s, e) in zip(enc.ids, enc.special or [False] * len(enc.ids),
-                                      enc.offsets):
+        for i, (s, e) in zip(enc.ids, enc.offsets):
             t = spell(i) or ""
             # an added token that strips spaces around it is spelt with them (lstrip/rstrip)
-            own.append(text[s:e] if special and t != text[s:e] and t in text[s:e] else t)
+            own.append(text[s:e] if i in added and t != text[s:e] and t in text[s:e] else t)
         before, after = ([spell(i) or "" for i in ids] for ids in self._adds)
         return self._field(own, before, after, "pad_token")
 
@@ -163,9 +163,9 @@ class HfTokenizer:
         adds), the rest in ``overflowing``, windows ``stride`` tokens apart."""
         whole = range(len(ids))
         t = self.truncation
-        if t is None or len(ids) + len(adds[0]) + len(adds[1]) <= t["max_length"]:
+        room = t["max_length"] - len(adds[0]) - len(adds[1]) if t else 0
+        if t is None or len(ids) <= room or room < 0:   # (room < 0: tokenizers keeps all)
             return HfEncoding(self, text, ids, whole, adds)
-        room = max(t["max_length"] - len(adds[0]) - len(adds[1]), 0)
         step = max(room - t["stride"], 1)
         if room == 0:
             parts = [whole[:0], whole]
@@ -262,6 +262,13 @@ class HfTokenizer:
                 got.update({s: i for i, s in added.items()})
             self._vocab[with_added_tokens] = got
         return dict(got)
+
+    def _added_ids(self) -> set[int]:
+        """The ids of a tokenizer.json's added tokens."""
+        got = self.__dict__.get("_added")
+        if got is None:
+            got = self._added = {t.id for t in getattr(self._tok.pipeline.added, "tokens", ())}
+        return got
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
         return len(self.get_vocab(with_added_tokens))
