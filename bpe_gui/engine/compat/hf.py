@@ -60,7 +60,7 @@ class HfEncoding:
 
     @property
     def tokens(self) -> list[str]:
-        enc, text, added = self._native(), self._text, self._hf._added_ids()
+        enc, text, added = self._native(), self._text, self._hf._added()
         spell = self._tok.id_to_token
         own = []
         for i, (s, e) in zip(enc.ids, enc.offsets):
@@ -248,10 +248,9 @@ class HfTokenizer:
         (a tokenizer.json's ``added_tokens``; elsewhere the special tokens) by their text."""
         got = self._vocab.get(with_added_tokens)
         if got is None:
-            tok = self._tok
-            added = {t.id: t.content for t in getattr(tok.pipeline.added, "tokens", ())} or \
-                {i: s for s, i in tok.special_ids.items()}
-            own = getattr(tok.pipeline.model, "key_text", None)   # the model's own strings
+            tok, added = self._tok, self._added()
+            # a tokenizer.json's model's own strings (its file's keys)
+            own = tok.pipeline.model.key_text if tok.pipeline.id_of is not None else None
             spell = tok.id_to_token
             got = {}
             for i in sorted(tok.vocab):
@@ -263,11 +262,15 @@ class HfTokenizer:
             self._vocab[with_added_tokens] = got
         return dict(got)
 
-    def _added_ids(self) -> set[int]:
-        """The ids of a tokenizer.json's added tokens."""
-        got = self.__dict__.get("_added")
+    def _added(self) -> dict[int, str]:
+        """The added tokens' ids and texts: a tokenizer.json's ``added_tokens``, elsewhere
+        the special tokens."""
+        got = self.__dict__.get("_added_of")
         if got is None:
-            got = self._added = {t.id for t in getattr(self._tok.pipeline.added, "tokens", ())}
+            tok = self._tok
+            got = {t.id: t.content for t in getattr(tok.pipeline.added, "tokens", ())} \
+                if tok.pipeline.id_of is not None else {}
+            got = self._added_of = got or {i: s for s, i in tok.special_ids.items()}
         return got
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
