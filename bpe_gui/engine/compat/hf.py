@@ -18,7 +18,9 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import ArgumentError, ArgumentTypeError
 
@@ -26,33 +28,43 @@ _NOT_COVERED = ("is not covered by as_hf() (it covers ids, tokens, offsets, atte
                 "special_tokens_mask, type_ids, overflowing, n_sequences and len())")
 
 
-class HfEncoding:
-    """One text's encoding as tokenizers' ``Encoding`` shows it: the tokens ``keep`` (a
-    range) of the text's own, the ``before``/``after`` ids the format adds around them, then
-    the padding. Offsets and token strings are made when first read."""
+class HfEncoding(tuple):
+    """One text's encoding as tokenizers' ``Encoding`` shows it: a tuple (the adapter, the
+    text, the text's own ids, ``keep``: the range of them kept (None: all), ``adds``: the ids
+    the format puts before and after them, the padding (how many, tokenizers' padding dict)
+    or None, the overflowing parts or None, its batch's cache of offsets and its index
+    there). Offsets and token strings are made when first read."""
 
-    def __init__(self, hf: "HfTokenizer", text: str, ids: list[int], keep: range,
-                 adds: tuple[list[int], list[int]]):
-        self._hf, self._tok, self._text, self._own = hf, hf._tok, text, ids
-        self._keep, self._adds = keep, adds
-        self._pad: tuple[int, dict] = (0, {})   # (how many, tokenizers' padding dict)
-        self._enc: Any = None   # the tokenizer's own Encoding of the text, when asked
-        self.overflowing: list[HfEncoding] = []
-        self.n_sequences = 1
+    __slots__ = ()
+
+    n_sequences = 1
+    _hf, _text, _own, _keep, _adds, _pad, _over, _cache, _k = map(property,
+                                                                  map(itemgetter, range(9)))
+
+    @property
+    def overflowing(self) -> list["HfEncoding"]:
+        """What truncation left out, in parts (tokenizers' ``overflowing``)."""
+        return list(self._over or ())
 
     def _field(self, own: list, before: list, after: list, pad_key: str | None,
                pad: Any = 0) -> list:
         k = self._keep
-        got = [*before, *own[k.start:k.stop], *after]
+        got = own if k is None else own[k.start:k.stop]   # (ids: the tokenizer's own list)
+        if before or after:
+            got = [*before, *got, *after]
+        if self._pad is None:
+            return got
         n, p = self._pad
-        filler = [p.get(pad_key, pad) if pad_key else pad] * n
-        return filler + got if p.get("direction") == "left" else got + filler
+        filler = [p[pad_key] if pad_key else pad] * n
+        return filler + got if p["direction"] == "left" else got + filler
 
     def _native(self):
-        if self._enc is None:
-            self._enc = self._tok.encode_with_offsets(self._text, allowed_special="all",
-                                                      add_special_tokens=False)
-        return self._enc
+        """The tokenizer's own Encoding of the text (offsets), made when first asked."""
+        got = self._cache.get(self._k)
+        if got is None:
+            got = self._cache[self._k] = self._hf._tok.encode_with_offsets(
+                self._text, allowed_special="all", add_special_tokens=False)
+        return got
 
     @property
     def ids(self) -> list[int]:
@@ -61,7 +73,7 @@ class HfEncoding:
     @property
     def tokens(self) -> list[str]:
         enc, text, added = self._native(), self._text, self._hf._added()
-        spell = self._tok.id_to_token
+        spell = self._hf._tok.id_to_token
         own = []
         for i, (s, e) in zip(enc.ids, enc.offsets):
             t = spell(i) or ""
@@ -73,11 +85,12 @@ class HfEncoding:
     @property
     def offsets(self) -> list[tuple[int, int]]:
         offs = self._native().offsets
-        k, trim = self._keep, self._tok.pipeline.trim_offsets
-        if k.start and len(k) and trim and trim[0] and trim[1]:
+        k, tok = self._keep, self._hf._tok
+        trim = tok.pipeline.trim_offsets
+        if k is not None and k.start and len(k) and trim and trim[0] and trim[1]:
             # tokenizers' ByteLevel post-processor trims each truncated part on its own, and
             # keeps one leading space of the part's first token (as added_prefix_space's)
-            token = self._tok.vocab[self._own[k.start]]
+            token = tok.vocab[self._own[k.start]]
             s, e = offs[k.start]
             if token.startswith(b" ") and not token.startswith(b"  ") and s > 0:
                 offs = [*offs[:k.start], (s - 1, s - 1 if token == b" " else e),
@@ -102,7 +115,8 @@ class HfEncoding:
         return self._field([0] * len(self._own), *self._zero(0), "pad_type_id")
 
     def __len__(self) -> int:
-        return len(self._adds[0]) + len(self._keep) + len(self._adds[1]) + self._pad[0]
+        n = len(self._own) if self._keep is None else len(self._keep)
+        return len(self._adds[0]) + n + len(self._adds[1]) + (self._pad[0] if self._pad else 0)
 
     def __repr__(self) -> str:
         return (f"Encoding(num_tokens={len(self)}, attributes=[ids, type_ids, tokens, offsets, "
@@ -113,6 +127,43 @@ class HfEncoding:
             raise AttributeError(name)
         raise AttributeError(f"Encoding.{name} {_NOT_COVERED}; use the tokenizer's own "
                              "encode_with_offsets(text) or split(text) for more.")
+
+
+class _Whole(HfEncoding):
+    """An encoding with nothing cut, added or padded: its ids are the tokenizer's list."""
+
+    __slots__ = ()
+    ids = property(itemgetter(2))   # type: ignore[assignment]  # (a C getter: no frame)
+
+
+class HfBatch(Sequence):
+    """What ``encode_batch`` gives: a sequence of :class:`HfEncoding`, each made when read
+    (a batch made whole would have the cyclic garbage collector walk every id list once per
+    few hundred objects made: 20% of the batch's time)."""
+
+    __slots__ = ("_make", "_n")
+
+    def __init__(self, make: Callable[[int], HfEncoding], n: int):
+        self._make, self._n = make, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self._make(i) for i in range(*k.indices(self._n))]
+        if not -self._n <= k < self._n:
+            raise IndexError("batch index out of range")
+        return self._make(k % self._n)
+
+    def __iter__(self) -> Iterator[HfEncoding]:
+        return map(self._make, range(self._n))
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+_NO_ADDS: tuple[list[int], list[int]] = ([], [])
 
 
 class HfTokenizer:
@@ -132,7 +183,7 @@ class HfTokenizer:
                                  is_pretokenized, add_special_tokens)[0]
 
     def encode_batch(self, input: Iterable[str], is_pretokenized: bool = False,
-                     add_special_tokens: bool = True) -> list[HfEncoding]:
+                     add_special_tokens: bool = True) -> HfBatch:
         """tokenizers' ``Tokenizer.encode_batch``: the tokenizer's own ``encode_batch`` (on
         every core), then truncation and padding as set."""
         texts = list(input) if not isinstance(input, str) else None
@@ -149,46 +200,48 @@ class HfTokenizer:
             raise ArgumentError("as_hf() does not take pre-tokenized input "
                                 "(is_pretokenized=True); give each text as one str.")
         post = self._tok.post if add_special_tokens else None
-        adds = ([i for i, _ in post.before], [i for i, _ in post.after]) if post else ([], [])
+        adds = ([i for i, _ in post.before], [i for i, _ in post.after]) \
+            if post is not None and (post.before or post.after) else _NO_ADDS
         got = self._tok.encode_batch(texts, allowed_special="all", add_special_tokens=False)
-        out = [self._truncated(t, ids, adds) for t, ids in zip(texts, got)]
-        if self.padding is not None:
-            self._pad(out)
-        return out
+        cache: dict[int, Any] = {}   # text k -> the tokenizer's Encoding of it, when read
+        if self.truncation is None and self.padding is None and adds is _NO_ADDS:
+            return HfBatch(lambda k: _Whole((self, texts[k], got[k], None, adds, None, None,
+                                             cache, k)), len(texts))
+        n_adds = len(adds[0]) + len(adds[1])
+        parts = [self._parts(len(ids), n_adds) for ids in got]
+        p = dict(self.padding) if self.padding is not None else None
+        if p is not None:   # tokenizers' padding: to the longest (or length), to a multiple
+            n = p["length"] if p["length"] is not None else \
+                max((n_adds + (len(ids) if k[0] is None else len(k[0]))
+                     for ids, k in zip(got, parts)), default=0)
+            m = p["pad_to_multiple_of"]
+            target = -(-n // m) * m if m else n
+
+        def made(k: int, keep: range | None, over) -> HfEncoding:
+            n = n_adds + (len(got[k]) if keep is None else len(keep))
+            pad = None if p is None else (max(target - n, 0), p)
+            return HfEncoding((self, texts[k], got[k], keep, adds, pad, over, cache, k))
+        return HfBatch(lambda k: made(k, parts[k][0], [made(k, r, None) for r in parts[k][1:]]
+                                      or None), len(texts))
 
     encode_batch_fast = encode_batch   # (tokenizers' name for a batch without offsets)
 
-    def _truncated(self, text: str, ids: list[int], adds) -> HfEncoding:
-        """tokenizers' truncation of one text's tokens (room left for the tokens the format
-        adds), the rest in ``overflowing``, windows ``stride`` tokens apart."""
-        whole = range(len(ids))
+    def _parts(self, n: int, n_adds: int) -> list[range | None]:
+        """tokenizers' truncation of a text's ``n`` tokens, room left for the ``n_adds`` the
+        format adds: the ranges kept (None: all), the first the encoding's, the others its
+        overflowing parts, windows ``stride`` tokens apart."""
         t = self.truncation
-        room = t["max_length"] - len(adds[0]) - len(adds[1]) if t else 0
-        if t is None or len(ids) <= room or room < 0:   # (room < 0: tokenizers keeps all)
-            return HfEncoding(self, text, ids, whole, adds)
-        step = max(room - t["stride"], 1)
+        room = t["max_length"] - n_adds if t is not None else n
+        if n <= room or room < 0:   # (room < 0: tokenizers keeps all)
+            return [None]
+        whole, step = range(n), max(room - t["stride"], 1)
         if room == 0:
-            parts = [whole[:0], whole]
-        elif t["direction"] == "right":
-            parts = [whole[s:s + room] for s in range(0, len(ids), step)]
-            parts = parts[:next(k for k, p in enumerate(parts) if p.stop >= len(ids)) + 1]
-        else:
-            parts = [whole[max(e - room, 0):e] for e in range(len(ids), 0, -step)]
-            parts = parts[:next(k for k, p in enumerate(parts) if p.start == 0) + 1]
-        first, *rest = [HfEncoding(self, text, ids, p, adds) for p in parts]
-        first.overflowing = rest
-        return first
-
-    def _pad(self, encs: list[HfEncoding]) -> None:
-        """tokenizers' padding of a batch: to its longest encoding (or ``length``), up to a
-        multiple of ``pad_to_multiple_of``; each encoding's overflowing parts alike."""
-        p = dict(self.padding or {})
-        n = p["length"] if p["length"] is not None else max(map(len, encs), default=0)
-        m = p["pad_to_multiple_of"]
-        if m:
-            n = -(-n // m) * m
-        for e in (e for x in encs for e in (x, *x.overflowing)):
-            e._pad = (max(n - len(e), 0), p)
+            return [whole[:0], whole]
+        if t["direction"] == "right":
+            parts = [whole[s:s + room] for s in range(0, n, step)]
+            return parts[:next(k for k, p in enumerate(parts) if p.stop >= n) + 1]
+        parts = [whole[max(e - room, 0):e] for e in range(n, 0, -step)]
+        return parts[:next(k for k, p in enumerate(parts) if p.start == 0) + 1]
 
     # ----- padding and truncation, as tokenizers sets them ---------------------------------
     def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
@@ -292,4 +345,4 @@ class HfTokenizer:
                              "tokenizer's own API for the rest.")
 
 
-__all__ = ["HfEncoding", "HfTokenizer"]
+__all__ = ["HfBatch", "HfEncoding", "HfTokenizer"]
