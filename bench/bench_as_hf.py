@@ -7,9 +7,12 @@ same file for scale.
 One process; rounds alternate the calls, each call timed on the same batch (documents of
 ``--doc-chars`` characters cut from ``--mb`` MB of the 20 MB English corpus in
 shared/corpora (beside the checkout or above it), else the tinyshakespeare fixture), after one warm-up call each.
-Printed: median seconds (min-max) per call, and as_hf / native. Rows: ``native``
+Times are the process's CPU seconds (``time.process_time``: every thread's, steadier than
+wall time on a shared machine). Printed: median (min-max) per call, and as_hf / native.
+Rows: ``native``
 (``tok.encode_batch(texts, allowed_special="all", add_special_tokens=False)``, what as_hf
-asks), ``as_hf ids`` (``[e.ids for e in hf.encode_batch(texts)]``); with ``--offsets``
+asks), ``as_hf ids`` (``[e.ids for e in hf.encode_batch(texts)]``), and each side with
+every item read (``(ids, len(ids))``, ``(e.ids, len(e))``); with ``--offsets``
 also ``as_hf ids+offsets`` (offsets and token strings read too: made when first read, one
 ``encode_with_offsets`` per text) and ``tokenizers`` (``[e.ids for e in
 tk.encode_batch(texts)]``, which makes offsets whether read or not).
@@ -54,9 +57,9 @@ def tokenizers_file(text: str, folder: Path) -> Path:
 
 
 def timed(call) -> float:
-    t = time.perf_counter()
+    t = time.process_time()
     call()
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 def main() -> None:
@@ -84,7 +87,10 @@ def main() -> None:
         calls = {
             "native": lambda: tok.encode_batch(texts, allowed_special="all",
                                                add_special_tokens=False),
+            "native, each read": lambda: [(ids, len(ids)) for ids in tok.encode_batch(
+                texts, allowed_special="all", add_special_tokens=False)],
             "as_hf ids": lambda: [e.ids for e in hf.encode_batch(texts)],
+            "as_hf, each read": lambda: [(e.ids, len(e)) for e in hf.encode_batch(texts)],
         }
         if args.offsets:
             calls["as_hf ids+offsets"] = lambda: [(e.ids, e.offsets, e.tokens)
