@@ -68,7 +68,8 @@ class HfEncoding(tuple):
 
     @property
     def ids(self) -> list[int]:
-        return self._field(self._own, *self._adds, "pad_id")
+        before, after = self._adds
+        return self._field(self._own, before, after, "pad_id")
 
     @property
     def tokens(self) -> list[str]:
@@ -133,7 +134,7 @@ class _Whole(HfEncoding):
     """An encoding with nothing cut, added or padded: its ids are the tokenizer's list."""
 
     __slots__ = ()
-    ids = property(itemgetter(2))   # type: ignore[assignment]  # (a C getter: no frame)
+    ids = property(itemgetter(2))   # (a C getter: no Python frame per read)
 
 
 class HfBatch(Sequence):
@@ -182,7 +183,7 @@ class HfTokenizer:
         return self.encode_batch([sequence] if pair is None else [(sequence, pair)],
                                  is_pretokenized, add_special_tokens)[0]
 
-    def encode_batch(self, input: Iterable[str], is_pretokenized: bool = False,
+    def encode_batch(self, input: Iterable, is_pretokenized: bool = False,
                      add_special_tokens: bool = True) -> HfBatch:
         """tokenizers' ``Tokenizer.encode_batch``: the tokenizer's own ``encode_batch`` (on
         every core), then truncation and padding as set."""
@@ -232,16 +233,19 @@ class HfTokenizer:
         overflowing parts, windows ``stride`` tokens apart."""
         t = self.truncation
         room = t["max_length"] - n_adds if t is not None else n
-        if n <= room or room < 0:   # (room < 0: tokenizers keeps all)
+        if t is None or n <= room or room < 0:   # (room < 0: tokenizers keeps all)
             return [None]
         whole, step = range(n), max(room - t["stride"], 1)
+        parts: list[range | None]
         if room == 0:
-            return [whole[:0], whole]
-        if t["direction"] == "right":
-            parts = [whole[s:s + room] for s in range(0, n, step)]
-            return parts[:next(k for k, p in enumerate(parts) if p.stop >= n) + 1]
-        parts = [whole[max(e - room, 0):e] for e in range(n, 0, -step)]
-        return parts[:next(k for k, p in enumerate(parts) if p.start == 0) + 1]
+            parts = [whole[:0], whole]
+        elif t["direction"] == "right":
+            cuts = [whole[s:s + room] for s in range(0, n, step)]
+            parts = list(cuts[:next(k for k, p in enumerate(cuts) if p.stop >= n) + 1])
+        else:
+            cuts = [whole[max(e - room, 0):e] for e in range(n, 0, -step)]
+            parts = list(cuts[:next(k for k, p in enumerate(cuts) if p.start == 0) + 1])
+        return parts
 
     # ----- padding and truncation, as tokenizers sets them ---------------------------------
     def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
