@@ -24,9 +24,6 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import ArgumentError, ArgumentTypeError
 
-_NOT_COVERED = ("is not covered by as_hf() (it covers ids, tokens, offsets, attention_mask, "
-                "special_tokens_mask, type_ids, overflowing, n_sequences and len())")
-
 
 class HfEncoding(tuple):
     """One text's encoding as tokenizers' ``Encoding`` shows it: a tuple (the adapter, the
@@ -126,7 +123,9 @@ class HfEncoding(tuple):
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        raise AttributeError(f"Encoding.{name} {_NOT_COVERED}; use the tokenizer's own "
+        raise AttributeError(f"Encoding.{name} is not covered by as_hf() (it covers ids, "
+                             "tokens, offsets, attention_mask, special_tokens_mask, type_ids, "
+                             "overflowing, n_sequences and len()); use the tokenizer's own "
                              "encode_with_offsets(text) or split(text) for more.")
 
 
@@ -151,11 +150,8 @@ class HfBatch(Sequence):
         return self._n
 
     def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self._make(i) for i in range(*k.indices(self._n))]
-        if not -self._n <= k < self._n:
-            raise IndexError("batch index out of range")
-        return self._make(k % self._n)
+        at = range(self._n)[k]   # (a list's rules: negative indexes, slices, IndexError)
+        return self._make(at) if isinstance(at, int) else list(map(self._make, at))
 
     def __iter__(self) -> Iterator[HfEncoding]:
         return map(self._make, range(self._n))

@@ -220,3 +220,17 @@ def test_every_kind_answers_through_as_hf_what_it_answers_itself(kind):
     vocab = hf.get_vocab()
     assert all(hf.token_to_id(t) == i for t, i in list(vocab.items())[::11]), kind.name
     assert hf.get_vocab_size() == len(vocab)
+
+
+def test_a_batch_reads_as_tokenizers_list_does(pair):
+    """encode_batch gives a sequence made when read: indexes, slices and errors as a list's."""
+    tk, ours = pair
+    want, got = tk.encode_batch(TEXTS[:5]), ours.encode_batch(TEXTS[:5])
+    assert len(got) == len(want) == 5
+    for k in (0, 4, -1, -5, slice(1, 4), slice(None, None, -2)):
+        w, g = want[k], got[k]
+        assert ([e.ids for e in g] == [e.ids for e in w]) if isinstance(k, slice) else \
+            (g.ids == w.ids and g.offsets == w.offsets), k
+    for k in (5, -6):
+        with pytest.raises(IndexError):
+            got[k]
