@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
     skip.add_argument("--keep-special-tokens", dest="skip", action="store_false",
                       help="write special tokens as their text")
     d.add_argument("--json", action="store_true", help='print {"schema", "tokenizer", '
-                   '"ids", "text", "tokens"} (docs/CLI.md)')
+                   '"ids", "text", "token_strings"} (docs/CLI.md)')
     add_tokenizer_overrides(d)
     add_quiet(d, "no notes on stderr")
     d.set_defaults(func=cmd_decode)
@@ -70,8 +70,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
     ids = parse_ids(args.ids)
     text = tok.decode(ids, skip_special_tokens=args.skip)
     if args.json:
-        out = {**json_head("decode"), "tokenizer": tokenizer_name(args), "ids": ids,
-               "text": text, "tokens": [tok.id_to_token(i) for i in ids]}
+        out = {**json_head("decode", 2), "tokenizer": tokenizer_name(args), "ids": ids,
+               "text": text, "token_strings": [tok.id_to_token(i) for i in ids]}
         json.dump(out, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0

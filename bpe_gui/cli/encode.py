@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
     e.add_argument("--ids-only", action="store_true", help="print only the ids (a line per "
                    "text)")
     e.add_argument("--json", action="store_true", help='print {"schema", "tokenizer", '
-                   '"encodings": [{"text", "ids", "tokens", "offsets", "special"}]} '
+                   '"encodings": [{"text", "ids", "token_strings", "offsets", "special"}]} '
                    "(docs/CLI.md)")
     e.add_argument("--allowed-special", action="append", metavar="TOKEN",
                    help="a special token whose typed text becomes its id ('all': every one; "
@@ -212,7 +212,7 @@ def _encode(args: argparse.Namespace) -> int:
     warn_unmatched_texts(tok, given)
     encs = [tok.encode_with_offsets(text, **policy(args)) for text in given]
     if args.json:
-        out = {**json_head("encode"), "tokenizer": tokenizer_name(args),
+        out = {**json_head("encode", 2), "tokenizer": tokenizer_name(args),
                "encodings": [encoding_json(text, enc, tok) for text, enc in zip(given, encs)]}
         json.dump(out, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -260,7 +260,7 @@ def use_color(args: argparse.Namespace) -> bool:
 
 def encoding_json(text: str, enc, tok) -> dict:
     """One text's encoding as docs/CLI.md describes it."""
-    return {"text": text, "ids": enc.ids, "tokens": [tok.id_to_token(i) for i in enc.ids],
+    return {"text": text, "ids": enc.ids, "token_strings": enc.token_strings,
             "offsets": [list(o) for o in enc.offsets],
             "special": list(enc.special or [False] * len(enc.ids))}
 

@@ -12,6 +12,9 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 
+from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
+
+from engine_oracle import gpt2_chars  # noqa: E402
 from test_cli import CORPUS, err, out, run  # noqa: E402
 
 EOT = "<|endoftext|>"
@@ -21,8 +24,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "CLI.md"
 STR, INT, LIST, DICT, BOOL = str, int, list, dict, bool
 SCHEMAS = {
     "encode": {"schema": STR, "tokenizer": STR, "encodings": LIST},
-    "encoding": {"text": STR, "ids": LIST, "tokens": LIST, "offsets": LIST, "special": LIST},
-    "decode": {"schema": STR, "tokenizer": STR, "ids": LIST, "text": STR, "tokens": LIST},
+    "encoding": {"text": STR, "ids": LIST, "token_strings": LIST, "offsets": LIST,
+                 "special": LIST},
+    "decode": {"schema": STR, "tokenizer": STR, "ids": LIST, "text": STR, "token_strings": LIST},
     "inspect": {"schema": STR, "tokenizer": STR, "n_tokens": INT, "reencoded_by": STR,
                 "counts": DICT, "ok": LIST, "unreachable": LIST, "undecodable": LIST,
                 "special": LIST},
@@ -40,7 +44,8 @@ SCHEMAS = {
 }
 
 
-VERSIONS = {"inspect": 2, "cost": 2}   # layouts changed since their first version
+# layouts changed since their first version (encode, decode: "tokens" became "token_strings")
+VERSIONS = {"inspect": 2, "cost": 2, "encode": 2, "decode": 2}
 
 
 def valid(data: dict, name: str) -> dict:
@@ -88,8 +93,14 @@ def test_encode_several_texts_as_json_equals_tokenizers(tmp_path, tok_dir, hf):
         want = hf.encode(text, add_special_tokens=False)
         valid(e, "encoding")
         assert e["ids"] == want.ids and [tuple(o) for o in e["offsets"]] == want.offsets
-        assert e["tokens"] == want.tokens
+        assert e["token_strings"] == want.tokens
         assert e["special"] == [t == EOT for t in want.tokens]
+        # one spelling by name in both doors: the library's token_strings, tokens its bytes
+        enc = load_tokenizer(tok_dir / "tokenizer.json").encode_with_offsets(text)
+        assert enc.token_strings == e["token_strings"]
+        byte_of = {c: b for b, c in enumerate(gpt2_chars())}
+        assert enc.tokens == [t.encode() if t == EOT else bytes(map(byte_of.__getitem__, t))
+                              for t in want.tokens]
 
 
 def test_encode_reads_standard_input_and_ordinary_text(tmp_path, tok_dir, hf):
@@ -115,7 +126,7 @@ def test_decode_equals_tokenizers(tmp_path, tok_dir, hf):
             stdin=json.dumps(ids).encode())
     data = valid(json.loads(out(p)), "decode")
     assert data["ids"] == ids and data["text"] == hf.decode(ids, skip_special_tokens=False)
-    assert data["tokens"] == [hf.id_to_token(i) for i in ids]
+    assert data["token_strings"] == [hf.id_to_token(i) for i in ids]
     p = run("decode", "--tokenizer", path, "12x", cwd=tmp_path)
     assert p.returncode == 2 and "'12x' is not a token id" in err(p)
     p = run("decode", "--tokenizer", path, "99999", cwd=tmp_path)

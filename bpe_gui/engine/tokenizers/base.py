@@ -24,6 +24,7 @@ import io
 import os
 from abc import ABC, abstractmethod
 from array import array
+from dataclasses import replace
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -37,6 +38,7 @@ from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_w
 from ..text.pretokenize import Pretokenizer
 
 if TYPE_CHECKING:   # (explain, with its pattern analysis, is imported when first asked)
+    from .hf_api import HfTokenizer
     from .explain import Explanation
     from .pipeline import Pipeline
     from .post import PostProcessor
@@ -236,7 +238,8 @@ class BaseTokenizer(LibraryNames, ABC):
             offs = [(starts[s], starts[e]) for s, e in enc.offsets]
             enc = Encoding(enc.ids, enc.tokens, offs, enc.special)
         post = self._adds(add_special_tokens)
-        return enc if post is None else _around(enc, post, self.vocab)
+        return replace(enc if post is None else _around(enc, post, self.vocab),
+                       spell=self.id_to_token)
 
     def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16, *,
                         allowed_special: SpecialSet | None = None,
@@ -511,6 +514,16 @@ class BaseTokenizer(LibraryNames, ABC):
         tiktoken does; ``decode([10**7])`` a KeyError."""
         from .tiktoken_api import TiktokenEncoding
         return TiktokenEncoding.wrapping(self, name)
+
+    def as_hf(self) -> "HfTokenizer":
+        """This tokenizer with Hugging Face ``tokenizers.Tokenizer``'s API: ``encode`` and
+        ``encode_batch`` giving ``Encoding``-like objects (tokens as the format spells them,
+        offsets, masks), padding and truncation, ``decode``, vocabulary look-ups
+        (tokenizers/hf_api.py says what it covers and what it refuses).
+
+        Example: ``tok.as_hf().encode("a quick fox").tokens == ["a", "Ġquick", "Ġfox"]``"""
+        from .hf_api import HfTokenizer
+        return HfTokenizer(self)
 
     # ----- steps and threads ---------------------------------------------------------
     @abstractmethod

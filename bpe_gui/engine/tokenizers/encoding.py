@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
+from typing import Callable
+
+from ..errors import ArgumentError
 
 
 @dataclass(frozen=True)
@@ -14,15 +17,31 @@ class Encoding:
     ``offsets[i] = (start, end)``: the characters of the text that token i covers. A
     token holding part of a UTF-8 character covers that whole character, so two
     neighbouring tokens may share one. ``special[i]`` marks special tokens.
+
+    A token has two spellings, each by its own name: ``tokens`` are its bytes
+    (``b' quick'``), ``token_strings`` its string as the format spells it (``'Ġquick'``,
+    as tokenizers' ``Encoding.tokens`` and the command line's ``--json`` give it).
     """
 
     ids: list[int]
     tokens: list[bytes]
     offsets: list[tuple[int, int]]
     special: list[bool] = field(default_factory=list)
+    # id -> the token's string (the tokenizer's id_to_token), set by the tokenizer
+    spell: Callable[[int], str | None] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def token_strings(self) -> list[str]:
+        """Each token's string as its format spells it (``id_to_token``): ``Ġquick`` for a
+        byte-level token, ``▁the`` for a SentencePiece one, a special token's text."""
+        if self.spell is None:
+            raise ArgumentError("This Encoding was not made by a tokenizer, so it cannot spell "
+                                "its tokens; use tok.encode_with_offsets(text).token_strings.")
+        spell = self.spell
+        return [spell(i) or "" for i in self.ids]
 
 
 def token_tables(vocab: dict[int, bytes]) -> tuple[array, list[bytes]]:
