@@ -42,7 +42,7 @@ if TYPE_CHECKING:   # (the tokenizer is built when first asked for: exports need
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
-TRAINING_ONLY = ("tie_rule", "min_frequency", "prune", "lines")
+TRAINING_ONLY = ("tie_rule", "min_frequency", "prune", "lines", "special_text")
 # SuperBPE's rules about the corpus, said once: TrainSettings.validated refuses them, the
 # window greys the setting with them (spec.unused), the command line refuses the option
 SUPERBPE_BYTES = "SuperBPE needs byte mode (stage 2's tokens hold spaces as bytes)"
@@ -58,6 +58,11 @@ TIE_RULE_LABELS = {
     "lowest-ids-hf": "Lowest ids, numbered as Hugging Face does",
 }
 MODES = ("byte", "char")
+# how special-token text in the training text is read (TrainSettings.special_text)
+SPECIAL_TEXT_LABELS = {
+    "cut": "Cut the text at them (CS336, tiktoken-style trainers)",
+    "text": "Read them as ordinary text (tokenizers' BpeTrainer given them)",
+}
 # Trainer._steps and ._rows change together under this lock: a core run adds rows in a
 # job's thread while the window reads the records (made from the rows) in its own
 _ROWS_LOCK = threading.RLock()
@@ -90,6 +95,7 @@ class TrainSettings:
     prune: bool = False
     superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
     lines: bool = False                # one text per line (counting; see above)
+    special_text: str = "cut"          # "cut" or "text" (see above)
 
     def __post_init__(self) -> None:   # each field's type and value; what fits together:
         # validated(). Refused when made, so a wrong value fails where it was written.
@@ -127,6 +133,11 @@ class TrainSettings:
         out._check_vocab_size(256 if self.mode == "byte" else n_base)
         return out
 
+    @property
+    def cut_at(self) -> tuple[str, ...]:
+        """The special tokens the training text is cut at before its words are counted."""
+        return self.special_tokens if self.special_text == "cut" else ()
+
     def to_dict(self) -> dict:
         """As JSON-able data (the "settings" a session and a spec's data keep)."""
         return {**asdict(self), "special_tokens": list(self.special_tokens)}
@@ -141,6 +152,9 @@ class TrainSettings:
         if self.tie_rule not in TIE_RULES:
             raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
                                 f"{', '.join(TIE_RULES)}.")
+        if self.special_text not in SPECIAL_TEXT_LABELS:
+            raise SettingsError(f"Unknown special_text {self.special_text!r}: use "
+                                f"{' or '.join(map(repr, SPECIAL_TEXT_LABELS))}.")
         if self.min_frequency < 1:
             raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
                                 "least 1.")
@@ -651,7 +665,7 @@ class Trainer(RunCommon):
         from ..corpus.counting import count_corpus
         checks.iterable_texts(texts, "Trainer.from_texts(texts)")
         settings = (settings or TrainSettings()).validated()
-        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        pre = Pretokenizer(settings.pattern, settings.cut_at)
         return cls(count_corpus(texts=texts, pre=pre, progress=progress, cancel=cancel,
                                 lines=settings.lines, **kw), settings, undo=undo)
 
@@ -1211,7 +1225,7 @@ def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | ob
     if isinstance(source, PretokenTable):
         check_settings(source.meta, settings, where or _table_name(source))
         return source
-    pre = Pretokenizer(settings.pattern, settings.special_tokens)
+    pre = Pretokenizer(settings.pattern, settings.cut_at)
     if isinstance(source, str):
         return table_from_text(source, pre, progress=progress, cancel=cancel,
                                lines=settings.lines, **kw)
