@@ -138,6 +138,10 @@ def check_settings(meta: CountMeta | None, settings, where: str = "the count tab
     """Refuse to train with a pattern, special tokens, mode or way of reading lines
     (``lines``) the table was not made for."""
     lines = getattr(settings, "lines", False)
+    if getattr(settings, "special_text", "cut") == "word":
+        raise SettingsError(
+            f"{where} holds no special tokens' own text, which special_text 'word' counts "
+            "as words: train from the corpus itself, or read them another way.")
     if meta is None:
         if lines:
             raise SettingsError(
