@@ -49,9 +49,10 @@ def add_parser(sub) -> None:
                    help="a special token, never split or merged (repeat for more)")
     t.add_argument("--special-text", choices=tuple(SPECIAL_TEXT_LABELS), default=None,
                    help="how special-token text inside the corpus is read: cut (the text is "
-                   "cut at it, as CS336 and tiktoken-style trainers do; the default) or text "
-                   "(ordinary text, as tokenizers' BpeTrainer reads it when only the trainer "
-                   "is given the tokens)")
+                   "cut at it, as CS336 and tiktoken-style trainers do; the default), text "
+                   "(ordinary text, as tokenizers' BpeTrainer reads tokens given only to the "
+                   "trainer) or word (cut at it, each one a word whose pieces merge, as "
+                   "tokenizers reads tokens added to the tokenizer before training)")
     add_pattern_options(t)
     add_encoding_option(t)
     t.add_argument("--mode", choices=("byte", "char"), default="byte",

@@ -242,7 +242,9 @@ class SettingsPanel(QWidget):
             "How their text inside the corpus is read. Cut: the text is cut at each one and "
             "the token is not counted, so no merge reaches into or across it (CS336). Text: "
             "ordinary text, as tokenizers' BpeTrainer(special_tokens=...) reads it when the "
-            "tokenizer was not given them before training (it learns < + |).")
+            "tokenizer was not given them before training (it learns < + |). Word: cut at "
+            "each one, counted as a word whose pieces merge, as tokenizers reads tokens "
+            "added to the tokenizer before training.")
         sl.addWidget(self.specials_edit)
         sl.addWidget(self.special_text_combo)
         sl.addWidget(self.specials_error)
