@@ -17,6 +17,7 @@ def test_the_choice_is_greyed_without_special_tokens_and_trains_as_it_says(
     c.set_corpus_text(TEXT)
     panel = window.dock_layout.settings_panel
     combo = panel.special_text_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == ["cut", "text", "word"]
     panel.check()
     assert not combo.isEnabled()
     assert "no special tokens" in combo.toolTip()
