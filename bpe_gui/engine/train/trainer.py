@@ -1093,6 +1093,7 @@ class Trainer(RunCommon):
         ``min_frequency=4`` -> 2 (the third merge, ``w i``, has count 3 < 4).
         """
         s = settings or self.settings
+        remade, specials = 0, {self.vocab_bytes[i] for i in self.special_ids}   # (_remade)
         for k in range(self.n_steps + 1):
             nxt = self.steps[k].count if k < self.n_steps else None
             if s.num_merges is not None:
@@ -1104,10 +1105,12 @@ class Trainer(RunCommon):
                     live = self.steps[k - 1].live_size if k else self._live0
                     if live >= s.vocab_size:
                         return k
-                elif self.n_initial + k >= s.vocab_size:
+                elif self.n_initial + k - remade >= s.vocab_size:
                     return k
             if nxt is not None and nxt < s.min_frequency:
                 return k
+            remade += s.special_text == "word" and k < self.n_steps \
+                and self.steps[k].token in specials
         return None
 
     def retarget(self, settings: TrainSettings) -> int:

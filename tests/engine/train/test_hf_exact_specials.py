@@ -202,3 +202,25 @@ def test_word_needs_the_corpus_not_a_count_table(tmp_path):
     with pytest.raises(SettingsError, match="special_text 'word'.*train from the corpus"):
         Trainer.from_counts(table, TrainSettings(vocab_size=300, special_tokens=(EOT,),
                                                  special_text="word"))
+
+
+def test_a_special_token_made_again_is_not_counted_in_the_vocabulary_size():
+    """special_text 'word': the merge that makes <|endoftext|> again keeps the special
+    token's id in tokenizers, so the vocabulary stops one merge later; stepping, the core's
+    run, and going back to a smaller size all count it so."""
+    text = STORIES.read_text(encoding="utf-8")
+    s = TrainSettings(vocab_size=420, special_tokens=(EOT,), special_text="word", **HF)
+    stepped = Trainer.from_text(text, s)
+    stepped.run()
+    fast = Trainer.from_text(text, s, undo=False)
+    fast.run(detail=False)
+    assert stepped.merges == fast.merges
+    made = [k for k, m in enumerate(stepped.merges) if m[0] + m[1] == EOT.encode()]
+    assert len(made) == 1 and len(stepped.merges) == 420 - 257 + 1
+    k = made[0] + 1                       # the step that makes it
+    for size, steps in ((257 + k, k + 1), (257 + k - 1, k - 1)):   # the size before it
+        stepped.retarget(TrainSettings(**{**vars(s), "vocab_size": size}))
+        assert (stepped.n_steps, stepped.is_done) == (steps, True)
+        fresh = Trainer.from_text(text, TrainSettings(**{**vars(s), "vocab_size": size}))
+        fresh.run()
+        assert fresh.n_steps == steps
