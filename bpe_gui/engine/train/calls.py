@@ -42,9 +42,9 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
 
     ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
-    min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
-    reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
-    corpus files' (converted as they are read). ``workers``: the threads that count the
+    min_frequency, prune, num_merges, end_of_word, lines, special_text).
+    ``progress(phase, done, total)`` reports "pretokenize" (input bytes read) then
+    "merge" (steps). ``encoding``: the corpus files' (converted as they are read). ``workers``: the threads that count the
     files (default: every core this process may use, one for a pattern the native
     scanner does not run: ``corpus.counting.default_workers``; the merges are the same
     for any number). ``return_trainer=True`` returns the
