@@ -49,3 +49,9 @@ def test_the_choice_is_greyed_without_special_tokens_and_trains_as_it_says(
     panel.specials_edit.setPlainText("<|endoftext|>")
     qtbot.waitUntil(combo.isEnabled)
     assert combo.currentData() == "text"                # the user's own, back
+    panel.parity.check.setChecked(True)                 # parity: no special tokens at all
+    qtbot.waitUntil(lambda: not combo.isEnabled())
+    assert "parity training has no special tokens" in combo.toolTip()
+    panel.parity.check.setChecked(False)
+    qtbot.waitUntil(combo.isEnabled)
+    assert combo.currentData() == "text"

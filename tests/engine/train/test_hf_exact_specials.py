@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from bpe_gui.engine.errors import CorpusError
 from bpe_gui.engine.train import Trainer, TrainSettings, train_from_iterator
@@ -224,3 +225,23 @@ def test_a_special_token_made_again_is_not_counted_in_the_vocabulary_size():
         fresh = Trainer.from_text(text, TrainSettings(**{**vars(s), "vocab_size": size}))
         fresh.run()
         assert fresh.n_steps == steps
+
+
+PIECES = ["a", "b", "ab", " ", "  ", ".", "!", "\n", "é", "1", "<|endoftext|>", "<pad>", "<"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=30).map("".join), min_size=1,
+                max_size=12))
+def test_random_texts_both_orders_as_tokenizers(texts):
+    """Special tokens next to spaces, punctuation, each other and a lone '<': each order
+    of tokenizers against ours, each text one sequence (train_from_iterator)."""
+    specials = ["<|endoftext|>", "<pad>"]
+    if not any(t.strip() for t in texts):
+        return
+    for added, how in ((False, "text"), (True, "word")):
+        tok = hf_tokenizer(added, specials)
+        tok.train_from_iterator(texts, hf_trainer(300, specials))
+        got = train_from_iterator(texts, 300, specials, tie_rule="lowest-ids-hf",
+                                  special_text=how)
+        assert got.merges == merges_of(tok), how

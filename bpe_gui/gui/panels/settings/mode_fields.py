@@ -40,7 +40,8 @@ class ModeFields:
         mode = PARITY if p.parity.check.isChecked() else TRAIN_ON if c.train_on.active \
             else SUPERBPE if p.superbpe.check.isChecked() else PLAIN
         s = replace(c.settings, mode="char" if p.char_radio.isChecked() else "byte",
-                    superbpe_from=None, special_tokens=tuple(p.special_tokens()))
+                    superbpe_from=None,   # (the user's special tokens, greyed or not)
+                    special_tokens=self.kept.get("special_tokens", tuple(p.special_tokens())))
         return TrainingSpec(mode, settings=s, base=c.train_on.base_name or None
                             if mode == TRAIN_ON else None, text="")
 
