@@ -278,9 +278,10 @@ def _spec(mode: str, corpus, text: str | None, s: TrainSettings, tables: tuple,
     to build_run apart). ``on``: on top of a tokenizer given to build_run."""
     spec = TrainingSpec(mode=mode, settings=s, base=TRAINED_ON if on else None)
     why = unused(spec)
-    for key in ("prune", "lines"):   # (the spec would put them back unasked: refused)
-        if getattr(s, key) and key in why:
-            raise SettingsError(f"{why[key]}: leave {key} off.")
+    # (the spec would put them back unasked: refused)
+    for key, off in (("prune", "off"), ("lines", "off"), ("special_text", "at 'cut'")):
+        if getattr(s, key) != getattr(TrainSettings, key) and key in why:
+            raise SettingsError(f"{why[key]}: leave {key} {off}.")
     if all(t is not None for t in tables):
         name = (getattr(tables[-1], "source", None) or "the count table",)
         return replace(spec, counts=name) if mode == TRAIN_ON else replace(spec, corpus=name)

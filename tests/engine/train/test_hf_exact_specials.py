@@ -245,3 +245,33 @@ def test_random_texts_both_orders_as_tokenizers(texts):
         got = train_from_iterator(texts, 300, specials, tie_rule="lowest-ids-hf",
                                   special_text=how)
         assert got.merges == merges_of(tok), how
+
+
+def test_the_setting_through_the_spec_and_where_it_is_not_used():
+    """One home: the spec writes it in its command, greys it (unused) with the reason the
+    command line and the one-call functions refuse it with, and puts it back when unused."""
+    from bpe_gui.engine.errors import SettingsError
+    from bpe_gui.engine.train import (PARITY, SUPERBPE, TrainingSpec, train_on,
+                                      train_superbpe, unused)
+    s = TrainSettings(num_merges=5, special_tokens=(EOT,), special_text="word")
+    spec = TrainingSpec(corpus=("c.txt",), settings=s)
+    assert "special_text" not in unused(spec)
+    assert spec.command() == ("bpe-gui train c.txt --num-merges 5 --special-token "
+                              "'<|endoftext|>' --special-text word --out tokenizer")
+    assert "--special-text" not in TrainingSpec(corpus=("c.txt",), settings=TrainSettings(
+        special_tokens=(EOT,))).command()                     # the default is not written
+    bare = TrainingSpec(corpus=("c.txt",), settings=TrainSettings(special_text="text"))
+    assert "no special tokens" in unused(bare)["special_text"]
+    assert bare.validated().settings.special_text == "cut"
+    assert "parity" in unused(TrainingSpec(mode=PARITY))["special_text"]
+    assert "SuperBPE" in unused(TrainingSpec(mode=SUPERBPE, settings=s))["special_text"]
+    with pytest.raises(SettingsError, match="SuperBPE cuts.*leave special_text at 'cut'"):
+        train_superbpe(text="a b c " * 40, settings=TrainSettings(
+            vocab_size=300, superbpe_from=3, special_tokens=(EOT,), special_text="text"))
+    base = Trainer.from_text("a b c " * 40, TrainSettings(num_merges=3))
+    base.run()
+    with pytest.raises(SettingsError, match="tokenizer trained on decides it"):
+        train_on(base.tokenizer(), text="a b", settings=TrainSettings(num_merges=2,
+                                                                      special_text="word"))
+    with pytest.raises(SettingsError, match="Unknown special_text 'words'"):
+        TrainSettings(special_text="words")
