@@ -24,6 +24,7 @@ PLAIN_OPTIONS: dict[str, str | None] = {
     "--threads": "threads", "--min-frequency": None, "--prune": "prune", "--format": None,
     "--name": None, "--quiet": None, "--from": "base", "--from-model": "base",
     "--superbpe-from": "superbpe_from", "--superbpe": "superbpe_from",
+    "--special-text": "special_text",
 }
 # where a refused option's value is found, and the value that is parity's own (accepted)
 _VALUES = {"CORPUS": ("corpus", None), "--counts": ("counts", None),
@@ -33,7 +34,8 @@ _VALUES = {"CORPUS": ("corpus", None), "--counts": ("counts", None),
            "--mode": ("mode", "byte"), "--end-of-word": ("end_of_word", None),
            "--tie-rule": ("tie_break", None), "--prune": ("prune", None),
            "--from": ("source", None), "--from-model": ("source_model", None),
-           "--superbpe-from": ("superbpe_from", None), "--superbpe": ("superbpe", None)}
+           "--superbpe-from": ("superbpe_from", None), "--superbpe": ("superbpe", None),
+           "--special-text": ("special_text", None)}
 
 
 def refuse_plain_options(args: argparse.Namespace) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..engine.formats import FORMATS
-from ..engine.train import TIE_RULES, TrainSettings
+from ..engine.train import SPECIAL_TEXT_LABELS, TIE_RULES, TrainSettings
 from .common import examples, PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
     add_threads_option, non_negative, positive, resolve_preset_arg, \
     warn_unmatched_corpus
@@ -47,6 +47,12 @@ def add_parser(sub) -> None:
                    "(created if missing)")
     t.add_argument("--special-token", action="append", default=[], metavar="T",
                    help="a special token, never split or merged (repeat for more)")
+    t.add_argument("--special-text", choices=tuple(SPECIAL_TEXT_LABELS), default=None,
+                   help="how special-token text inside the corpus is read: cut (the text is "
+                   "cut at it, as CS336 and tiktoken-style trainers do; the default), text "
+                   "(ordinary text, as tokenizers' BpeTrainer reads tokens given only to the "
+                   "trainer) or word (cut at it, each one a word whose pieces merge, as "
+                   "tokenizers reads tokens added to the tokenizer before training)")
     add_pattern_options(t)
     add_encoding_option(t)
     t.add_argument("--mode", choices=("byte", "char"), default="byte",
@@ -109,7 +115,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.corpus and args.corpus[0] != STDIN:   # (its head would be read twice)
         from ..engine.text import Pretokenizer
         settings = spec.settings
-        warn_unmatched_corpus(Pretokenizer(settings.pattern, settings.special_tokens),
+        warn_unmatched_corpus(Pretokenizer(settings.pattern, settings.cut_at),
                               args.corpus, spec.encoding, bool(args.lines))
 
     def summary(run, times: Times, written: list[Path], skipped: dict[str, str]) -> None:
@@ -127,7 +133,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def plain_spec(args: argparse.Namespace):
     """The training spec of plain training's options (checked), the word-count tables
     read (None without --counts) and how long reading them took."""
-    from ..engine.train import TrainingSpec
+    from ..engine.train import TrainingSpec, unused
     check_size_options(args)
     if bool(args.corpus) == bool(args.counts):
         raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
@@ -149,7 +155,8 @@ def plain_spec(args: argparse.Namespace):
                              special_tokens=tuple(args.special_token),
                              tie_rule=args.tie_break or "greatest",
                              min_frequency=args.min_frequency, prune=args.prune,
-                             lines=args.lines).validated()
+                             lines=args.lines,
+                             special_text=args.special_text or "cut").validated()
     table, t_read = None, 0.0
     if args.counts:   # the tables' pattern and special tokens, unless given
         from ..engine.corpus import read_tables, settings_for_table
@@ -164,6 +171,9 @@ def plain_spec(args: argparse.Namespace):
         settings = settings.validated()   # the table's special tokens count too
     spec = TrainingSpec(corpus=tuple(args.corpus), counts=tuple(args.counts),
                         settings=settings, encoding=encoding, threads=args.threads)
+    why = unused(spec).get("special_text")
+    if args.special_text is not None and why:   # (the window greys it, with the reason)
+        raise UsageError(f"--special-text: {why}; leave --special-text out")
     return spec.validated(), table, t_read
 
 

@@ -117,7 +117,8 @@ def on_spec(args: argparse.Namespace):
                          "(no whitespace split), which a --counts table was not made with; "
                          "give the corpus files")
     why = unused(TrainingSpec(mode=SUPERBPE if superbpe else TRAIN_ON, base=args.source))
-    for option, key in (("--prune", "prune"), ("--lines", "lines"), ("--threads", "threads")):
+    for option, key in (("--prune", "prune"), ("--lines", "lines"), ("--threads", "threads"),
+                        ("--special-text", "special_text")):
         if getattr(args, key) and key in why:   # (the window greys these, with the reason)
             raise UsageError(f"{option}: {why[key]}; leave {option} out")
     encoding = check_encoding(args.encoding)

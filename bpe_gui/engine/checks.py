@@ -280,7 +280,7 @@ def train_settings(s: Any) -> tuple[str, ...]:
     whole(s.num_merges, "num_merges", -MAX_ID, MAX_ID, setting=True, none_ok=True)
     whole(s.min_frequency, "min_frequency", -MAX_COUNT, MAX_COUNT, setting=True)
     whole(s.superbpe_from, "superbpe_from", -MAX_ID, MAX_ID, setting=True, none_ok=True)
-    for key in ("mode", "end_of_word", "tie_rule"):
+    for key in ("mode", "end_of_word", "tie_rule", "special_text"):
         string(getattr(s, key), key, "a string", setting=True)
     string(s.pattern, "pattern", "a preset name (gpt2, cl100k, o200k, whitespace, cjk) or "
            "a regex", setting=True)

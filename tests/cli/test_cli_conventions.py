@@ -270,6 +270,7 @@ MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "SuperBPE on --from": (("--superbpe",), ["train"]),
     "ids only": (("--ids-only",), ["encode"]),
     "special text as ordinary": (("--ordinary",), ["encode"]),
+    "how training reads special-token text": (("--special-text",), ["train"]),
     "the format's added tokens": (("--add-special-tokens", "--no-add-special-tokens"),
                                   ["encode"]),
     "special text read as its token": (("--allowed-special",), ["encode"]),

@@ -73,6 +73,7 @@ REFUSED = {
     "--mode": ["char"], "--end-of-word": ["prefix"], "--tie-rule": ["first-seen"],
     "--tie-break": ["first-seen"], "--prune": [], "--from": ["{corpus}"],
     "--from-model": ["gpt2"], "--superbpe-from": ["0"], "--superbpe": [], "--threads": ["2"],
+    "--special-text": ["text"],
 }
 
 

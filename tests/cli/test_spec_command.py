@@ -63,10 +63,11 @@ def specs(draw, files: dict) -> TrainingSpec:
                           pattern=draw(st.sampled_from(PATTERNS)),
                           special_tokens=tuple(draw(st.lists(st.sampled_from(SPECIALS),
                                                              unique=True, max_size=2))),
-                          prune=draw(st.booleans()), lines=draw(st.booleans()))
+                          prune=draw(st.booleans()), lines=draw(st.booleans()),
+                          special_text=draw(st.sampled_from(["cut", "text", "word"])))
         if draw(st.integers(0, 4)) == 0:   # a word-count table: its pattern and specials
             s = TrainSettings(**{**vars(s), "pattern": "cl100k", "special_tokens": ("<s>",),
-                                 "lines": False})
+                                 "lines": False, "special_text": "cut"})
             return TrainingSpec(counts=(files["table"],), settings=s)
         return TrainingSpec(corpus=corpus, settings=s, encoding=encoding,
                             threads=draw(st.sampled_from([None, 1, 2])))
@@ -121,6 +122,8 @@ def test_the_command_trains_what_the_spec_trains(files, tmp_path, capsys):
     """Run through the command line, a spec's command writes the merges its run makes."""
     cases = [TrainingSpec(corpus=tuple(files["corpus"]), settings=TrainSettings(
                  num_merges=40, tie_rule="first-seen", pattern="o200k", lines=True)),
+             TrainingSpec(corpus=tuple(files["corpus"]), settings=TrainSettings(
+                 num_merges=40, special_tokens=("the",), special_text="word")),
              TrainingSpec(SUPERBPE, corpus=tuple(files["corpus"][:1]),
                           settings=TrainSettings(num_merges=40, superbpe_from=25)),
              TrainingSpec(TRAIN_ON, corpus=tuple(files["corpus"][:1]), base=files["base"],

@@ -19,10 +19,11 @@ simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util
 
 class WordCounter:
     def __init__(self, preset: int = -1, specials: Sequence[bytes] | None = ...,
-                 lines: bool = False) -> None:
+                 lines: bool = False, special_words: bool = False) -> None:
         """preset: a ``_scan`` preset for count(), or -1 when words are given
-        (count_words); specials: special tokens, never counted, never split; lines:
-        count() takes each line of a text (with its \\n) as a text of its own."""
+        (count_words); specials: special tokens, never split; lines: count() takes each
+        line of a text (with its \\n) as a text of its own; special_words: each special
+        token found is counted as a word of its own (else it is not counted)."""
     def __len__(self) -> int:
         """Distinct words."""
     @property

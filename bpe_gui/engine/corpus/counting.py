@@ -73,7 +73,7 @@ class _Counting:
 
     def new_counter(self):
         if self.native:
-            return WordCounter(self.pre_id, self.specials, self.lines)
+            return WordCounter(self.pre_id, self.specials, self.lines, self.pre.special_words)
         return WordCounter()
 
     @property

@@ -138,6 +138,10 @@ def check_settings(meta: CountMeta | None, settings, where: str = "the count tab
     """Refuse to train with a pattern, special tokens, mode or way of reading lines
     (``lines``) the table was not made for."""
     lines = getattr(settings, "lines", False)
+    if getattr(settings, "special_text", "cut") == "word":
+        raise SettingsError(
+            f"{where} holds no special tokens' own text, which special_text 'word' counts "
+            "as words: train from the corpus itself, or read them another way.")
     if meta is None:
         if lines:
             raise SettingsError(
@@ -162,11 +166,11 @@ def check_settings(meta: CountMeta | None, settings, where: str = "the count tab
             f"{asked}: a table holds words its pattern already cut, so it cannot train "
             f"with another. Train with its pattern ({meta.preset or meta.pattern}), or "
             "count the corpus again with this one.")
-    specials = validate_special_tokens(settings.special_tokens)
+    specials = validate_special_tokens(getattr(settings, "cut_at", settings.special_tokens))
     if set(specials) != set(meta.special_tokens):
         raise SettingsError(
             f"{where} was counted with special tokens {list(meta.special_tokens)}, but "
-            f"training asks for {list(specials)}: special tokens are cut out of the text "
+            f"training cuts at {list(specials)}: special tokens are cut out of the text "
             "before words are counted, so the table's words depend on them. Train with "
             "its special tokens, or count the corpus again with these.")
     if lines != meta.lines:

@@ -212,6 +212,9 @@ class Pretokenizer:
         self.matcher: Any = None
         self.native = native_scanner(self.kind, classes)
 
+    # counting only (training's special_text "word"): each special token is a word too
+    special_words = False
+
     def with_specials(self, special_tokens: Sequence[str]) -> "Pretokenizer":
         """The same words, with other special tokens cut out of the text (a call that
         reads only some of them: tokenizers/special_policy.py)."""
@@ -285,11 +288,14 @@ class Pretokenizer:
         return [w for w in self._run(self.regex.findall, text, concurrent) if w]
 
     def words(self, text: str, concurrent: bool = False) -> list[str]:
-        """The words of a text without special tokens (they are never split or merged)."""
+        """The words of a text without special tokens (they are never split or merged),
+        or with each one a word when ``special_words``."""
         out: list[str] = []
         for piece in self.pieces(text):
             if not piece.special:
                 out.extend(self.findall(piece.text, concurrent))
+            elif self.special_words:
+                out.append(piece.text)
         return out
 
     def spans(self, text: str) -> Iterator[tuple[int, int, bool]]:

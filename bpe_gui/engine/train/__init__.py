@@ -40,8 +40,9 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
                        TrainingSpec, named_languages, unused)
     from .build import PREPARING, READING, SEGMENTING, STAGE2, Lent, build_run, lend, resolve
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
-    from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
-                          RunCommon, TrainSettings, n_base_symbols, source_table)
+    from .trainer import (SPECIAL_TEXT_LABELS, TIE_RULE_LABELS, TIE_RULES, AffectedWord,
+                          MergeStep, PairRow, RunCommon, Trainer, TrainSettings,
+                          n_base_symbols, source_table)
     from .calls import (stage2, train_bpe, train_from_iterator, train_on, train_parity,
                         train_superbpe)
 
@@ -56,14 +57,14 @@ __getattr__, __dir__ = lazy_face(__name__, {
               "named_languages unused"),
     ".build": "PREPARING READING SEGMENTING STAGE2 Lent build_run lend resolve",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
-    ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
-                 "RunCommon TrainSettings n_base_symbols source_table"),
+    ".trainer": ("SPECIAL_TEXT_LABELS TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep "
+                 "PairRow RunCommon Trainer TrainSettings n_base_symbols source_table"),
     ".calls": "stage2 train_bpe train_from_iterator train_on train_parity train_superbpe",
 })
 
 __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay", "MergeStep",
            "PAIR_RECORD", "PARITY", "PARITY_VARIANTS", "PLAIN", "PairRow", "ParityData",
-           "ParityOptions", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
+           "SPECIAL_TEXT_LABELS", "ParityOptions", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
            "Lent", "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "lend",
            "named_languages",
            "resolve", "unused",

@@ -42,9 +42,9 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
 
     ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
-    min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
-    reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
-    corpus files' (converted as they are read). ``workers``: the threads that count the
+    min_frequency, prune, num_merges, end_of_word, lines, special_text).
+    ``progress(phase, done, total)`` reports "pretokenize" (input bytes read) then
+    "merge" (steps). ``encoding``: the corpus files' (converted as they are read). ``workers``: the threads that count the
     files (default: every core this process may use, one for a pattern the native
     scanner does not run: ``corpus.counting.default_workers``; the merges are the same
     for any number). ``return_trainer=True`` returns the
@@ -93,15 +93,19 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     return trainer.vocab, trainer.merges
 
 
-def train_from_iterator(iterator: Iterable[str], vocab_size: int = 1000,
+def train_from_iterator(iterator: "Iterable[str | Sequence[str]]", vocab_size: int = 1000,
                         special_tokens: Sequence[str] | None = None, *,
+                        length: int | None = None,
                         progress: Callable[[str, int, int], None] | None = None,
                         cancel: CancelFn | None = None, **options) -> "Tokenizer":
     """Train on texts from any iterable (a list, a generator, a dataset's column, an
     open file), streamed: read a block at a time, so memory grows with the unique words,
     not with the texts. Each text is its own document, as in tokenizers'
-    ``train_from_iterator``. ``options``: the other TrainSettings fields (as train_bpe).
-    Returns the tokenizer.
+    ``train_from_iterator``; an item may also be a batch of texts (a list or tuple, as
+    HF's tutorial yields ``dataset[i:i + 1000]["text"]``). ``length``: the number of
+    texts in all, for progress: "pretokenize" then counts texts read out of it (without
+    it, characters read out of 0). ``options``: the other TrainSettings fields (as
+    train_bpe). Returns the tokenizer.
 
     The merges equal train_bpe's on the same texts written to a file, one per line,
     with ``lines=True`` (each line its own text), or as the documents of a .jsonl file.
@@ -110,18 +114,40 @@ def train_from_iterator(iterator: Iterable[str], vocab_size: int = 1000,
 
         tok = train_from_iterator((row["text"] for row in rows), vocab_size=8000,
                                   special_tokens=["<|endoftext|>"])
+        tok = train_from_iterator((ds[i:i + 1000]["text"] for i in range(0, len(ds), 1000)),
+                                  length=len(ds))
     """
     checks.iterable_texts(iterator, "train_from_iterator(iterator)")
+    checks.whole(length, "train_from_iterator(length)", 0, checks.MAX_COUNT, none_ok=True)
     _check_train_bpe(None, vocab_size, special_tokens, None, options)
     settings = TrainSettings(vocab_size=vocab_size,
                              special_tokens=tuple(special_tokens or ()), **options)
-    ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
-    trainer = Trainer.from_texts(iterator, settings, ptok, cancel, undo=False)
+    read = [0]
+    ptok = (lambda d, t: progress("pretokenize", *((read[0], length) if length is not None
+                                                   else (d, t)))) if progress else None
+    trainer = Trainer.from_texts(_texts(iterator, read), settings, ptok, cancel, undo=False)
     trainer.release_table()   # its words are in the core now
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.advance(progress=pmerge, cancel=cancel, detail=False)
     trainer.release_core()
     return trainer.tokenizer()
+
+
+def _texts(items: Iterable, read: list[int]) -> Iterator[str]:
+    """The texts of train_from_iterator's items, each a text or a batch of texts (a list
+    or tuple); ``read[0]`` counts the texts given so far."""
+    where = "train_from_iterator(iterator)"
+    for k, item in enumerate(items):
+        batch = (item,) if isinstance(item, str) else item
+        if not isinstance(batch, (list, tuple)):
+            raise CorpusError(f"{where}: item {k} is {type(item).__name__}; give texts (str) "
+                              "or batches of texts (lists of str), and decode bytes first.")
+        for j, text in enumerate(batch):
+            if not isinstance(text, str):
+                raise CorpusError(f"{where}: text {j} of batch {k} is "
+                                  f"{type(text).__name__}, not str: a batch holds texts.")
+            read[0] += 1
+            yield text
 
 
 def _check_train_bpe(input_path, vocab_size, special_tokens, counts, options) -> None:
@@ -252,9 +278,10 @@ def _spec(mode: str, corpus, text: str | None, s: TrainSettings, tables: tuple,
     to build_run apart). ``on``: on top of a tokenizer given to build_run."""
     spec = TrainingSpec(mode=mode, settings=s, base=TRAINED_ON if on else None)
     why = unused(spec)
-    for key in ("prune", "lines"):   # (the spec would put them back unasked: refused)
-        if getattr(s, key) and key in why:
-            raise SettingsError(f"{why[key]}: leave {key} off.")
+    # (the spec would put them back unasked: refused)
+    for key, off in (("prune", "off"), ("lines", "off"), ("special_text", "at 'cut'")):
+        if getattr(s, key) != getattr(TrainSettings, key) and key in why:
+            raise SettingsError(f"{why[key]}: leave {key} {off}.")
     if all(t is not None for t in tables):
         name = (getattr(tables[-1], "source", None) or "the count table",)
         return replace(spec, counts=name) if mode == TRAIN_ON else replace(spec, corpus=name)

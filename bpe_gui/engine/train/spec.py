@@ -61,6 +61,7 @@ PARITY_UNUSED = {
              "the whole vocabulary. Leave it out",
     "base": FROM_BYTES,
     "superbpe_from": "SuperBPE is plain BPE's: train with --parity, or with SuperBPE",
+    "special_text": "parity training has no special tokens to read: leave it out",
 }
 PICKS_THREADS = ("picks its own counting threads (every core where the native scanner cuts "
                  "the words, one thread for a pattern the regex module runs)")
@@ -69,6 +70,8 @@ ON_UNUSED = {   # training on (and SuperBPE on a tokenizer): the tokenizer decid
     "end_of_word": "the tokenizer trained on decides it (where its </w> goes)",
     "pattern": "the tokenizer trained on decides it (its pre-tokenizer)",
     "special_tokens": "the tokenizer trained on decides them (its special tokens)",
+    "special_text": "the tokenizer trained on decides it (its special tokens cut the "
+                    "corpus)",
     "prune": "training on keeps every inherited token (their ids stay as they are), so "
              "none is pruned",
     "threads": "training on " + PICKS_THREADS,
@@ -76,6 +79,7 @@ ON_UNUSED = {   # training on (and SuperBPE on a tokenizer): the tokenizer decid
                      "--superbpe`; training on here learns plain merges",
 }
 SUPERBPE_UNUSED = {
+    "special_text": "SuperBPE cuts its corpus at the special tokens in both stages",
     "prune": SUPERBPE_PRUNE,
     "lines": SUPERBPE_LINES,
     "threads": "SuperBPE " + PICKS_THREADS,
@@ -227,7 +231,7 @@ class TrainingSpec:
             return (PARITY, self.parity, s.lines, self.encoding)
         reads = (self.corpus, self.counts, self.text, self.encoding, self.base,
                  self.mode == SUPERBPE)
-        return reads + (s.pattern, tuple(s.special_tokens), s.lines)
+        return reads + (s.pattern, tuple(s.special_tokens), s.lines, s.special_text)
 
     # ----- as data (a session keeps it) ---------------------------------------------------
     def to_dict(self) -> dict:
@@ -317,6 +321,8 @@ class TrainingSpec:
             a += ["--prune"]
         if s.lines:
             a += ["--lines"]
+        if s.special_text != DEFAULT.special_text:
+            a += ["--special-text", s.special_text]
         if s.superbpe_from is not None:
             a += ["--superbpe-from", str(s.superbpe_from)]
         if self.encoding != "utf-8":
@@ -395,6 +401,9 @@ def unused(spec: TrainingSpec) -> dict[str, str]:
     elif spec.settings.mode == "byte":
         out["end_of_word"] = ("where </w> goes applies to character-level BPE only, and "
                               "byte-level BPE has no </w>")
+    if not spec.settings.special_tokens and "special_text" not in out:
+        out["special_text"] = ("there are no special tokens to read: it says how their text "
+                               "in the training text is read")
     if spec.mode == SUPERBPE:
         out.pop("superbpe_from", None)
         out.update(SUPERBPE_UNUSED)

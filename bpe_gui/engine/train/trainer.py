@@ -42,7 +42,7 @@ if TYPE_CHECKING:   # (the tokenizer is built when first asked for: exports need
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
-TRAINING_ONLY = ("tie_rule", "min_frequency", "prune", "lines")
+TRAINING_ONLY = ("tie_rule", "min_frequency", "prune", "lines", "special_text")
 # SuperBPE's rules about the corpus, said once: TrainSettings.validated refuses them, the
 # window greys the setting with them (spec.unused), the command line refuses the option
 SUPERBPE_BYTES = "SuperBPE needs byte mode (stage 2's tokens hold spaces as bytes)"
@@ -58,6 +58,12 @@ TIE_RULE_LABELS = {
     "lowest-ids-hf": "Lowest ids, numbered as Hugging Face does",
 }
 MODES = ("byte", "char")
+# how special-token text in the training text is read (TrainSettings.special_text)
+SPECIAL_TEXT_LABELS = {
+    "cut": "Cut the text at them (CS336, tiktoken-style trainers)",
+    "text": "Read them as ordinary text (tokenizers' BpeTrainer given them)",
+    "word": "Cut at them, each one a word (tokenizers, tokens added before training)",
+}
 # Trainer._steps and ._rows change together under this lock: a core run adds rows in a
 # job's thread while the window reads the records (made from the rows) in its own
 _ROWS_LOCK = threading.RLock()
@@ -77,6 +83,18 @@ class TrainSettings:
     "lowest-ids-hf"``, byte mode and the GPT-2 pattern, training then gives exactly
     tokenizers' ``BpeTrainer`` merges (ByteLevel without a prefix space, all 256 bytes as
     the initial alphabet, the same vocabulary size and minimum frequency).
+
+    ``special_text``: how special-token text inside the training text is read. "cut"
+    (CS336, tiktoken-style trainers): the text is cut at each one and the token is not
+    counted, so no merge reaches into or across it. "text": ordinary text, as
+    tokenizers' ``BpeTrainer(special_tokens=...)`` reads it when the tokenizer was not
+    given those tokens before training (it learns ``<`` + ``|``). "word": cut at each
+    one, which is counted as a word of its own, whole, as tokenizers counts the tokens
+    added to the tokenizer (``add_special_tokens``) before training: their pieces merge,
+    up to the token itself, whose id is kept (that merge does not grow the vocabulary).
+    Exact for tokens of printable ASCII without spaces (``<|endoftext|>``, ``<s>``):
+    tokenizers reads an added token's own characters, not their ByteLevel spelling.
+    In every case the tokens get their ids and the tokenizer made matches them.
     """
 
     vocab_size: int | None = 1000
@@ -90,6 +108,7 @@ class TrainSettings:
     prune: bool = False
     superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
     lines: bool = False                # one text per line (counting; see above)
+    special_text: str = "cut"          # "cut", "text" or "word" (see above)
 
     def __post_init__(self) -> None:   # each field's type and value; what fits together:
         # validated(). Refused when made, so a wrong value fails where it was written.
@@ -127,6 +146,11 @@ class TrainSettings:
         out._check_vocab_size(256 if self.mode == "byte" else n_base)
         return out
 
+    @property
+    def cut_at(self) -> tuple[str, ...]:
+        """The special tokens the training text is cut at before its words are counted."""
+        return self.special_tokens if self.special_text != "text" else ()
+
     def to_dict(self) -> dict:
         """As JSON-able data (the "settings" a session and a spec's data keep)."""
         return {**asdict(self), "special_tokens": list(self.special_tokens)}
@@ -141,6 +165,9 @@ class TrainSettings:
         if self.tie_rule not in TIE_RULES:
             raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
                                 f"{', '.join(TIE_RULES)}.")
+        if self.special_text not in SPECIAL_TEXT_LABELS:
+            raise SettingsError(f"Unknown special_text {self.special_text!r}: use "
+                                f"{' or '.join(map(repr, SPECIAL_TEXT_LABELS))}.")
         if self.min_frequency < 1:
             raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
                                 "least 1.")
@@ -648,7 +675,7 @@ class Trainer(RunCommon):
         from ..corpus.counting import count_corpus
         checks.iterable_texts(texts, "Trainer.from_texts(texts)")
         settings = (settings or TrainSettings()).validated()
-        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        pre = counting_pretokenizer(settings)
         return cls(count_corpus(texts=texts, pre=pre, progress=progress, cancel=cancel,
                                 lines=settings.lines, **kw), settings, undo=undo)
 
@@ -719,7 +746,23 @@ class Trainer(RunCommon):
         if s.prune:
             return None
         assert s.vocab_size is not None   # validated settings: a size or a number of merges
-        return max(0, s.vocab_size - self.n_initial)
+        return max(0, s.vocab_size - self.n_initial + self._remade())
+
+    _remade_at = (0, 0)   # (vocabulary size, special tokens made again by then)
+
+    def _remade(self) -> int:
+        """Special tokens a merge made again (special_text "word": each one's pieces merge
+        into it), which, as tokenizers keeps the special token's id, do not count toward
+        the vocabulary size."""
+        if self.settings.special_text != "word":
+            return 0
+        vb, (n, k) = self.vocab_bytes, self._remade_at
+        if len(vb) < n:   # (steps undone)
+            n, k = self.n_initial, 0
+        specials = {vb[i] for i in self.special_ids}
+        k += sum(1 for t in vb[max(n, self.n_initial):] if t in specials)
+        self._remade_at = (len(vb), k)
+        return k
 
     @property
     def corpus_tokens(self) -> int:
@@ -772,7 +815,8 @@ class Trainer(RunCommon):
                             f"Target reached at step {n} ({s.num_merges:,} merges).")
         else:
             assert s.vocab_size is not None   # validated settings: a size or a number of merges
-            if (self._live if s.prune else len(self.vocab_bytes)) >= s.vocab_size:
+            if (self._live if s.prune else len(self.vocab_bytes) - self._remade()) \
+                    >= s.vocab_size:
                 return Stop("target", f"vocabulary {self.vocab_size:,}",
                             f"Target reached at step {n} (vocabulary size {self.vocab_size:,}).")
         best = self.best_pair()
@@ -905,10 +949,15 @@ class Trainer(RunCommon):
         goal = until if until is not None else self.target_steps
         total = goal if goal is not None else self.settings.vocab_size
         assert total is not None   # no goal: pruning to a vocabulary size (validated settings)
-        if not detail and goal is not None and not self.settings.prune:
-            self._run_in_core(goal, total, progress, cancel)
-            return
-        self._step_until(goal, total, progress, cancel, detail)
+        while True:
+            if not detail and goal is not None and not self.settings.prune:
+                self._run_in_core(goal, total, progress, cancel)
+            else:
+                self._step_until(goal, total, progress, cancel, detail)
+            if until is not None or goal is None or self.n_steps < goal \
+                    or self.target_steps == goal:
+                return
+            goal = self.target_steps   # (a special token made again: one step more)
 
     def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
         """Steps without detail, in the C core without the GIL, in chunks of about
@@ -1041,6 +1090,7 @@ class Trainer(RunCommon):
         ``min_frequency=4`` -> 2 (the third merge, ``w i``, has count 3 < 4).
         """
         s = settings or self.settings
+        remade, specials = 0, {self.vocab_bytes[i] for i in self.special_ids}   # (_remade)
         for k in range(self.n_steps + 1):
             nxt = self.steps[k].count if k < self.n_steps else None
             if s.num_merges is not None:
@@ -1052,10 +1102,12 @@ class Trainer(RunCommon):
                     live = self.steps[k - 1].live_size if k else self._live0
                     if live >= s.vocab_size:
                         return k
-                elif self.n_initial + k >= s.vocab_size:
+                elif self.n_initial + k - remade >= s.vocab_size:
                     return k
             if nxt is not None and nxt < s.min_frequency:
                 return k
+            remade += s.special_text == "word" and k < self.n_steps \
+                and self.steps[k].token in specials
         return None
 
     def retarget(self, settings: TrainSettings) -> int:
@@ -1198,6 +1250,13 @@ def _check_settings(_, settings) -> None:
                     none_ok=True)
 
 
+def counting_pretokenizer(settings: TrainSettings) -> Pretokenizer:
+    """What cuts the training text into the words counted (``settings.special_text``)."""
+    pre = Pretokenizer(settings.pattern, settings.cut_at)
+    pre.special_words = settings.special_text == "word"
+    return pre
+
+
 def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | object",
                  settings: TrainSettings, progress: ProgressFn | None = None,
                  cancel: CancelFn | None = None, *, encoding: str = "utf-8",
@@ -1208,7 +1267,7 @@ def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | ob
     if isinstance(source, PretokenTable):
         check_settings(source.meta, settings, where or _table_name(source))
         return source
-    pre = Pretokenizer(settings.pattern, settings.special_tokens)
+    pre = counting_pretokenizer(settings)
     if isinstance(source, str):
         return table_from_text(source, pre, progress=progress, cancel=cancel,
                                lines=settings.lines, **kw)

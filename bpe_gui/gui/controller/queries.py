@@ -56,7 +56,7 @@ class Queries:
         text = corpus.text
         if len(text) <= TINY_CHARS and not corpus.streamed:
             try:
-                words = Pretokenizer(settings.pattern, settings.special_tokens).words(text)
+                words = Pretokenizer(settings.pattern, settings.cut_at).words(text)
             except Exception:  # a bad pattern is reported by the settings panel
                 return None
             return len(words), len(set(words))
@@ -84,11 +84,11 @@ class Queries:
         if len(text) > CHAR_BASE_LIMIT or corpus.streamed:
             return None
         s = self._settings()
-        key = (text, s.pattern, tuple(s.special_tokens))
+        key = (text, s.pattern, tuple(s.cut_at))
         cached = self._char_base_cache
         if cached is None or cached[0] != key:
             try:   # the trainer's own rule, on the words the trainer would see
-                table = table_from_text(text, Pretokenizer(s.pattern, s.special_tokens))
+                table = table_from_text(text, Pretokenizer(s.pattern, s.cut_at))
             except BPEError:  # a bad pattern or special token: the settings panel says so
                 return None
             cached = self._char_base_cache = (key, n_base_symbols(table, "char"))

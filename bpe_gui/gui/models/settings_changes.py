@@ -25,7 +25,7 @@ FIELD_NAMES = {"vocab_size": "vocab size", "num_merges": "merges", "mode": "mode
                "end_of_word": "</w> position", "pattern": "pre-tokenizer",
                "special_tokens": "special tokens", "tie_rule": "tie rule",
                "min_frequency": "min frequency", "prune": "pruning",
-               "lines": "one text per line",
+               "lines": "one text per line", "special_text": "special-token text",
                "superbpe_from": "SuperBPE stage 2 from step"}
 
 

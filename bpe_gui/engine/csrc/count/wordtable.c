@@ -721,6 +721,16 @@ static int count_range(WordTable *c, const unsigned char *s, size_t n, size_t lo
             if (pb->k == BATCH && flush(c, s, pb) < 0)
                 return -1;
         }
+        if (k >= 0 && c->special_words && at < stop) {   /* the token: a word of its own */
+            if (pb->k && pb->ends[pb->k - 1] != at && flush(c, s, pb) < 0)
+                return -1;
+            if (pb->k == 0)
+                pb->start = at;
+            pb->ends[pb->k++] = at + c->sp_len[k];
+            c->total++;
+            if (pb->k == BATCH && flush(c, s, pb) < 0)
+                return -1;
+        }
         pos = k >= 0 ? end + c->sp_len[k] : hi;
     }
     return 0;

@@ -37,7 +37,9 @@ typedef struct {
 typedef struct {
     int preset;             /* BPE_SCAN_* for wt_count_text */
     int lines;              /* each line (up to and with its \n) is a text of its own */
-    /* special tokens, longest first: never counted, never split */
+    int special_words;      /* each special token found is also a word, whole (tokenizers'
+                               trainer after add_special_tokens) */
+    /* special tokens, longest first: never split, counted only with special_words */
     ptrdiff_t n_specials;
     unsigned char **sp;
     size_t *sp_len;

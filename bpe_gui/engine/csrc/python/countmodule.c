@@ -64,11 +64,11 @@ static int check_idle(Counter *c)
 
 static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"preset", "specials", "lines", NULL};
-    int preset = NO_PRESET, lines = 0;
+    static char *kwlist[] = {"preset", "specials", "lines", "special_words", NULL};
+    int preset = NO_PRESET, lines = 0, special_words = 0;
     PyObject *ospecials = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iOp:WordCounter", kwlist, &preset,
-                                     &ospecials, &lines))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iOpp:WordCounter", kwlist, &preset,
+                                     &ospecials, &lines, &special_words))
         return -1;
     if (preset != NO_PRESET && scan_py_check_id(preset) < 0)
         return -1;
@@ -79,6 +79,7 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
     wt_free_specials(&c->t);
     c->t.preset = preset;
     c->t.lines = lines;
+    c->t.special_words = special_words;
     c->ready = 1;
     if (!ospecials || ospecials == Py_None)
         return 0;

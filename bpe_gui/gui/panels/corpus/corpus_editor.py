@@ -211,7 +211,7 @@ class CorpusEditor(QWidget):
         c.settingsChanged.connect(lambda _: self._update_stats())
         # Words mode (issue 15): the corpus coloured by the rule of the pattern that cut it.
         self.words = WordColouring(self.edit, lambda: Pretokenizer(c.settings.pattern,
-                                                                   c.settings.special_tokens))
+                                                                   c.settings.cut_at))
         self._bar.insertWidget(self._bar.indexOf(self.unsaved_label), self.words.toggle)
         self._lay.insertWidget(self._lay.indexOf(self.edit), self.words.legend)
         c.settingsChanged.connect(lambda _: self.words.refresh())

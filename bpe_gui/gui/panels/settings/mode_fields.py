@@ -30,7 +30,7 @@ class ModeFields:
                         "pattern": (p.preset_combo, p.pattern_edit, p.preview_label),
                         "special_tokens": (p.specials_box,), "tie_rule": (p.tie_box,),
                         "prune": (p.prune_check,), "superbpe_from": (p.superbpe,),
-                        "lines": (p.lines_check,)}
+                        "lines": (p.lines_check,), "special_text": (p.special_text_combo,)}
         self.greyed: dict[str, str] = {}
         self.kept: dict = {}   # each greyed setting's value in the fields before it was
 
@@ -40,7 +40,8 @@ class ModeFields:
         mode = PARITY if p.parity.check.isChecked() else TRAIN_ON if c.train_on.active \
             else SUPERBPE if p.superbpe.check.isChecked() else PLAIN
         s = replace(c.settings, mode="char" if p.char_radio.isChecked() else "byte",
-                    superbpe_from=None)
+                    superbpe_from=None,   # (the user's special tokens, greyed or not)
+                    special_tokens=self.kept.get("special_tokens", tuple(p.special_tokens())))
         return TrainingSpec(mode, settings=s, base=c.train_on.base_name or None
                             if mode == TRAIN_ON else None, text="")
 

@@ -21,7 +21,7 @@ from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.text import (
     compile_pattern, lines_of, refuse_bare_name, resolve_pattern, special_splitter,
     unmatched_sentence, validate_special_tokens)
-from ....engine.train import TIE_RULE_LABELS, TrainSettings
+from ....engine.train import SPECIAL_TEXT_LABELS, TIE_RULE_LABELS, TrainSettings
 from ...models.glyphs import shown
 from ...models.settings_changes import LINES_HELP, LINES_LABEL, describe_changes, rule_label
 from ...theme import colors, follow_palette
@@ -235,7 +235,18 @@ class SettingsPanel(QWidget):
         self.specials_edit.setToolTip("Never split or merged; they get ids after the base "
                                       "symbols. Spaces around each line are ignored.")
         self.specials_error = self._error_label()
+        self.special_text_combo = ElidedComboBox()
+        for key, label in SPECIAL_TEXT_LABELS.items():
+            self.special_text_combo.addItem(label, key)
+        self.special_text_combo.setToolTip(
+            "How their text inside the corpus is read. Cut: the text is cut at each one and "
+            "the token is not counted, so no merge reaches into or across it (CS336). Text: "
+            "ordinary text, as tokenizers' BpeTrainer(special_tokens=...) reads it when the "
+            "tokenizer was not given them before training (it learns < + |). Word: cut at "
+            "each one, counted as a word whose pieces merge, as tokenizers reads tokens "
+            "added to the tokenizer before training.")
         sl.addWidget(self.specials_edit)
+        sl.addWidget(self.special_text_combo)
         sl.addWidget(self.specials_error)
         lay.addWidget(sp_box)
 
@@ -269,11 +280,12 @@ class SettingsPanel(QWidget):
                     self.mode_group.buttonToggled, self.target_group.buttonToggled,
                     self.vocab_spin.numberChanged, self.merges_spin.numberChanged,
                     self.minfreq_spin.numberChanged, self.prune_check.toggled,
-                    self.lines_check.toggled,
+                    self.lines_check.toggled, self.special_text_combo.currentIndexChanged,
                     self.pattern_edit.textEdited, self.specials_edit.textChanged):
             sig.connect(self._schedule_check)
         self.preset_combo.currentIndexChanged.connect(self._on_preset)
-        for combo in (self.tie_combo, self.eow_combo, self.preset_combo):
+        for combo in (self.tie_combo, self.eow_combo, self.preset_combo,
+                      self.special_text_combo):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(8)   # (elided, whole in the tooltip)
@@ -362,7 +374,9 @@ class SettingsPanel(QWidget):
                 max(0, self.eow_combo.findData(v))),
             "prune": self.prune_check.setChecked, "lines": self.lines_check.setChecked,
             "special_tokens": lambda v: self.specials_edit.setPlainText("\n".join(v)),
-            "superbpe_from": self.superbpe.set_value, "pattern": self._show_pattern}
+            "superbpe_from": self.superbpe.set_value, "pattern": self._show_pattern,
+            "special_text": lambda v: self.special_text_combo.setCurrentIndex(
+                max(0, self.special_text_combo.findData(v)))}
         was, self._syncing = self._syncing, True
         try:
             for key, value in values.items():
@@ -377,7 +391,8 @@ class SettingsPanel(QWidget):
                 "end_of_word": self.eow_combo.currentData(), "pattern": self.pattern(),
                 "special_tokens": tuple(self.special_tokens()),
                 "prune": self.prune_check.isChecked(), "lines": self.lines_check.isChecked(),
-                "superbpe_from": self.superbpe.value()}
+                "superbpe_from": self.superbpe.value(),
+                "special_text": self.special_text_combo.currentData()}
 
     def _show_pattern(self, text: str) -> None:
         pattern, preset = resolve_pattern(text)
@@ -453,7 +468,8 @@ class SettingsPanel(QWidget):
             resolved = resolve_pattern(pattern)[0]   # (a name: llama3, qwen2 ... its pattern)
             refuse_bare_name(resolved)
             rx = compile_pattern(resolved)
-            if not self._preview(rx, specials):
+            cut = specials if self.special_text_combo.currentData() == "cut" else ()
+            if not self._preview(rx, cut):
                 errors["pattern"] = ("This pattern finds no words in the start of the corpus, "
                                      "so there would be nothing to train on. Pick a preset or "
                                      "change the pattern.")
@@ -490,7 +506,8 @@ class SettingsPanel(QWidget):
                               tie_rule=self.tie_combo.currentData(), min_frequency=minfreq,
                               prune=self.prune_check.isChecked(),
                               superbpe_from=self.superbpe.value(),
-                              lines=self.lines_check.isChecked())
+                              lines=self.lines_check.isChecked(),
+                              special_text=self.special_text_combo.currentData())
         except BPEError as e:
             return None, {"superbpe" if "superbpe_from" in str(e) else "target": str(e)}
         s = self.modes.fixed(s)   # what the mode decides (greyed) stays the user's own
