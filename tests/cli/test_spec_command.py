@@ -289,3 +289,117 @@ def test_what_build_run_and_the_command_rely_on_is_checked(spec, said):
         spec.validated()
     with pytest.raises(SettingsError, match=said):
         build_run(spec)
+
+
+# ----- property: validated() iff build_run trains; the command, run by a shell, is the spec
+AWKWARD = ("-h", "-notes.txt", "--out=elsewhere", "a b.txt", "it's \"q\" $x;`.txt",
+           "naïve 日本.txt")
+AWKWARD_SPECIALS = ("<|endoftext|>", "-->", "--x", "<s>")
+
+
+@pytest.fixture(scope="module")
+def awkward(tmp_path_factory) -> Path:
+    """A folder of small files with names a shell or an option parser could misread,
+    and a tokenizer to train on named -tok.json."""
+    d = tmp_path_factory.mktemp("awkward")
+    for k, name in enumerate(AWKWARD):
+        (d / name).write_text(TEXT[k * 700:k * 700 + 1500], encoding="utf-8")
+    t = Trainer.from_text(TEXT[:2000], TrainSettings(num_merges=20, special_tokens=("<s>",)))
+    t.run()
+    export_tokenizer(t.tokenizer(), d / "tok", "hf")
+    (d / "tok" / "tokenizer.json").rename(d / "-tok.json")
+    return d
+
+
+@st.composite
+def drawn_specs(draw) -> TrainingSpec:
+    """Specs of every mode, with settings their mode may not use, some fields wrong."""
+    mode = draw(st.sampled_from([PLAIN, SUPERBPE, TRAIN_ON, PARITY]))
+    merges = draw(st.booleans())
+    settings = TrainSettings(
+        num_merges=draw(st.integers(3, 30)) if merges else None,
+        vocab_size=None if merges else draw(st.integers(262, 300)),
+        mode=draw(st.sampled_from(["byte", "byte", "char"])),
+        end_of_word=draw(st.sampled_from(["suffix", "prefix"])),
+        pattern=draw(st.sampled_from(["gpt2", "cl100k", "whitespace"])),
+        special_tokens=tuple(draw(st.lists(st.sampled_from(AWKWARD_SPECIALS), unique=True,
+                                           max_size=2))),
+        tie_rule=draw(st.sampled_from(["greatest", "lowest-ids", "lowest-ids-hf"])),
+        min_frequency=draw(st.integers(1, 3)), prune=draw(st.booleans()),
+        lines=draw(st.booleans()),
+        superbpe_from=draw(st.sampled_from([None, None, 0, 5, 12])))
+    corpus = tuple(draw(st.lists(st.sampled_from(AWKWARD), min_size=1, max_size=2,
+                                 unique=True)))
+    wrong = draw(st.sampled_from([{}] * 6 + [{"threads": "many"}, {"threads": 0},
+                                             {"corpus": (1, 2)}, {"encoding": 5}]))
+    parity = None
+    if mode == PARITY:
+        ratio = draw(st.booleans())
+        names = draw(st.sampled_from([("en",), ("en", "d-e"), ("-x", "ü b")]))
+        parity = ParityOptions(tuple(
+            Language(n, AWKWARD[k], None if ratio else AWKWARD[-1 - k],
+                     float(k + 1) if ratio else None) for k, n in enumerate(names)),
+            draw(st.sampled_from(["base", "window"])), draw(st.integers(0, 3)))
+    spec = TrainingSpec(mode, corpus=corpus, settings=settings, parity=parity,
+                        base="-tok.json" if mode == TRAIN_ON or (
+                            mode == SUPERBPE and draw(st.booleans())) else None,
+                        encoding=draw(st.sampled_from(["utf-8", "latin-1"])),
+                        threads=draw(st.sampled_from([None, 1, 2])))
+    return TrainingSpec(**{**vars(spec), **wrong})
+
+
+def _trains(spec: TrainingSpec):
+    """The run of ``spec``, run (None: build_run refused it, with the engine's error)."""
+    from bpe_gui.engine.errors import BPEError
+    base = load_tokenizer("-tok.json") if spec.base == "-tok.json" else None
+    try:
+        run = build_run(spec, base=base)
+        run.run()
+    except BPEError:
+        return None
+    return run
+
+
+def _validated(spec: TrainingSpec) -> bool:
+    """Whether validated() accepts ``spec``; on a tokenizer, resolve() with it loaded (the
+    spec names it only: what its size leaves room for is known once it is read)."""
+    from bpe_gui.engine.errors import SettingsError
+    try:
+        spec.validated()
+        if spec.base == "-tok.json":
+            resolve(spec, load_tokenizer(spec.base))
+    except SettingsError:
+        return False
+    return True
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=drawn_specs())
+def test_validated_accepts_exactly_what_build_run_trains(awkward, spec, monkeypatch):
+    """validated() passed specs build_run refused (threads="many") and refused none it
+    trains; an accepted spec's command reads back into the spec its run trains."""
+    monkeypatch.chdir(awkward)
+    run = _trains(spec)
+    assert _validated(spec) == (run is not None), spec
+    if run is not None:
+        argv = shlex.split(spec.command("-out dir"))[1:]
+        assert spec_of(argv)[0] == run.spec, spec.command("-out dir")
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=drawn_specs())
+def test_the_command_run_by_a_shell_trains_the_specs_merges(awkward, spec, monkeypatch,
+                                                           tmp_path_factory):
+    """command() run through a real shell trains the spec's files with its settings: the
+    merges of its run."""
+    from hypothesis import assume
+    monkeypatch.chdir(awkward)
+    run = _trains(spec)
+    assume(run is not None)
+    out = tmp_path_factory.mktemp("out") / "-out 'é'"
+    p = _shell_train(spec.command(str(out)), awkward)
+    assert p.returncode == 0, (spec.command(str(out)), p.stderr)
+    assert load_tokenizer(out / "tokenizer.bpe-gui.json").merges == run.tokenizer().merges

@@ -26,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .. import checks
-from ..errors import ArgumentError, SettingArgumentError, SettingsError, SettingTypeError
+from ..errors import ArgumentError, SettingArgumentError, SettingsError, SettingTypeError, \
+    VocabSizeError
 from .trainer import SUPERBPE_LINES, SUPERBPE_PRUNE, TrainSettings
 
 PLAIN, SUPERBPE, TRAIN_ON, PARITY = "plain", "superbpe", "train-on", "parity"
@@ -158,7 +159,13 @@ class TrainingSpec:
         does not use put back to its default (see :func:`unused`), a number of merges as
         the only target when given."""
         spec = self._normalised()
-        s = spec.settings.validated()
+        try:
+            s = spec.settings.validated()
+        except VocabSizeError:   # on a tokenizer: its ids are the floor (build.resolve)
+            if not self.base:
+                raise
+            s = replace(spec.settings, num_merges=0).validated()
+            s = replace(s, num_merges=None)
         spec = replace(spec, settings=s, encoding=_codec(self.encoding))
         if self.mode == PARITY:
             return _parity_checked(spec)
