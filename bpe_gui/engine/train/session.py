@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError
+from ..errors import BPEError, FormatError
 from .session_fields import (MAX_STEP, check_settings, compare_side, is_type, obj, str_list,
                              take, training_spec, whole)
 from .spec import TrainingSpec
@@ -88,8 +88,11 @@ class Session:
         if self.parity is not None:
             out["parity"] = self.parity
         if self.spec is not None:
-            out["training"] = {"spec": self.spec,
-                               "command": TrainingSpec.from_dict(self.spec).command()}
+            out["training"] = {"spec": self.spec}
+            try:   # (a spec read is checked field by field: it has its command)
+                out["training"]["command"] = TrainingSpec.from_dict(self.spec).command()
+            except BPEError:
+                pass
         return out
 
     @classmethod
@@ -100,7 +103,7 @@ class Session:
         if not isinstance(d, dict) or d.get("format") != SESSION_FORMAT:
             raise FormatError(path, "not a bpe-gui session file (expected "
                               f"\"format\": \"{SESSION_FORMAT}\").", key="format")
-        if d.get("version") != SESSION_VERSION:
+        if d.get("version") != SESSION_VERSION or type(d.get("version")) is not int:
             raise FormatError(path, f"session version {d.get('version')!r} is not supported "
                               f"(this build reads version {SESSION_VERSION}).", key="version")
         problems: list[str] = []
@@ -116,7 +119,7 @@ class Session:
         view = obj(d, "view", problems)
         show_ws = take(view, "show_whitespace", is_type(bool, "true or false"), True,
                        problems, "view")
-        imported = obj(view, "imported", problems) if "imported" in view else {}
+        imported = obj(view, "imported", problems, "view.")
         imported_path = take(imported, "path", is_type(str, "a file path"), None, problems,
                              "view.imported")
         in_use = take(imported, "in_use", is_type(bool, "true or false"), False, problems,
@@ -128,8 +131,7 @@ class Session:
         train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
                              problems, "train_on")
         parity = take(d, "parity", is_type(dict, "an object"), None, problems)
-        spec = take(obj(d, "training", problems), "spec", training_spec, None, problems,
-                    "training")
+        spec = training_spec(obj(d, "training", problems).get("spec"), problems)
         return cls(settings=settings, corpus_text=text, corpus_paths=list(paths),
                    sample=sample, step=step, furthest_step=furthest if furthest > step else 0,
                    encode_text=encode_text, imported_path=imported_path,

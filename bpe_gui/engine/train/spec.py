@@ -265,24 +265,24 @@ class TrainingSpec:
         return d
 
     @classmethod
-    def from_dict(cls, d: object) -> "TrainingSpec":
-        """A spec from :meth:`to_dict`'s data; SettingsError names what is wrong."""
-        try:
-            assert isinstance(d, dict)
-            settings = TrainSettings(**{**d.get("settings", {}), "special_tokens": tuple(
-                d.get("settings", {}).get("special_tokens", ()))})
-            p = d.get("parity")
-            parity = None if p is None else ParityOptions(
-                tuple(Language(**lang) for lang in p.get("languages", ())), p["variant"],
-                p["global_merges"], p["window_size"], float(p["alpha"]))
-            return cls(d["mode"], tuple(d.get("corpus", ())), tuple(d.get("counts", ())),
-                       None, settings, d.get("encoding", "utf-8"), d.get("threads"),
-                       d.get("base"), parity)
-        except SettingsError:
-            raise
-        except (AssertionError, AttributeError, KeyError, TypeError, ValueError) as e:
-            raise SettingsError(f"Not a training spec ({type(e).__name__}: {e}): write it as "
-                                "TrainingSpec.to_dict() does.") from None
+    def from_dict(cls, d: object, problems: list[str] | None = None) -> "TrainingSpec":
+        """A spec from :meth:`to_dict`'s data, each field checked: SettingsError names
+        the first wrong one; with ``problems`` (a session's spec), each wrong one is left
+        out and named there instead, and the rest kept."""
+        if not isinstance(d, dict):
+            raise SettingsError(f"Not a training spec ({type(d).__name__}): write it as "
+                                "TrainingSpec.to_dict() does.")
+        kw: dict = {}
+        for key, value in d.items():
+            own: list[str] = []
+            try:
+                kw[key] = _field(key, value, own)
+            except SettingsError as e:
+                own.append(f"{key}: {str(e).rstrip('.')}; left out.")
+            if own and problems is None:
+                raise SettingsError(own[0])
+            problems is not None and problems.extend(own)
+        return cls(**kw)
 
     # ----- the command ---------------------------------------------------------------------
     def argv(self, out: str = "tokenizer") -> list[str]:
@@ -372,6 +372,27 @@ def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
                    encoding=spec.encoding)
 
 
+def _field(key: str, value: object, problems: list[str]):
+    """One field of a spec's data, checked (SettingsError says why not; a setting that is
+    wrong is left out of the settings and named in ``problems``)."""
+    if key == "settings":
+        from .session_fields import check_settings
+        return check_settings(value, problems)
+    if key == "parity":
+        try:
+            p = ParityOptions(tuple(Language(**lang) for lang in value["languages"]), **{
+                k: v for k, v in value.items() if k != "languages"})  # type: ignore[index]
+        except (AttributeError, KeyError, TypeError) as e:
+            raise SettingsError(f"not parity options ({type(e).__name__}: {e})") from None
+        value = p
+    if key not in TrainingSpec.__dataclass_fields__ or key == "text":
+        raise SettingsError("not a field of this version")
+    spec = TrainingSpec(**{key: tuple(value) if key in ("corpus", "counts") and
+                           isinstance(value, list) else value})
+    _check_fields(spec)
+    return _codec(value) if key == "encoding" else getattr(spec, key)
+
+
 def _check_fields(spec: TrainingSpec) -> None:
     """Each field of ``spec`` of the type build_run and command() take (SettingsError
     names it, as ``TrainingSpec(corpus)[0]``)."""
@@ -393,6 +414,9 @@ def _check_fields(spec: TrainingSpec) -> None:
                         none_ok=True)
         checks.instance(spec.parity, ParityOptions, "TrainingSpec(parity)", "ParityOptions",
                         none_ok=True)
+        if spec.parity is not None:   # (its numbers' values: ParitySettings.validated)
+            checks.instance(spec.parity.alpha, (int, float), "TrainingSpec(parity).alpha",
+                            "a number")
         for k, lang in enumerate(spec.parity.languages if spec.parity else ()):
             where = f"TrainingSpec(parity).languages[{k}]"
             checks.instance(lang, Language, where, "a Language")
