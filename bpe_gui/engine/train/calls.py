@@ -111,7 +111,7 @@ def train_from_iterator(iterator: Iterable[str], vocab_size: int = 1000,
         tok = train_from_iterator((row["text"] for row in rows), vocab_size=8000,
                                   special_tokens=["<|endoftext|>"])
     """
-    checks.iterable_texts(iterator, "train_from_iterator(iterator)")
+    iterator = checks.iterable_texts(iterator, "train_from_iterator(iterator)")
     _check_train_bpe(None, vocab_size, special_tokens, None, options)
     settings = TrainSettings(vocab_size=vocab_size,
                              special_tokens=tuple(special_tokens or ()), **options)

@@ -281,7 +281,8 @@ class TrainingSpec:
                 own.append(f"{key}: {str(e).rstrip('.')}; left out.")
             if own and problems is None:
                 raise SettingsError(own[0])
-            problems is not None and problems.extend(own)
+            if problems is not None:
+                problems.extend(own)
         return cls(**kw)
 
     # ----- the command ---------------------------------------------------------------------
