@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -179,10 +180,9 @@ def test_train_dash_reads_standard_input(files, tmp_path, extra):
 
 
 # ----- names and values that start with a dash; settings a mode does not use ------------
-def _shell_train(command: str, cwd: Path) -> "subprocess.CompletedProcess":
+def _shell_train(command: str, cwd: Path) -> subprocess.CompletedProcess:
     """``command`` run by a real shell in ``cwd``, ``bpe-gui`` being this checkout's."""
     import os
-    import subprocess
     import sys
     bin_dir = cwd / ".bin"
     bin_dir.mkdir(exist_ok=True)

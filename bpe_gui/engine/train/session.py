@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BPEError, FormatError
-from .session_fields import (MAX_STEP, check_settings, compare_side, is_type, obj, str_list,
-                             take, training_spec, whole)
+from .session_fields import (MAX_STEP, check_settings, compare_side, is_type, obj, shown,
+                             str_list, take, whole)
 from .spec import TrainingSpec
 from .trainer import TrainSettings
 from ..io.atomic import write_atomic
@@ -189,3 +189,18 @@ def _side_dict(side: dict) -> dict:
     """A compare side as JSON: its settings (if any) as an object, no empty fields."""
     return {k: v.to_dict() if isinstance(v, TrainSettings) else v
             for k, v in side.items() if v is not None}
+
+
+def training_spec(raw: object, problems: list[str]) -> dict | None:
+    """A session's training spec (TrainingSpec.to_dict's data) with each field checked:
+    a wrong one left out and named, the rest kept. None (and a problem) for one that is
+    not an object."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problems.append(f"training.spec: {shown(raw)} is not an object; left out.")
+        return None
+    own: list[str] = []
+    spec = TrainingSpec.from_dict(raw, own)
+    problems.extend(f"training.spec.{p}" for p in own)
+    return spec.to_dict()

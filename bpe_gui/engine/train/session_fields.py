@@ -176,19 +176,3 @@ def compare_side(raw: Any, problems: list[str], where: str = "view.compare_b") -
         side["trained"] = take(raw, "trained", is_type(bool, "true or false"), False,
                                problems, where)
     return side
-
-
-def training_spec(raw: Any, problems: list[str]) -> dict | None:
-    """A session's training spec (TrainingSpec.to_dict's data) with each field checked:
-    a wrong one left out and named, the rest kept. None (and a problem) for one that is
-    not an object."""
-    from .spec import TrainingSpec
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        problems.append(f"training.spec: {shown(raw)} is not an object; left out.")
-        return None
-    own: list[str] = []
-    spec = TrainingSpec.from_dict(raw, own)
-    problems.extend(f"training.spec.{p}" for p in own)
-    return spec.to_dict()
