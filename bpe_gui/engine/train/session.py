@@ -88,11 +88,12 @@ class Session:
         if self.parity is not None:
             out["parity"] = self.parity
         if self.spec is not None:
-            out["training"] = {"spec": self.spec}
+            training: dict = {"spec": self.spec}
             try:   # (a spec read is checked field by field: it has its command)
-                out["training"]["command"] = TrainingSpec.from_dict(self.spec).command()
+                training["command"] = TrainingSpec.from_dict(self.spec).command()
             except BPEError:
                 pass
+            out["training"] = training
         return out
 
     @classmethod

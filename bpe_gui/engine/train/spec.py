@@ -24,6 +24,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .. import checks
 from ..errors import ArgumentError, SettingArgumentError, SettingsError, SettingTypeError, \
@@ -373,7 +374,7 @@ def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
                    encoding=spec.encoding)
 
 
-def _field(key: str, value: object, problems: list[str]):
+def _field(key: str, value: Any, problems: list[str]) -> Any:
     """One field of a spec's data, checked (SettingsError says why not; a setting that is
     wrong is left out of the settings and named in ``problems``)."""
     if key == "settings":
@@ -382,14 +383,15 @@ def _field(key: str, value: object, problems: list[str]):
     if key == "parity":
         try:
             p = ParityOptions(tuple(Language(**lang) for lang in value["languages"]), **{
-                k: v for k, v in value.items() if k != "languages"})  # type: ignore[index]
+                k: v for k, v in value.items() if k != "languages"})
         except (AttributeError, KeyError, TypeError) as e:
             raise SettingsError(f"not parity options ({type(e).__name__}: {e})") from None
         value = p
     if key not in TrainingSpec.__dataclass_fields__ or key == "text":
         raise SettingsError("not a field of this version")
-    spec = TrainingSpec(**{key: tuple(value) if key in ("corpus", "counts") and
-                           isinstance(value, list) else value})
+    if key in ("corpus", "counts") and isinstance(value, list):
+        value = tuple(value)
+    spec = TrainingSpec(**{key: value})
     _check_fields(spec)
     return _codec(value) if key == "encoding" else getattr(spec, key)
 
@@ -397,7 +399,7 @@ def _field(key: str, value: object, problems: list[str]):
 def _check_fields(spec: TrainingSpec) -> None:
     """Each field of ``spec`` of the type build_run and command() take (SettingsError
     names it, as ``TrainingSpec(corpus)[0]``)."""
-    def names(value: object, name: str) -> None:
+    def names(value: Any, name: str) -> None:
         if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
             checks.instance(value, (), name, "a tuple of file paths")
         for k, path in enumerate(value):
