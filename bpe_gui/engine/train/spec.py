@@ -279,9 +279,11 @@ class TrainingSpec:
             try:
                 kw[key] = _field(key, value, own)
             except SettingsError as e:
+                if problems is None:
+                    raise
                 own.append(f"{key}: {str(e).rstrip('.')}; left out.")
-            if own and problems is None:
-                raise SettingsError(own[0])
+            if own and problems is None:   # (a setting's, named by check_settings)
+                raise SettingsError(f"Not a training spec: {own[0]}")
             if problems is not None:
                 problems.extend(own)
         return cls(**kw)
