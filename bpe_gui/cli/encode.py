@@ -241,6 +241,13 @@ def refuse_overridden_outputs(args: argparse.Namespace) -> None:
     if args.ids_only and args.json:
         raise UsageError("--ids-only and --json are two output forms; pick one (--json "
                          "holds the ids too, under \"ids\")")
+    given = [f"--{k.replace('_', '-')}" for k in ("allowed_special", "disallowed_special")
+             if getattr(args, k) not in (None, ["none"])]   # (none: what --ordinary means)
+    given += ["--add-special-tokens"] * bool(args.add_special_tokens)
+    if args.ordinary and given:
+        raise UsageError(f"{given[0]} and --ordinary contradict each other: --ordinary reads "
+                         "special tokens' text as ordinary text and adds nothing around the "
+                         "text; keep one of them")
     if args.explain and (args.ordinary or args.add_special_tokens):
         flag = "--ordinary" if args.ordinary else "--add-special-tokens"
         raise UsageError(f"--explain shows how the tokenizer cuts the text as typed (typed "

@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
                            "bpe-gui train more.txt --from tok --num-merges 1000 --out tok2"))
     t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files (- reads the "
                    "standard input)")
-    t.add_argument("--counts", nargs="+", default=[], metavar="TABLE",
+    t.add_argument("--counts", nargs="+", action="extend", default=[], metavar="TABLE",
                    help="train from word-count tables (made by `bpe-gui count`) instead of "
                    "corpus files; several are summed. Their pattern and special tokens are "
                    "used unless given, and then must match")

@@ -134,13 +134,6 @@ def on_spec(args: argparse.Namespace):
     if source is None:   # SuperBPE from the corpus: stage 1's pattern and specials as given
         settings = replace(settings, pattern=resolve_preset_arg(args),
                            special_tokens=tuple(args.special_token))
-    else:
-        start = start_of_stage2(source, args.superbpe_from)
-        n_ids = max(start.vocab) + 1
-        if args.num_merges is None and args.vocab_size <= n_ids:
-            raise UsageError(f"--vocab-size {args.vocab_size:,} leaves no room for new merges: "
-                             f"the tokenizer already has {n_ids:,} ids; give a larger size or "
-                             "--num-merges N")
     spec = resolve(TrainingSpec(mode=SUPERBPE if superbpe else TRAIN_ON,
                                 corpus=tuple(args.corpus), counts=tuple(args.counts),
                                 settings=settings, encoding=encoding, base=args.source),
@@ -181,13 +174,6 @@ def load_source(args: argparse.Namespace):
         have = ", ".join(tok.special_tokens) or "none"
         raise UsageError(f"--special-token: the tokenizer's special tokens are {have} ({why})")
     return tok
-
-
-def start_of_stage2(tok, T: int | None):
-    """The tokenizer with its first T merges (any format: as its merge list, since a
-    tokenizer.json or .tiktoken runs whole); all of it without T."""
-    from ..engine.train import merge_list_tokenizer
-    return tok if T is None else merge_list_tokenizer(tok).at_step(T)
 
 
 def source_files(path: str | None) -> list[Path]:

@@ -13,7 +13,7 @@ from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
     trainer_snapshot
 from ..engine.io import check_name
-from .common import no_collections, parse_formats
+from .common import UsageError, no_collections, parse_formats
 from .paths import check_out_folder, refuse_overwriting_inputs, write_run_export
 from .progress import Progress
 
@@ -45,6 +45,9 @@ def run_and_export(args: argparse.Namespace, spec, inputs: Sequence, summary, *,
         reason = settings_problem(fmt, spec.tokenizer_settings())   # before training
         if reason:
             raise ExportError(f"--format {fmt}: {reason}")
+    if args.out == "-":
+        raise UsageError("--out -: training writes a folder of files, not the standard "
+                         "output; give a folder (--out ./- for a folder named -)")
     out = Path(args.out).expanduser()
     check_out_folder(out)
     names = [n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]

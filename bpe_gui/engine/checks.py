@@ -17,6 +17,7 @@ Example::
 """
 from __future__ import annotations
 
+import io
 import math
 import os
 from numbers import Integral, Real
@@ -185,12 +186,20 @@ def texts_not_paths(items: Sequence[Any], name: str) -> None:
 
 
 def iterable_texts(value: Any, name: str) -> Any:
-    """An iterable of texts (each one is checked as it is read): not one str or bytes."""
+    """An iterable of texts, not one str or bytes; each item a text, named by its index
+    when not (a list's now, a stream's as it is read: use the value returned)."""
     if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
         _fail_type(name, "an iterable of texts (str), e.g. a list, a generator or an open "
                    "file", value, "One text: put it in a list, [text]." if
                    isinstance(value, str) else "")
-    return value
+    if isinstance(value, (list, tuple)):
+        for k, t in enumerate(value):
+            if not isinstance(t, str):
+                text(t, f"{name}[{k}]")
+        return value
+    if isinstance(value, io.TextIOBase):   # (lines: str, and no step between them)
+        return value
+    return (t if isinstance(t, str) else text(t, f"{name}[{k}]") for k, t in enumerate(value))
 
 
 def instance(value: Any, cls: type | tuple, name: str, expected: str,

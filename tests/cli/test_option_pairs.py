@@ -198,3 +198,34 @@ def test_encode_warns_about_text_its_pattern_gives_no_ids(work):
     assert "(5 of 11 characters): they get no ids" in err(p), err(p)
     q = run("encode", "--tokenizer", "tok", "low 123 low", cwd=work)
     assert "warning" not in err(q)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("flags, needles", [
+    (["--allowed-special", "all", "--ordinary"], ["--allowed-special", "--ordinary"]),
+    (["--allowed-special", "<s>", "--ordinary"], ["--allowed-special", "--ordinary"]),
+    (["--disallowed-special", "<s>", "--ordinary"], ["--disallowed-special", "--ordinary"]),
+    (["--add-special-tokens", "--ordinary"], ["--add-special-tokens", "--ordinary"]),
+])
+def test_ordinary_with_a_special_token_flag_is_refused(work, flags, needles):
+    """--allowed-special all --ordinary exited 0 with --ordinary silently winning;
+    --add-special-tokens --ordinary dropped the BOS that was asked for."""
+    assert_user_error(run("encode", "--tokenizer", "tok", *flags, "a<s>", cwd=work), *needles)
+
+
+@pytest.mark.parametrize("flags", [["--ordinary", "--no-add-special-tokens"],
+                                   ["--ordinary", "--disallowed-special", "none"]])
+def test_ordinary_with_what_it_means_anyway_is_fine(work, flags):
+    p = run("encode", "--tokenizer", "tok", *flags, "--ids-only", "low", cwd=work)
+    assert p.returncode == 0, p.stderr
+    assert out(p) == out(run("encode", "--tokenizer", "tok", "--ordinary", "--ids-only",
+                             "low", cwd=work))
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("out_flag", [["--out", "-"], ["--out=-"]])
+def test_train_out_dash_is_refused(work, tmp_path, out_flag):
+    """train --out - wrote a folder named -: training writes a folder, not the output."""
+    p = run("train", str(work / "c.txt"), "--num-merges", "5", *out_flag, "-q", cwd=tmp_path)
+    assert_user_error(p, "--out -", "folder", "./-")
+    assert not (tmp_path / "-").exists()

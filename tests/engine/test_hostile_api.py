@@ -202,7 +202,7 @@ def test_other_entry_points(tok, corpus, tmp_path):
     refused(lambda: count_corpus(5), ArgumentTypeError, "count_corpus(paths)")
     refused(lambda: count_corpus(pre="gpt2"), ArgumentTypeError, "Pretokenizer")
     # one string of texts would be one document per character
-    refused(lambda: count_corpus(texts="a b a"), ArgumentTypeError, "list of strings")
+    refused(lambda: count_corpus(texts="a b a"), ArgumentTypeError, "put it in a list")
     refused(lambda: count_corpus(corpus, workers=0), ArgumentError, "workers")
     assert count_corpus(texts=["a b a"], pre=Pretokenizer("whitespace")).words == ["a", " ", "b"]
 

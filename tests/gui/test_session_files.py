@@ -143,3 +143,29 @@ def test_two_windows_closing_keep_both_sessions(make_window, ready, tmp_path):
     ready(third.controller)
     assert third.close()
     assert Session.load(auto).sample == "tutorial" and len(kept_sessions(auto)) == 1
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("key, value", [("encoding", 5), ("corpus", [1, 2]), ("base", 7)])
+def test_a_bad_field_of_the_training_spec_is_named_and_the_session_saves(make_window,
+                                                                         tmp_path, ready,
+                                                                         key, value):
+    """A spec with "encoding": 5 showed "unexpected error (please report it)" and the
+    session could not be autosaved at close, so it was lost."""
+    from bpe_gui.engine.train.session import Session
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hug pug pun bun hugs " * 20, encoding="utf-8")
+    doc = session_doc()
+    doc["corpus"] = {"paths": [str(corpus)]}
+    doc["training"] = {"spec": {"mode": "plain", "corpus": [str(corpus)],
+                                "settings": {"vocab_size": 300}, key: value}}
+    win = make_window()
+    c = win.controller
+    assert win.sessions.open_session(write(tmp_path, doc))
+    ready(c)
+    title, message = win.status.last_error
+    assert f"training.spec.{key}" in message and "unexpected" not in message.lower()
+    assert c.corpus_text.startswith("hug pug") and c.settings.vocab_size == 300
+    assert c.opening.save_session(str(tmp_path / "again.bpesession"))
+    assert win.sessions.autosave() is None and win.close()
+    assert Session.load(tmp_path / "autosave.bpesession").corpus_paths == [str(corpus)]

@@ -322,10 +322,7 @@ def _check_count_arguments(paths, pre, texts, workers, out) -> None:
     checks.paths(paths, "count_corpus(paths)")
     checks.instance(pre, Pretokenizer, "count_corpus(pre)", "a Pretokenizer or None",
                     none_ok=True)
-    if isinstance(texts, (list, tuple, str, bytes)):
-        checks.special_tokens(texts, "count_corpus(texts)")   # a list of str, not one str
-    else:
-        checks.iterable_texts(texts, "count_corpus(texts)")   # (each checked as read)
+    checks.iterable_texts(texts, "count_corpus(texts)")   # (a stream's as read: blocks.py)
     checks.whole(workers, "count_corpus(workers)", 1, 4096, none_ok=True)
     if out is not None:
         checks.path(out, "count_corpus(out)")

@@ -296,11 +296,12 @@ def _load(path: str | Path, special_tokens: list[str] | None, **kwargs) -> BaseT
 def from_snapshot(snap: Snapshot) -> BaseTokenizer:
     """The tokenizer a pickle holds (sources.py): its files written under their own names
     to a temporary folder, loaded as ``load_tokenizer`` loaded them, the folder removed."""
+    files = _unpickled_files(snap)
     with tempfile.TemporaryDirectory(prefix="bpe-gui-tokenizer-") as d:
-        for name, data in snap.files:
+        for name, data in files:
             with open(os.path.join(d, name), "wb") as f:
-                f.write(zlib.decompress(data))
-        main = Path(d) / snap.files[0][0]
+                f.write(data)
+        main = Path(d) / files[0][0]
         tok = load_tokenizer(main, None if snap.special_tokens is None
                              else list(snap.special_tokens), **dict(snap.options))
     meta = tok.meta if isinstance(tok.meta, dict) else None
@@ -308,6 +309,33 @@ def from_snapshot(snap: Snapshot) -> BaseTokenizer:
         meta["source"] = snap.source
     tok.source = Pickled(snap, from_snapshot)   # (its files are gone: pickled from these bytes)
     return tok
+
+
+def _unpickled_files(snap: Snapshot) -> list[tuple[str, bytes]]:
+    """A pickle's files, each checked before one is written: a plain file name (no
+    folder: nothing lands outside the folder made for them) and bytes that decompress;
+    FormatError naming the pickle for one that was changed since it was made."""
+    files = getattr(snap, "files", None)
+
+    def bad(why: str) -> FormatError:
+        return FormatError(f"pickled tokenizer {getattr(snap, 'source', '')}".rstrip(),
+                           f"{why}: the pickle was changed after it was made, or is not "
+                           "a bpe-gui tokenizer's. Pickle the tokenizer again.")
+    if not isinstance(snap, Snapshot) or not isinstance(files, tuple) or not files:
+        raise bad("it holds no tokenizer file")
+    out = []
+    for item in files:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+                and isinstance(item[1], bytes)):
+            raise bad(f"{checks._shown(item)} is not a file's name and bytes")
+        name, data = item
+        if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+            raise bad(f"the file name {name!r} is not a plain name")
+        try:
+            out.append((name, zlib.decompress(data)))
+        except zlib.error as e:
+            raise bad(f"the bytes of {name} do not decompress ({e})") from None
+    return out
 
 
 def describe_source(tok) -> str:

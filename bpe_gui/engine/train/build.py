@@ -152,11 +152,18 @@ def _effective(spec: TrainingSpec, src: BaseTokenizer) -> TrainSettings:
     """The settings the run trains with: a tokenizer trained on decides how the corpus
     is cut (its mode, pattern, special tokens)."""
     s = spec.settings
-    from .inherited import inherited_settings
+    from .inherited import inherited_settings, merge_list_tokenizer
+    if s.superbpe_from is not None and s.superbpe_from > src.n_merges:
+        raise SettingsError(f"Stage 2 from merge {s.superbpe_from:,}: {spec.base} has "
+                            f"only {src.n_merges:,} merges.")
+    start = src if s.superbpe_from is None else \
+        merge_list_tokenizer(src).at_step(s.superbpe_from)
+    n_ids = max(start.vocab) + 1
+    if s.num_merges is None and s.vocab_size is not None and s.vocab_size <= n_ids:
+        raise SettingsError(f"A vocabulary size of {s.vocab_size:,} leaves no room for new "
+                            f"merges: {spec.base} has {n_ids:,} ids already. Give a larger "
+                            "size, or a number of merges.")
     if spec.mode == SUPERBPE:
-        if s.superbpe_from is not None and s.superbpe_from > src.n_merges:
-            raise SettingsError(f"Stage 2 from merge {s.superbpe_from:,}: {spec.base} has "
-                                f"only {src.n_merges:,} merges.")
         if src.mode != "byte":
             raise SettingsError(f"SuperBPE needs a byte-level tokenizer; {spec.base} is "
                                 f"{src.mode}-level.")

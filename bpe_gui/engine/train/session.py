@@ -12,9 +12,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError
-from .session_fields import (MAX_STEP, check_settings, compare_side, is_type, obj, str_list,
-                             take, training_spec, whole)
+from ..errors import BPEError, FormatError
+from .session_fields import (MAX_STEP, check_settings, compare_side, is_type, obj, shown,
+                             str_list, take, whole)
 from .spec import TrainingSpec
 from .trainer import TrainSettings
 from ..io.atomic import write_atomic
@@ -88,8 +88,12 @@ class Session:
         if self.parity is not None:
             out["parity"] = self.parity
         if self.spec is not None:
-            out["training"] = {"spec": self.spec,
-                               "command": TrainingSpec.from_dict(self.spec).command()}
+            training: dict = {"spec": self.spec}
+            try:   # (a spec read is checked field by field: it has its command)
+                training["command"] = TrainingSpec.from_dict(self.spec).command()
+            except BPEError:
+                pass
+            out["training"] = training
         return out
 
     @classmethod
@@ -100,7 +104,7 @@ class Session:
         if not isinstance(d, dict) or d.get("format") != SESSION_FORMAT:
             raise FormatError(path, "not a bpe-gui session file (expected "
                               f"\"format\": \"{SESSION_FORMAT}\").", key="format")
-        if d.get("version") != SESSION_VERSION:
+        if d.get("version") != SESSION_VERSION or type(d.get("version")) is not int:
             raise FormatError(path, f"session version {d.get('version')!r} is not supported "
                               f"(this build reads version {SESSION_VERSION}).", key="version")
         problems: list[str] = []
@@ -116,7 +120,7 @@ class Session:
         view = obj(d, "view", problems)
         show_ws = take(view, "show_whitespace", is_type(bool, "true or false"), True,
                        problems, "view")
-        imported = obj(view, "imported", problems) if "imported" in view else {}
+        imported = obj(view, "imported", problems, "view.")
         imported_path = take(imported, "path", is_type(str, "a file path"), None, problems,
                              "view.imported")
         in_use = take(imported, "in_use", is_type(bool, "true or false"), False, problems,
@@ -128,8 +132,7 @@ class Session:
         train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
                              problems, "train_on")
         parity = take(d, "parity", is_type(dict, "an object"), None, problems)
-        spec = take(obj(d, "training", problems), "spec", training_spec, None, problems,
-                    "training")
+        spec = training_spec(obj(d, "training", problems).get("spec"), problems)
         return cls(settings=settings, corpus_text=text, corpus_paths=list(paths),
                    sample=sample, step=step, furthest_step=furthest if furthest > step else 0,
                    encode_text=encode_text, imported_path=imported_path,
@@ -187,3 +190,18 @@ def _side_dict(side: dict) -> dict:
     """A compare side as JSON: its settings (if any) as an object, no empty fields."""
     return {k: v.to_dict() if isinstance(v, TrainSettings) else v
             for k, v in side.items() if v is not None}
+
+
+def training_spec(raw: object, problems: list[str]) -> dict | None:
+    """A session's training spec (TrainingSpec.to_dict's data) with each field checked:
+    a wrong one left out and named, the rest kept. None (and a problem) for one that is
+    not an object."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problems.append(f"training.spec: {shown(raw)} is not an object; left out.")
+        return None
+    own: list[str] = []
+    spec = TrainingSpec.from_dict(raw, own)
+    problems.extend(f"training.spec.{p}" for p in own)
+    return spec.to_dict()

@@ -100,7 +100,7 @@ def check_settings(raw: Any, problems: list[str]) -> TrainSettings:
                             f"({shown(fallback) if fallback not in ((), None) else 'none'}) "
                             "is used.")
             continue
-        good[key] = tuple(value) if key == "special_tokens" else value
+        good[key] = value   # (special tokens: a tuple once TrainSettings has them)
     settings = TrainSettings(**good)
     try:   # fields that are each fine but do not go together (e.g. a size below 256)
         return settings.validated()
@@ -124,13 +124,13 @@ def take(d: dict, key: str, check: Callable[[Any], str | None], default: Any,
     return default
 
 
-def obj(d: dict, key: str, problems: list[str]) -> dict:
+def obj(d: dict, key: str, problems: list[str], where: str = "") -> dict:
     """An object field (``corpus``, ``view``): a dict, or {} and a problem."""
     value = d.get(key)
     if value is None:
         return {}
     if not isinstance(value, dict):
-        problems.append(f"{key}: {shown(value)} is not an object; left out.")
+        problems.append(f"{where}{key}: {shown(value)} is not an object; left out.")
         return {}
     return value
 
@@ -176,13 +176,3 @@ def compare_side(raw: Any, problems: list[str], where: str = "view.compare_b") -
         side["trained"] = take(raw, "trained", is_type(bool, "true or false"), False,
                                problems, where)
     return side
-
-
-def training_spec(v: Any) -> str | None:
-    """None if ``v`` is a training spec's data (TrainingSpec.to_dict), else why not."""
-    from .spec import TrainingSpec
-    try:
-        TrainingSpec.from_dict(v)
-    except BPEError as e:
-        return str(e).rstrip(".")
-    return None

@@ -19,13 +19,16 @@ Example::
 
     >>> spec = TrainingSpec(corpus=("corpus.txt",), settings=TrainSettings(num_merges=500))
     >>> spec.command()
-    'bpe-gui train corpus.txt --num-merges 500 --out tokenizer'
+    'bpe-gui train --num-merges=500 --out=tokenizer -- corpus.txt'
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from ..errors import SettingsError
+from .. import checks
+from ..errors import ArgumentError, SettingArgumentError, SettingsError, SettingTypeError, \
+    VocabSizeError
 from .trainer import SUPERBPE_LINES, SUPERBPE_PRUNE, TrainSettings
 
 PLAIN, SUPERBPE, TRAIN_ON, PARITY = "plain", "superbpe", "train-on", "parity"
@@ -160,17 +163,15 @@ class TrainingSpec:
         """This spec checked (SettingsError says what to change), each setting its mode
         does not use put back to its default (see :func:`unused`), a number of merges as
         the only target when given."""
-        if self.mode not in MODES:
-            raise SettingsError(f"Unknown training mode {self.mode!r}: use one of "
-                                f"{', '.join(MODES)}.")
-        drop = unused(self)
-        s = replace(self.settings, **{k: getattr(DEFAULT, k) for k in drop
-                                      if k in TrainSettings.__dataclass_fields__})
-        if s.num_merges is not None:
-            s = replace(s, vocab_size=None)
-        s = s.validated()
-        spec = replace(self, settings=s, threads=None if "threads" in drop else self.threads,
-                       encoding=_codec(self.encoding))
+        spec = self._normalised()
+        try:
+            s = spec.settings.validated()
+        except VocabSizeError:   # on a tokenizer: its ids are the floor (build.resolve)
+            if not self.base:
+                raise
+            s = replace(spec.settings, num_merges=0).validated()
+            s = replace(s, num_merges=None)
+        spec = replace(spec, settings=s, encoding=_codec(self.encoding))
         if self.mode == PARITY:
             return _parity_checked(spec)
         if self.parity is not None:
@@ -201,6 +202,19 @@ class TrainingSpec:
         elif s.superbpe_from is not None:
             raise SettingsError("A SuperBPE transition is SuperBPE's (mode superbpe).")
         return spec
+
+    def _normalised(self) -> "TrainingSpec":
+        """This spec with each field's type checked (what build_run and command() rely
+        on: SettingsError names the field) and each setting its mode does not use put
+        back to its default; its other rules are validated()'s."""
+        _check_fields(self)
+        drop = unused(self)
+        s = replace(self.settings, **{k: getattr(DEFAULT, k) for k in drop
+                                      if k in TrainSettings.__dataclass_fields__})
+        if s.num_merges is not None:
+            s = replace(s, vocab_size=None)
+        return replace(self, corpus=tuple(self.corpus), counts=tuple(self.counts), settings=s,
+                       threads=None if "threads" in drop else self.threads)
 
     def parity_settings(self, p: ParityOptions | None = None):
         """The engine's ParitySettings for this spec."""
@@ -256,80 +270,80 @@ class TrainingSpec:
         return d
 
     @classmethod
-    def from_dict(cls, d: object) -> "TrainingSpec":
-        """A spec from :meth:`to_dict`'s data; SettingsError names what is wrong."""
-        try:
-            assert isinstance(d, dict)
-            settings = TrainSettings(**{**d.get("settings", {}), "special_tokens": tuple(
-                d.get("settings", {}).get("special_tokens", ()))})
-            p = d.get("parity")
-            parity = None if p is None else ParityOptions(
-                tuple(Language(**lang) for lang in p.get("languages", ())), p["variant"],
-                p["global_merges"], p["window_size"], float(p["alpha"]))
-            return cls(d["mode"], tuple(d.get("corpus", ())), tuple(d.get("counts", ())),
-                       None, settings, d.get("encoding", "utf-8"), d.get("threads"),
-                       d.get("base"), parity)
-        except SettingsError:
-            raise
-        except (AssertionError, AttributeError, KeyError, TypeError, ValueError) as e:
-            raise SettingsError(f"Not a training spec ({type(e).__name__}: {e}): write it as "
-                                "TrainingSpec.to_dict() does.") from None
+    def from_dict(cls, d: object, problems: list[str] | None = None) -> "TrainingSpec":
+        """A spec from :meth:`to_dict`'s data, each field checked: SettingsError names
+        the first wrong one; with ``problems`` (a session's spec), each wrong one is left
+        out and named there instead, and the rest kept."""
+        if not isinstance(d, dict):
+            raise SettingsError(f"Not a training spec ({type(d).__name__}): write it as "
+                                "TrainingSpec.to_dict() does.")
+        kw: dict = {}
+        for key, value in d.items():
+            own: list[str] = []
+            try:
+                kw[key] = _field(key, value, own)
+            except SettingsError as e:
+                if problems is None:
+                    raise
+                own.append(f"{key}: {str(e).rstrip('.')}; left out.")
+            if own and problems is None:   # (a setting's, named by check_settings)
+                raise SettingsError(f"Not a training spec: {own[0]}")
+            if problems is not None:
+                problems.extend(own)
+        return cls(**kw)
 
     # ----- the command ---------------------------------------------------------------------
     def argv(self, out: str = "tokenizer") -> list[str]:
         """The ``bpe-gui train`` arguments that train this spec (after ``bpe-gui``); a
-        text in memory is read from standard input (``-``)."""
-        s = self.settings
-        a = ["train"]
-        if self.mode == PARITY:
-            p = self.parity or ParityOptions()
-            a += ["--parity", p.variant]
+        text in memory is read from standard input (``-``). Only the settings its mode
+        uses; each value joined to its option (``--out=-tok``) and the files after
+        ``--``, so a name that starts with a dash is read as the name it is."""
+        spec = self._normalised()
+        s, a = spec.settings, ["train"]
+
+        def opt(flag: str, value: object) -> None:
+            a.append(f"{flag}={value}")
+        if spec.mode == PARITY:
+            p = spec.parity or ParityOptions()
+            opt("--parity", p.variant)
             for lang in p.languages:
-                a += ["--language", f"{lang.name}={lang.train}"]
+                opt("--language", f"{lang.name}={lang.train}")
                 if lang.dev:
-                    a += ["--dev", f"{lang.name}={lang.dev}"]
+                    opt("--dev", f"{lang.name}={lang.dev}")
                 elif lang.ratio is not None:
-                    a += ["--ratio", f"{lang.name}={_number(lang.ratio)}"]
+                    opt("--ratio", f"{lang.name}={_number(lang.ratio)}")
             if p.global_merges:
-                a += ["--global-merges", str(p.global_merges)]
+                opt("--global-merges", p.global_merges)
             if p.variant == "window":
-                a += ["--window-size", str(p.window_size), "--window-share", _number(p.alpha)]
+                opt("--window-size", p.window_size)
+                opt("--window-share", _number(p.alpha))
+        for table in spec.counts:
+            opt("--counts", table)
+        if spec.base:
+            opt("--from", spec.base)
+            if spec.mode == SUPERBPE and s.superbpe_from is None:
+                a.append("--superbpe")
+        if s.num_merges is not None:
+            opt("--num-merges", s.num_merges)
         else:
-            a += list(self.corpus) or ([STDIN] if self.text is not None else [])
-            if self.counts:
-                a += ["--counts", *self.counts]
-        if self.base:
-            a += ["--from", self.base]
-            if self.mode == SUPERBPE and s.superbpe_from is None:
-                a += ["--superbpe"]
-        a += ["--num-merges", str(s.num_merges)] if s.num_merges is not None \
-            else ["--vocab-size", str(s.vocab_size)]
-        for t in s.special_tokens if not self.base else ():
-            a += ["--special-token", t]
-        if s.pattern != DEFAULT.pattern and not self.base:
+            opt("--vocab-size", s.vocab_size)
+        for t in s.special_tokens:   # (none on a tokenizer: it decides them, see unused)
+            opt("--special-token", t)
+        if s.pattern != DEFAULT.pattern:
             from ..text.presets import PRESETS
-            a += ["--preset" if s.pattern in PRESETS else "--pattern", s.pattern]
-        if s.mode != DEFAULT.mode and not self.base:
-            a += ["--mode", s.mode]
-        if s.mode == "char" and s.end_of_word != DEFAULT.end_of_word and not self.base:
-            a += ["--end-of-word", s.end_of_word]
-        if s.tie_rule != DEFAULT.tie_rule:
-            a += ["--tie-rule", s.tie_rule]
-        if s.min_frequency != DEFAULT.min_frequency:
-            a += ["--min-frequency", str(s.min_frequency)]
-        if s.prune:
-            a += ["--prune"]
-        if s.lines:
-            a += ["--lines"]
-        if s.special_text != DEFAULT.special_text:
-            a += ["--special-text", s.special_text]
-        if s.superbpe_from is not None:
-            a += ["--superbpe-from", str(s.superbpe_from)]
-        if self.encoding != "utf-8":
-            a += ["--encoding", self.encoding]
-        if self.threads is not None:
-            a += ["--threads", str(self.threads)]
-        return a + ["--out", out]
+            opt("--preset" if s.pattern in PRESETS else "--pattern", s.pattern)
+        for key in ("mode", "end_of_word", "tie_rule", "min_frequency", "special_text",
+                    "superbpe_from"):
+            if getattr(s, key) != getattr(DEFAULT, key):
+                opt(f"--{key.replace('_', '-')}", getattr(s, key))
+        a += ["--prune"] * s.prune + ["--lines"] * s.lines
+        if spec.encoding != "utf-8":
+            opt("--encoding", spec.encoding)
+        if spec.threads is not None:
+            opt("--threads", spec.threads)
+        opt("--out", out)
+        files = list(spec.corpus) or ([STDIN] if spec.text is not None else [])
+        return a + (["--", *files] if files and spec.mode != PARITY else [])
 
     def command(self, out: str = "tokenizer") -> str:
         """The exact shell command that trains this spec (``bpe-gui train ...``)."""
@@ -352,6 +366,10 @@ def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
                             "instead.")
     named_languages([(lang.name, lang.train) for lang in p.languages], devs or None,
                     ratios or None)   # (each name, dev text and ratio checked there)
+    if not devs and not ratios:
+        raise SettingsError("Give a dev text for every language (--dev NAME=FILE) or a "
+                            "ratio for every language (--ratio NAME=R): parity training "
+                            "balances the languages on one of them.")
     for lang in p.languages:
         if not lang.train:
             raise SettingsError(f"Language {lang.name!r} has no training file: give "
@@ -361,6 +379,69 @@ def _parity_checked(spec: TrainingSpec) -> TrainingSpec:
         p = replace(p, window_size=100, alpha=2.0)
     return replace(spec, parity=p, corpus=(), counts=(), text=None, base=None,
                    encoding=spec.encoding)
+
+
+def _field(key: str, value: Any, problems: list[str]) -> Any:
+    """One field of a spec's data, checked (SettingsError says why not; a setting that is
+    wrong is left out of the settings and named in ``problems``)."""
+    if key == "settings":
+        from .session_fields import check_settings
+        return check_settings(value, problems)
+    if key == "parity":
+        try:
+            p = ParityOptions(tuple(Language(**lang) for lang in value["languages"]), **{
+                k: v for k, v in value.items() if k != "languages"})
+        except (AttributeError, KeyError, TypeError) as e:
+            raise SettingsError(f"not parity options ({type(e).__name__}: {e})") from None
+        value = p
+    if key not in TrainingSpec.__dataclass_fields__ or key == "text":
+        raise SettingsError("not a field of this version")
+    if key in ("corpus", "counts") and isinstance(value, list):
+        value = tuple(value)
+    spec = TrainingSpec(**{key: value})
+    _check_fields(spec)
+    return _codec(value) if key == "encoding" else getattr(spec, key)
+
+
+def _check_fields(spec: TrainingSpec) -> None:
+    """Each field of ``spec`` of the type build_run and command() take (SettingsError
+    names it, as ``TrainingSpec(corpus)[0]``)."""
+    def names(value: Any, name: str) -> None:
+        if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+            checks.instance(value, (), name, "a tuple of file paths")
+        for k, path in enumerate(value):
+            if not (isinstance(path, str) and path):
+                checks.instance(path, (), f"{name}[{k}]", "a file path (a str)")
+    try:
+        checks.instance(spec.settings, TrainSettings, "TrainingSpec(settings)", "TrainSettings")
+        names(spec.corpus, "TrainingSpec(corpus)")
+        names(spec.counts, "TrainingSpec(counts)")
+        if spec.text is not None:
+            checks.text(spec.text, "TrainingSpec(text)")
+        checks.instance(spec.encoding, str, "TrainingSpec(encoding)", "an encoding's name")
+        checks.whole(spec.threads, "TrainingSpec(threads)", 1, 4096, none_ok=True)
+        checks.instance(spec.base, str, "TrainingSpec(base)", "a tokenizer's path or name",
+                        none_ok=True)
+        checks.instance(spec.parity, ParityOptions, "TrainingSpec(parity)", "ParityOptions",
+                        none_ok=True)
+        if spec.parity is not None:   # (its numbers' values: ParitySettings.validated)
+            checks.instance(spec.parity.alpha, (int, float), "TrainingSpec(parity).alpha",
+                            "a number")
+        for k, lang in enumerate(spec.parity.languages if spec.parity else ()):
+            where = f"TrainingSpec(parity).languages[{k}]"
+            checks.instance(lang, Language, where, "a Language")
+            if not (isinstance(lang.name, str) and "=" not in lang.name):
+                checks.instance(lang.name, (), f"{where}.name", "a name without '='")
+            names((lang.train,) + ((lang.dev,) if lang.dev is not None else ()),
+                  f"{where} (train, dev)")
+            if lang.ratio is not None and not checks.is_whole(lang.ratio):
+                checks.instance(lang.ratio, float, f"{where}.ratio", "a number")
+    except ArgumentError as e:   # (a setting's error: also a TypeError or ValueError)
+        raise (SettingTypeError if isinstance(e, TypeError) else SettingArgumentError)(
+            str(e)) from None
+    if spec.mode not in MODES:
+        raise SettingsError(f"Unknown training mode {spec.mode!r}: use one of "
+                            f"{', '.join(MODES)}.")
 
 
 def _codec(name: str) -> str:

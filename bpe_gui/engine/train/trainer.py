@@ -673,7 +673,7 @@ class Trainer(RunCommon):
         Example: ``Trainer.from_texts(open("corpus.txt"), TrainSettings(lines=True))``
         trains as ``Trainer.from_files("corpus.txt", TrainSettings(lines=True))``."""
         from ..corpus.counting import count_corpus
-        checks.iterable_texts(texts, "Trainer.from_texts(texts)")
+        texts = checks.iterable_texts(texts, "Trainer.from_texts(texts)")
         settings = (settings or TrainSettings()).validated()
         pre = counting_pretokenizer(settings)
         return cls(count_corpus(texts=texts, pre=pre, progress=progress, cancel=cancel,

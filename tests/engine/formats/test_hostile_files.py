@@ -365,3 +365,62 @@ def test_readers_word_a_missing_file_and_a_folder_alike(tmp_path):
             read(tmp_path / "missing")
         with pytest.raises(FormatError, match=f"is a folder; pick {what} inside it"):
             read(tmp_path)
+
+
+# ----- tampered pickles: a pickle holds a loaded tokenizer's files (formats/sources.py) ---
+@pytest.fixture
+def pickled(tmp_path):
+    """A tokenizer loaded from a .tiktoken file, and its pickle's snapshot."""
+    t = Trainer.from_text("low lower lowest newer wider " * 20, TrainSettings(num_merges=20))
+    t.run()
+    export_tokenizer(t.tokenizer(), tmp_path / "tok", "tiktoken")
+    tok = load_tokenizer(tmp_path / "tok" / "tokenizer.tiktoken")
+    return tok, tok.source.snapshot()
+
+
+def _tampered(snap, **fields):
+    import dataclasses
+    return dataclasses.replace(snap, **fields)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("change, said", [
+    (lambda s: _tampered(s, files=()), "holds no tokenizer file"),
+    (lambda s: _tampered(s, files=((s.files[0][0], "text"),)), "not a file's name and bytes"),
+    (lambda s: _tampered(s, files=((s.files[0][0], s.files[0][1][:-9]),)), "decompress"),
+    (lambda s: _tampered(s, files=(("../x.tiktoken", s.files[0][1]),)), "not a plain"),
+    (lambda s: _tampered(s, files=(("/tmp/x.tiktoken", s.files[0][1]),)), "not a plain"),
+    (lambda s: _tampered(s, files=(("..", s.files[0][1]),)), "not a plain"),
+    (lambda s: _tampered(s, files=[s.files[0]]), "holds no tokenizer file"),
+    (lambda s: {"files": s.files}, "holds no tokenizer file"),
+])
+def test_a_tampered_pickle_is_named_and_writes_nothing_outside(pickled, tmp_path,
+                                                               monkeypatch, change, said):
+    """A snapshot with no file raised IndexError, one with str bytes TypeError, a cut
+    stream zlib.error; a file named ../x.tiktoken was written outside the folder."""
+    import pickle
+    import tempfile
+    tok, snap = pickled
+    inner = tmp_path / "tmp"
+    inner.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(inner))
+    raw = pickle.dumps((tok.source.rebuild, change(snap)))
+    rebuild, bad = pickle.loads(raw)
+    with pytest.raises(FormatError, match=f"pickled tokenizer.*{said}.*[Pp]ickle") as e:
+        rebuild(bad)
+    assert "Traceback" not in str(e.value)
+    assert not (tmp_path / "x.tiktoken").exists() and not Path("/tmp/x.tiktoken").exists()
+    assert list(inner.iterdir()) == []   # the folder it made is gone too
+
+
+@pytest.mark.regression
+def test_one_changed_byte_of_a_pickle_is_named(pickled):
+    """One changed byte of the compressed stream raised a raw zlib.error."""
+    import pickle
+    tok, snap = pickled
+    raw = pickle.dumps(tok)
+    data = snap.files[0][1]
+    k = raw.index(data) + len(data) // 2
+    with pytest.raises(FormatError, match="pickled tokenizer"):
+        pickle.loads(raw[:k] + bytes([raw[k] ^ 0x55]) + raw[k + 1:])
+    assert pickle.loads(raw).encode("lower newer") == tok.encode("lower newer")

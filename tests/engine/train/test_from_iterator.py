@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine import train_from_iterator
-from bpe_gui.engine.errors import ArgumentError, BPEError
+from bpe_gui.engine.errors import ArgumentError, ArgumentTypeError, BPEError
 from bpe_gui.engine.train import Trainer, TrainSettings, train_bpe
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
@@ -96,3 +96,35 @@ def test_train_bpe_reads_a_generator_once_paths_or_texts():
     assert train_bpe((p for p in [path]), 400) == train_bpe([path], 400)
     with pytest.raises(ArgumentError, match="train_from_iterator"):
         train_bpe((line for line in path.read_text("utf-8").splitlines()[:50]), 400)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("call, name", [
+    (lambda texts: train_from_iterator(texts, vocab_size=300),
+     "train_from_iterator(iterator)"),
+    (lambda texts: Trainer.from_texts(texts), "Trainer.from_texts(texts)")])
+@pytest.mark.parametrize("texts, k, kind", [
+    ([b"low low"], 0, "bytes"), (["low", None], 1, "NoneType"), (["low", 7], 1, "int"),
+    ("a stream", 1, "bytes")])
+def test_a_text_that_is_not_one_is_named_by_the_call_made(call, name, texts, k, kind):
+    """train_from_iterator([b"low low"]) said "count_corpus(texts)[0] should be a string
+    such as '<|endoftext|>'": an internal function, and a special token as a text."""
+    with pytest.raises(ArgumentTypeError) as e:
+        call((t for t in ["low", b"x"]) if texts == "a stream" else texts)
+    said = str(e.value)
+    assert said.startswith(f"{name}[{k}]") and f"not {kind}" in said, said
+    assert "count_corpus" not in said and "<|" not in said
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("spec, name", [
+    (dict(threads="many"), "TrainingSpec(threads)"), (dict(threads=0), "TrainingSpec(threads)"),
+    (dict(corpus=(1, 2)), "TrainingSpec(corpus)[0]")])
+def test_build_run_names_the_spec_not_the_counting(tmp_path, spec, name):
+    """build_run with threads="many" or corpus (1, 2) said count_corpus(workers)..."""
+    from bpe_gui.engine.train import TrainingSpec, build_run
+    (tmp_path / "c.txt").write_text("low lower", encoding="utf-8")
+    with pytest.raises(BPEError) as e:
+        build_run(TrainingSpec(**{"corpus": (str(tmp_path / "c.txt"),), **spec},
+                               settings=TrainSettings(num_merges=3)))
+    assert str(e.value).startswith(name) and "count_corpus" not in str(e.value)
