@@ -28,7 +28,7 @@ def test_the_choice_is_greyed_without_special_tokens_and_trains_as_it_says(
     panel.apply()
     assert c.settings.special_text == "text"
     assert c.training.spec().settings.special_text == "text"
-    assert "--special-text text" in c.training.command()[0]
+    assert "--special-text=text" in c.training.command()[0]
     c.training.retrain()
     ready(c)
     window.actions_menus.acts["run"].trigger()

@@ -117,7 +117,8 @@ def train_from_iterator(iterator: "Iterable[str | Sequence[str]]", vocab_size: i
         tok = train_from_iterator((ds[i:i + 1000]["text"] for i in range(0, len(ds), 1000)),
                                   length=len(ds))
     """
-    checks.iterable_texts(iterator, "train_from_iterator(iterator)")
+    if isinstance(iterator, (str, bytes, bytearray)) or not isinstance(iterator, Iterable):
+        checks.iterable_texts(iterator, "train_from_iterator(iterator)")   # (it says why)
     checks.whole(length, "train_from_iterator(length)", 0, checks.MAX_COUNT, none_ok=True)
     _check_train_bpe(None, vocab_size, special_tokens, None, options)
     settings = TrainSettings(vocab_size=vocab_size,
@@ -140,12 +141,10 @@ def _texts(items: Iterable, read: list[int]) -> Iterator[str]:
     for k, item in enumerate(items):
         batch = (item,) if isinstance(item, str) else item
         if not isinstance(batch, (list, tuple)):
-            raise CorpusError(f"{where}: item {k} is {type(item).__name__}; give texts (str) "
-                              "or batches of texts (lists of str), and decode bytes first.")
+            checks.text(item, f"{where}[{k}]")   # (not a text, nor a batch: it says so)
         for j, text in enumerate(batch):
             if not isinstance(text, str):
-                raise CorpusError(f"{where}: text {j} of batch {k} is "
-                                  f"{type(text).__name__}, not str: a batch holds texts.")
+                checks.text(text, f"{where}[{k}][{j}]")
             read[0] += 1
             yield text
 
