@@ -66,13 +66,15 @@ def encode_files(tok: BaseTokenizer, paths: Sequence[str | Path], out: str | Pat
     try:
         with temp_beside(out) as tmp, temp_beside(out.with_name(out.name + ".json")) as tmp_json:
             with open(tmp, "wb") as f:
-                for ids, new_doc in _encoded(tok, paths, field, separator, threads, progress):
-                    if new_doc and docs:
-                        f.write(_packed(array("I", [eot]), wide))
-                        count += 1
-                    docs += new_doc
-                    f.write(_packed(ids, wide))
-                    count += len(ids)
+                for batch in _encoded(tok, paths, field, separator, threads, progress):
+                    joined = array("I")
+                    for ids, new_doc in batch:
+                        if new_doc and (docs or joined):
+                            joined.append(eot)
+                        docs += new_doc
+                        joined.extend(ids)
+                    f.write(_packed(joined, wide))
+                    count += len(joined)
                 f.flush()
                 os.fsync(f.fileno())
             if not count:
@@ -104,9 +106,9 @@ def _packed(ids: array, wide: bool) -> bytes | bytearray:
 
 
 def _encoded(tok: BaseTokenizer, paths: list[str], field: str, separator: str | None,
-             threads: int, progress) -> Iterator[tuple[array, bool]]:
-    """(ids, whether they start a document) per piece of text, in order; the next batch is
-    read on another thread while this one is encoded."""
+             threads: int, progress) -> Iterator[list[tuple[array, bool]]]:
+    """(ids, whether they start a document) of each piece of text, a batch at a time, in
+    order; the next batch is read on another thread while this one is encoded."""
     clone = tok._restricted(frozenset()) if tok._matchable() else tok   # specials as text
     total = sum(_size(p) for p in paths)
     batches = _batches(clone, paths, field, separator, threads, total, progress)
@@ -123,7 +125,7 @@ def _encoded(tok: BaseTokenizer, paths: list[str], field: str, separator: str | 
             else:
                 got = [array("I", ids) for ids in clone.encode_batch(
                     texts, num_threads=threads, disallowed_special=(), add_special_tokens=False)]
-            yield from zip(got, (new for _, new in batch))
+            yield list(zip(got, (new for _, new in batch)))
     finally:
         pool.shutdown(cancel_futures=True)
 
