@@ -127,7 +127,7 @@ def _encoded(tok: BaseTokenizer, paths: list[str], field: str, separator: str | 
                     texts, num_threads=threads, disallowed_special=(), add_special_tokens=False)]
             yield list(zip(got, (new for _, new in batch)))
     finally:
-        pool.shutdown(cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)   # (Ctrl-C: not after a read)
 
 
 def _batches(tok, paths, field, separator, threads, total, progress):
