@@ -25,7 +25,7 @@ import os
 from abc import ABC, abstractmethod
 from array import array
 from itertools import chain, islice
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from .. import checks
 from ..errors import ArgumentError, ArgumentTypeError, UnknownIdError
@@ -302,7 +302,8 @@ class BaseTokenizer(LibraryNames, ABC):
         with ThreadPoolExecutor(max_workers=min(n, len(texts))) as pool:
             return list(pool.map(one, range(len(texts))))
 
-    def encode_files(self, paths: Iterable[str | os.PathLike], out: str | os.PathLike, *,
+    def encode_files(self, paths: str | os.PathLike | Sequence[str | os.PathLike],
+                     out: str | os.PathLike, *,
                      field: str = "text", separator: str | None = None, eot: int | None = None,
                      num_threads: int | None = None,
                      progress: Callable[[int, int], None] | None = None) -> dict:
@@ -318,7 +319,7 @@ class BaseTokenizer(LibraryNames, ABC):
         ``numpy.memmap("ids.bin", dtype=meta["dtype"], mode="r")``.
         """
         from .ids_file import encode_files
-        return encode_files(self, list(paths), out, field=field, separator=separator, eot=eot,
+        return encode_files(self, paths, out, field=field, separator=separator, eot=eot,
                             num_threads=num_threads, progress=progress,
                             name=getattr(self.source, "source", ""))
 

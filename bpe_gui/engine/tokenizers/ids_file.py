@@ -24,28 +24,28 @@ import sys
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .. import checks
 from ..corpus.blocks import BlockReader, Boundaries
 from ..corpus.files import inner_suffix, read_text_chunks
 from ..errors import ArgumentError, EmptyCorpusError, ExportError
 from ..io.atomic import swap_in, temp_beside
-
-if TYPE_CHECKING:
-    from .base import BaseTokenizer
+from .special_policy import holds_any
 
 BATCH_CHARS = 1 << 20   # text per thread in one native batch call
 
 
-def encode_files(tok: BaseTokenizer, paths: Sequence[str | Path], out: str | Path, *,
+def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike],
+                 out: str | os.PathLike, *,
                  field: str = "text", separator: str | None = None, eot: int | None = None,
                  num_threads: int | None = None, name: str = "",
                  progress: Callable[[int, int], None] | None = None) -> dict:
     """Write the ids of the documents of ``paths`` to ``out`` (see the module docstring);
     returns the sidecar's content."""
-    paths = checks.paths(paths, "Tokenizer.encode_files(paths)", none_ok=False)
-    if not paths:
+    given = checks.paths(paths, "Tokenizer.encode_files(paths)", none_ok=False)
+    files = [str(p) for p in ([given] if isinstance(given, (str, os.PathLike)) else given)]
+    if not files:
         raise ArgumentError("Tokenizer.encode_files(paths) got no files: give at least one.")
     threads = checks.whole(os.cpu_count() or 1 if num_threads is None else num_threads,
                            "Tokenizer.encode_files(num_threads)", 1)
@@ -66,7 +66,7 @@ def encode_files(tok: BaseTokenizer, paths: Sequence[str | Path], out: str | Pat
     try:
         with temp_beside(out) as tmp, temp_beside(out.with_name(out.name + ".json")) as tmp_json:
             with open(tmp, "wb") as f:
-                for batch in _encoded(tok, paths, field, separator, threads, progress):
+                for batch in _encoded(tok, files, field, separator, threads, progress):
                     joined = array("I")
                     for ids, new_doc in batch:
                         if new_doc and (docs or joined):
@@ -81,7 +81,7 @@ def encode_files(tok: BaseTokenizer, paths: Sequence[str | Path], out: str | Pat
                 raise EmptyCorpusError("The files hold no text to encode (every document is "
                                        "empty). Check the paths, or --field for .jsonl files.")
             meta = {"dtype": dtype, "count": count, "documents": docs, "eot_id": eot,
-                    "tokenizer": name, "sources": [str(p) for p in paths],
+                    "tokenizer": name, "sources": files,
                     "separator": separator, "field": field}
             Path(tmp_json).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
                                       "utf-8")
@@ -93,7 +93,7 @@ def encode_files(tok: BaseTokenizer, paths: Sequence[str | Path], out: str | Pat
     return meta
 
 
-def _packed(ids: array, wide: bool) -> bytes | bytearray:
+def _packed(ids: array, wide: bool) -> memoryview | bytearray:
     """4-byte ids as the file's dtype: as they are, or their low two bytes (every id
     fits: the vocabulary does)."""
     raw = memoryview(ids).cast("B")
@@ -105,19 +105,23 @@ def _packed(ids: array, wide: bool) -> bytes | bytearray:
     return out
 
 
-def _encoded(tok: BaseTokenizer, paths: list[str], field: str, separator: str | None,
+def _encoded(tok: Any, paths: list[str], field: str, separator: str | None,
              threads: int, progress) -> Iterator[list[tuple[array, bool]]]:
     """(ids, whether they start a document) of each piece of text, a batch at a time, in
     order; the next batch is read on another thread while this one is encoded."""
-    clone = tok._restricted(frozenset()) if tok._matchable() else tok   # specials as text
+    specials = tok._matchable()
     total = sum(_size(p) for p in paths)
-    batches = _batches(clone, paths, field, separator, threads, total, progress)
+    batches = _batches(tok, paths, field, separator, threads, total, progress)
     pool = ThreadPoolExecutor(max_workers=1)
     try:
         ahead = pool.submit(next, batches, None)
         while (batch := ahead.result()) is not None:
             ahead = pool.submit(next, batches, None)
             texts = [t for t, _ in batch]
+            # special tokens' text is text: in a tokenizer that reads none (made when a
+            # batch holds some: it has its own encoder and cache)
+            clone = tok._restricted(frozenset()) if specials and \
+                any(holds_any(t, specials) for t in texts) else tok
             plan = clone.pipeline.route(texts)
             if plan is not None:
                 enc, given, ordinary = plan
@@ -155,11 +159,13 @@ def _pieces(tok, path: str, field: str, separator: str | None):
     seps = [separator] if separator else []
     split = tok.pipeline.route(("",)) is not None and tok.pipeline._whole \
         and Boundaries(tok.pre).native is not None
+    docs: Iterator[str]
     if inner_suffix(Path(path)) == ".jsonl":
         reader = BlockReader([path], tok.pre, field=field)
         docs = (d for blk in reader for d in blk.docs or ())
     elif split:   # blocks cut at safe boundaries, never inside a separator
-        reader = BlockReader([path], tok.pre.with_specials([*tok.pre.special_tokens, *seps]))
+        cuts = list(dict.fromkeys([*tok.pre.special_tokens, *seps]))
+        reader = BlockReader([path], tok.pre.with_specials(cuts))
         reader.bounds.giant = False
 
         def parts() -> Iterator[tuple[str, bool]]:
