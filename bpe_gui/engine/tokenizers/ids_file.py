@@ -59,16 +59,16 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
             raise ArgumentError(f"{e} Name the id to put between documents: eot=ID (on the "
                                 "command line --eot-id ID).") from None
     eot = checks.whole(eot, "Tokenizer.encode_files(eot)", 0)
-    wide = max(tok.n_vocab, eot + 1) > 1 << 16
+    wide = max(_id_limit(tok), eot + 1) > 1 << 16
     dtype = "uint32" if wide else "uint16"
     out = Path(out).expanduser()
     count = docs = 0
     try:
         with temp_beside(out) as tmp, temp_beside(out.with_name(out.name + ".json")) as tmp_json:
             with open(tmp, "wb") as f:
-                for batch in _encoded(tok, files, field, separator, threads, progress):
+                for got, news in _encoded(tok, files, field, separator, threads, progress):
                     joined = array("I")
-                    for ids, new_doc in batch:
+                    for ids, new_doc in zip(got, news):
                         if new_doc and (docs or joined):
                             joined.append(eot)
                         docs += new_doc
@@ -93,6 +93,15 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
     return meta
 
 
+def _id_limit(tok: Any) -> int:
+    """The largest id plus one (``n_vocab``), read off an imported model's table where
+    it has one (``n_vocab`` builds the id -> bytes table, which encoding does not need)."""
+    native = getattr(tok.pipeline.model, "native", None)
+    if native is None:
+        return tok.n_vocab
+    return max([native.n_ids, *(i + 1 for i in tok.special_ids.values())])
+
+
 def _packed(ids: array, wide: bool) -> memoryview | bytearray:
     """4-byte ids as the file's dtype: as they are, or their low two bytes (every id
     fits: the vocabulary does)."""
@@ -106,9 +115,9 @@ def _packed(ids: array, wide: bool) -> memoryview | bytearray:
 
 
 def _encoded(tok: Any, paths: list[str], field: str, separator: str | None,
-             threads: int, progress) -> Iterator[list[tuple[array, bool]]]:
-    """(ids, whether they start a document) of each piece of text, a batch at a time, in
-    order; the next batch is read on another thread while this one is encoded."""
+             threads: int, progress) -> Iterator[tuple[list[array], list[bool]]]:
+    """The ids of each piece of text and whether it starts a document, a batch at a time,
+    in order; the next batch is read on another thread while this one is encoded."""
     specials = tok._matchable()
     total = sum(_size(p) for p in paths)
     batches = _batches(tok, paths, field, separator, threads, total, progress)
@@ -117,11 +126,11 @@ def _encoded(tok: Any, paths: list[str], field: str, separator: str | None,
         ahead = pool.submit(next, batches, None)
         while (batch := ahead.result()) is not None:
             ahead = pool.submit(next, batches, None)
-            texts = [t for t, _ in batch]
+            texts, news = batch
             # special tokens' text is text: in a tokenizer that reads none (made when a
             # batch holds some: it has its own encoder and cache)
             clone = tok._restricted(frozenset()) if specials and \
-                any(holds_any(t, specials) for t in texts) else tok
+                holds_any("\0".join(texts), specials) else tok
             plan = clone.pipeline.route(texts)
             if plan is not None:
                 enc, given, ordinary = plan
@@ -129,29 +138,31 @@ def _encoded(tok: Any, paths: list[str], field: str, separator: str | None,
             else:
                 got = [array("I", ids) for ids in clone.encode_batch(
                     texts, num_threads=threads, disallowed_special=(), add_special_tokens=False)]
-            yield list(zip(got, (new for _, new in batch)))
+            yield got, news
     finally:
         pool.shutdown(wait=False, cancel_futures=True)   # (Ctrl-C: not after a read)
 
 
 def _batches(tok, paths, field, separator, threads, total, progress):
-    batch: list[tuple[str, bool]] = []
+    texts: list[str] = []
+    news: list[bool] = []
     held = base = 0
     for path in paths:
         reader, pieces = _pieces(tok, path, field, separator)
-        for piece in pieces:
-            batch.append(piece)
-            held += len(piece[0])
+        for text, new in pieces:
+            texts.append(text)
+            news.append(new)
+            held += len(text)
             if held >= threads * BATCH_CHARS:
-                yield batch
-                batch, held = [], 0
-            if progress is not None:
-                progress(base + reader.done if reader else base, total)
+                if progress is not None:
+                    progress(base + reader.done if reader else base, total)
+                yield texts, news
+                texts, news, held = [], [], 0
         base += _size(path)
     if progress is not None:
         progress(total, total)
-    if batch:
-        yield batch
+    if texts:
+        yield texts, news
 
 
 def _pieces(tok, path: str, field: str, separator: str | None):
