@@ -15,8 +15,11 @@ Contestants, each in a fresh process, in turns round by round (the median of ``-
              num_threads=N)``: lists in memory
 
 Each child times its call alone (the tokenizer loaded and warmed on a short text before):
-MB/s = the text's UTF-8 bytes / those seconds. Peak = the summed resident memory of the
-child's process tree over its whole run (``treemem.py``: tokenizer, text and ids). The
+MB/s = the text's UTF-8 bytes / those seconds, by the wall clock and by the CPU seconds
+of the process (all its threads: what counts on a machine others load too). Peak = the
+child's peak resident memory (``ru_maxrss``; every contestant is one process, its
+threads in it, so this is the whole process tree) from its start to the end of the
+call: interpreter, tokenizer, text and ids, not the checks after it. The
 ids of every child, empty documents left out and the end-of-text id between the rest,
 are hashed and must equal tiktoken's.
 
@@ -40,14 +43,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 import corpora  # noqa: E402
-from treemem import run_measured  # noqa: E402
+import subprocess  # noqa: E402
 
 SHARED = corpora.SHARED   # ../shared/corpora, or BPE_GUI_CORPORA_DIR
 XZ = {"en": "en-gutenberg-20mb.txt.xz", "zh": "zh-four-classic-novels.txt.xz"}
 SEP = "\n\n"
 
 CHILD = r'''
-import hashlib, json, sys, time
+import hashlib, json, resource, sys, time
 import numpy as np
 lib, tok_path, text_path, threads, out = sys.argv[1:6]
 threads = int(threads)
@@ -63,18 +66,22 @@ if lib.startswith("ours"):
     from bpe_gui.engine import load_tokenizer
     tok = load_tokenizer(tok_path)
     tok.encode_ordinary_batch(["warm up the tokenizer"])
-    t = time.perf_counter()
+    r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     meta = tok.encode_files([text_path], out, separator="\n\n", num_threads=threads)
-    secs = time.perf_counter() - t
+    secs, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
+    CPU = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+    HWM = r1.ru_maxrss / 1e3   # (kB: the process's peak so far, before the checks below)
     ids = np.fromfile(out, dtype=meta["dtype"])
     dig = hashlib.sha256(ids.astype(np.uint32).tobytes()).hexdigest()
 elif lib == "gigatoken":
     import awkward as ak, gigatoken
     tok = gigatoken.Tokenizer.from_tiktoken(tok_path)
     tok.encode("warm up the tokenizer")
-    t = time.perf_counter()
+    r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     got = tok.encode_files(gigatoken.TextFileSource([text_path], separator="\n\n"))
-    secs = time.perf_counter() - t
+    secs, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
+    CPU = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+    HWM = r1.ru_maxrss / 1e3   # (kB: the process's peak so far, before the checks below)
     dig = digest(ak.flatten(got).to_numpy(), ak.num(got).to_numpy())
 else:
     import tiktoken, tiktoken.load, tiktoken_ext.openai_public as op
@@ -82,13 +89,15 @@ else:
         tiktoken.load.load_tiktoken_bpe(tok_path, expected_hash)
     enc = tiktoken.Encoding(**op.cl100k_base())
     enc.encode_ordinary("warm up the tokenizer")
-    t = time.perf_counter()
+    r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     with open(text_path, encoding="utf-8") as f:
         docs = [d for d in f.read().split("\n\n") if d]
     got = enc.encode_ordinary_batch(docs, num_threads=threads)
-    secs = time.perf_counter() - t
+    secs, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
+    CPU = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+    HWM = r1.ru_maxrss / 1e3   # (kB: the process's peak so far, before the checks below)
     dig = digest([i for ids in got for i in ids], [len(ids) for ids in got])
-print(json.dumps({"secs": secs, "digest": dig}))
+print(json.dumps({"secs": secs, "cpu": CPU, "peak_mb": HWM, "digest": dig}))
 '''
 
 
@@ -122,7 +131,8 @@ def main() -> None:
     libs = args.libs.split(",")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     print(f"cl100k_base, documents cut at {SEP!r}; load: {os.getloadavg()[0]:.1f}")
-    print(f"{'text':5} {'MB':>5} {'thr':>3}  " + "  ".join(f"{lib:>22}" for lib in libs))
+    print("each cell: MB/s by wall time, MB per CPU second (the process's threads), peak MB")
+    print(f"{'text':5} {'MB':>5} {'thr':>3}  " + "  ".join(f"{lib:>16}" for lib in libs))
     differ = False
     with tempfile.TemporaryDirectory(prefix="bench_prepare.") as tmp:
         for name, path in texts(Path(tmp), args.texts.split(",")).items():
@@ -133,23 +143,25 @@ def main() -> None:
                 for _ in range(args.runs):
                     for lib in libs:
                         src = SHARED / XZ[name] if lib == "ours-xz" and name in XZ else path
-                        res = run_measured([sys.executable, "-c", CHILD, lib, str(tok),
-                                            str(src), str(n), str(Path(tmp) / "ids.bin")],
-                                           env=dict(env, RAYON_NUM_THREADS=str(n)))
-                        if res["returncode"] != 0:
-                            raise SystemExit(f"{lib} failed:\n{res['stderr']}")
-                        child = json.loads(res["stdout"].strip().splitlines()[-1])
-                        got[lib].append((child["secs"], res["peak_mb"]))
+                        res = subprocess.run([sys.executable, "-c", CHILD, lib, str(tok),
+                                              str(src), str(n), str(Path(tmp) / "ids.bin")],
+                                             env=dict(env, RAYON_NUM_THREADS=str(n)),
+                                             capture_output=True, text=True)
+                        if res.returncode != 0:
+                            raise SystemExit(f"{lib} failed:\n{res.stderr}")
+                        child = json.loads(res.stdout.strip().splitlines()[-1])
+                        got[lib].append((child["secs"], child["cpu"], child["peak_mb"]))
                         digests.setdefault(lib, set()).add(child["digest"])
                 want = digests.get("tiktoken") or next(iter(digests.values()))
                 bad = [lib for lib, d in digests.items() if d != want]
                 differ = differ or bool(bad)
                 cells = []
                 for lib in libs:
-                    secs = statistics.median(s for s, _ in got[lib])
-                    peak = max(p for _, p in got[lib])
-                    cells.append(f"{mb / secs:7.1f} MB/s {peak:6.0f} MB")
-                print(f"{name:5} {mb:5.1f} {n:3}  " + "  ".join(f"{c:>22}" for c in cells)
+                    secs = statistics.median(s for s, _, _ in got[lib])
+                    cpu = statistics.median(c for _, c, _ in got[lib])
+                    peak = max(p for _, _, p in got[lib])
+                    cells.append(f"{mb / secs:5.1f} {mb / cpu:5.1f} {peak:4.0f}")
+                print(f"{name:5} {mb:5.1f} {n:3}  " + "  ".join(f"{c:>16}" for c in cells)
                       + ("" if not bad else f"  IDS DIFFER: {bad}"), flush=True)
     print("ids DIFFER on a row above" if differ else "ids equal on every row (tiktoken's)")
 
