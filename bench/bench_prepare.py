@@ -3,6 +3,7 @@ id, ours against gigatoken and tiktoken, at each thread count (issue 91).
 
     python bench/bench_prepare.py [--texts en,c,zh] [--threads 1,2] [--runs 3]
                                   [--libs ours,ours-xz,gigatoken,tiktoken] [--data DIR]
+                                  [--separator '']   (default: documents cut at blank lines)
 
 Contestants, each in a fresh process, in turns round by round (the median of ``--runs``):
 
@@ -47,13 +48,12 @@ import subprocess  # noqa: E402
 
 SHARED = corpora.SHARED   # ../shared/corpora, or BPE_GUI_CORPORA_DIR
 XZ = {"en": "en-gutenberg-20mb.txt.xz", "zh": "zh-four-classic-novels.txt.xz"}
-SEP = "\n\n"
 
 CHILD = r'''
 import hashlib, json, resource, sys, time
 import numpy as np
-lib, tok_path, text_path, threads, out = sys.argv[1:6]
-threads = int(threads)
+lib, tok_path, text_path, threads, out, sep = sys.argv[1:7]
+threads, sep = int(threads), (sep or None)
 EOT = 100257
 
 def digest(flat, counts):
@@ -67,7 +67,7 @@ if lib.startswith("ours"):
     tok = load_tokenizer(tok_path)
     tok.encode_ordinary_batch(["warm up the tokenizer"])
     r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-    meta = tok.encode_files([text_path], out, separator="\n\n", num_threads=threads)
+    meta = tok.encode_files([text_path], out, separator=sep, num_threads=threads)
     secs, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
     CPU = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
     HWM = r1.ru_maxrss / 1e3   # (kB: the process's peak so far, before the checks below)
@@ -78,7 +78,7 @@ elif lib == "gigatoken":
     tok = gigatoken.Tokenizer.from_tiktoken(tok_path)
     tok.encode("warm up the tokenizer")
     r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-    got = tok.encode_files(gigatoken.TextFileSource([text_path], separator="\n\n"))
+    got = tok.encode_files(gigatoken.TextFileSource([text_path], separator=sep))
     secs, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
     CPU = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
     HWM = r1.ru_maxrss / 1e3   # (kB: the process's peak so far, before the checks below)
@@ -91,7 +91,7 @@ else:
     enc.encode_ordinary("warm up the tokenizer")
     r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     with open(text_path, encoding="utf-8") as f:
-        docs = [d for d in f.read().split("\n\n") if d]
+        docs = [d for d in (f.read().split(sep) if sep else [f.read()]) if d]
     got = enc.encode_ordinary_batch(docs, num_threads=threads)
     secs, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
     CPU = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
@@ -121,6 +121,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--libs", default="ours,ours-xz,gigatoken,tiktoken")
     ap.add_argument("--data", default=str(ROOT.parent / "bench-data"))
+    ap.add_argument("--separator", default="\n\n", help="what cuts documents ('' : none, "
+                    "a file is one document; default: blank lines)")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "tests" / "engine"))
     from tiktoken_files import NPM_HOW, npm_ranks
@@ -130,7 +132,8 @@ def main() -> None:
         raise SystemExit(f"no cl100k_base.tiktoken: {NPM_HOW}")
     libs = args.libs.split(",")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    print(f"cl100k_base, documents cut at {SEP!r}; load: {os.getloadavg()[0]:.1f}")
+    cut = f"cut at {args.separator!r}" if args.separator else "a file each"
+    print(f"cl100k_base, documents {cut}; load: {os.getloadavg()[0]:.1f}")
     print("each cell: MB/s by wall time, MB per CPU second (the process's threads), peak MB")
     print(f"{'text':5} {'MB':>5} {'thr':>3}  " + "  ".join(f"{lib:>16}" for lib in libs))
     differ = False
@@ -144,7 +147,8 @@ def main() -> None:
                     for lib in libs:
                         src = SHARED / XZ[name] if lib == "ours-xz" and name in XZ else path
                         res = subprocess.run([sys.executable, "-c", CHILD, lib, str(tok),
-                                              str(src), str(n), str(Path(tmp) / "ids.bin")],
+                                              str(src), str(n), str(Path(tmp) / "ids.bin"),
+                                              args.separator],
                                              env=dict(env, RAYON_NUM_THREADS=str(n)),
                                              capture_output=True, text=True)
                         if res.returncode != 0:

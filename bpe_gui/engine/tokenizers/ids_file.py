@@ -66,13 +66,14 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
     try:
         with temp_beside(out) as tmp, temp_beside(out.with_name(out.name + ".json")) as tmp_json:
             with open(tmp, "wb") as f:
-                for got, news in _encoded(tok, files, field, separator, threads, progress):
+                for got, news, starts in _encoded(tok, files, field, separator, eot, threads,
+                                                  progress):
                     joined = array("I")
                     for ids, new_doc in zip(got, news):
                         if new_doc and (docs or joined):
                             joined.append(eot)
-                        docs += new_doc
                         joined.extend(ids)
+                    docs += starts
                     f.write(_packed(joined, wide))
                     count += len(joined)
                 f.flush()
@@ -114,11 +115,13 @@ def _packed(ids: array, wide: bool) -> memoryview | bytearray:
     return out
 
 
-def _encoded(tok: Any, paths: list[str], field: str, separator: str | None,
-             threads: int, progress) -> Iterator[tuple[list[array], list[bool]]]:
-    """The ids of each piece of text and whether it starts a document, a batch at a time,
-    in order; the next batch is read on another thread while this one is encoded."""
+def _encoded(tok: Any, paths: list[str], field: str, separator: str | None, eot: int,
+             threads: int, progress) -> Iterator[tuple[list[array], list[bool], int]]:
+    """The ids of the pieces of text, whether each starts a document and how many do, a
+    batch at a time, in order; the next batch is read on another thread while this one is
+    encoded."""
     specials = tok._matchable()
+    glue = _glue(tok, eot)
     total = sum(_size(p) for p in paths)
     batches = _batches(tok, paths, field, separator, threads, total, progress)
     pool = ThreadPoolExecutor(max_workers=1)
@@ -127,10 +130,13 @@ def _encoded(tok: Any, paths: list[str], field: str, separator: str | None,
         while (batch := ahead.result()) is not None:
             ahead = pool.submit(next, batches, None)
             texts, news = batch
+            starts = sum(news)
             # special tokens' text is text: in a tokenizer that reads none (made when a
             # batch holds some: it has its own encoder and cache)
             clone = tok._restricted(frozenset()) if specials and \
                 holds_any("\0".join(texts), specials) else tok
+            if glue is not None and clone is tok and len(texts) > threads:
+                texts, news = _glued(texts, news, glue, threads)
             plan = clone.pipeline.route(texts)
             if plan is not None:
                 enc, given, ordinary = plan
@@ -138,9 +144,44 @@ def _encoded(tok: Any, paths: list[str], field: str, separator: str | None,
             else:
                 got = [array("I", ids) for ids in clone.encode_batch(
                     texts, num_threads=threads, disallowed_special=(), add_special_tokens=False)]
-            yield got, news
+            yield got, news, starts
     finally:
         pool.shutdown(wait=False, cancel_futures=True)   # (Ctrl-C: not after a read)
+
+
+def _glue(tok: Any, eot: int) -> str | None:
+    """The text of the special token with the end-of-text id that the C encoder finds in
+    a text given whole, if there is one: documents joined by it encode to their ids with
+    that id between them (special tokens cut a text into parts encoded on their own), one
+    native call for many documents."""
+    if not tok.pipeline._whole:
+        return None
+    return next((t for t, i in (tok.pipeline._specials_in_c() or {}).items() if i == eot),
+                None)
+
+
+def _glued(texts: list[str], news: list[bool], glue: str,
+           threads: int) -> tuple[list[str], list[bool]]:
+    """A batch's pieces as 4 texts a thread, each of pieces in a row, a document joined to
+    the one before by ``glue`` (a batch that holds no special token's text)."""
+    size = sum(map(len, texts)) // (4 * threads) + 1
+    out: list[str] = []
+    starts: list[bool] = []
+    group: list[str] = []
+    held = 0
+    for text, new in zip(texts, news):
+        if not group:
+            starts.append(new)
+        elif new:
+            group.append(glue)
+        group.append(text)
+        held += len(text)
+        if held >= size:
+            out.append("".join(group))
+            group, held = [], 0
+    if group:
+        out.append("".join(group))
+    return out, starts
 
 
 def _batches(tok, paths, field, separator, threads, total, progress):
