@@ -10,7 +10,8 @@ so memory is a few blocks per thread, not the corpus: where the tokenizer's patt
 in the native scanner and the whole text goes to the C encoder, a document is cut at the
 scanner's safe boundaries (words never span them, so the ids of the parts are the ids of
 the whole; a stretch with none, one giant word, is held whole). Elsewhere (a normalizer,
-SentencePiece's prefix space) each document is encoded whole.
+SentencePiece's prefix space) each document is encoded whole. Short documents go to the
+C encoder many to a text, joined by the end-of-text special token (``_glued``).
 
 The ids go to a temporary file beside ``out`` and are renamed into place with the sidecar
 ``out.json`` ({"dtype", "count", "documents", "eot_id", "tokenizer", "sources", ...}) only
