@@ -6,18 +6,21 @@ import argparse
 import codecs
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .common import examples, UsageError, add_quiet, isatty, json_head, warn
+from .common import examples, UsageError, add_quiet, isatty, json_head, non_negative, \
+    note, threads_arg, warn
 from ..engine.errors import DisallowedSpecialError
 from ..engine.text import Pretokenizer, unmatched_sentence
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
 from .explain import format_explanation
 from .paths import refuse_stdout_is_stdin
+from .progress import Progress
 from .render import RESET, render_tokens
 
 
@@ -33,13 +36,29 @@ def add_parser(sub) -> None:
                                   "echo 'Hello world' | bpe-gui encode --tokenizer "
                                   "tokenizer.json --ids-only",
                                   "bpe-gui encode --tokenizer cl100k_base.tiktoken --explain "
-                                  "'unbelievable'"))
+                                  "'unbelievable'",
+                                  "bpe-gui encode --tokenizer gpt2 --file a.txt --file b.jsonl "
+                                  "--out ids.bin"))
     add_tokenizer_source(e)
     e.add_argument("text", nargs="*", metavar="TEXT",
                    help="texts to encode, each on its own; '-' or nothing reads standard input")
     e.add_argument("--file", action="append", default=[], metavar="PATH",
                    help="encode a file's text (UTF-8), streamed: repeat for several files, "
                    "'-' is standard input")
+    e.add_argument("--out", metavar="PATH", help="with --file: write the ids of the files' "
+                   "documents to PATH as one flat array (uint16 when the vocabulary fits, "
+                   "else uint32; numpy.memmap reads it), the end-of-text id between "
+                   "documents, and PATH.json saying dtype, count and sources; ids as "
+                   "encode_ordinary gives them, on every core (docs/CLI.md)")
+    e.add_argument("--field", default="text", metavar="NAME", help="with --out: the field "
+                   "of each .jsonl line that holds its text (default: text)")
+    e.add_argument("--separator", metavar="TEXT", help="with --out: cut text files into "
+                   "documents at TEXT (\\n is a line break: '\\n\\n' cuts at blank "
+                   "lines); default: a whole file is one document")
+    e.add_argument("--eot-id", type=non_negative, metavar="ID", help="with --out: the id "
+                   "put between documents (default: the tokenizer's <|endoftext|>)")
+    e.add_argument("--threads", type=threads_arg, metavar="N", help="with --out: threads "
+                   "that encode (default: every core; the ids are the same for any number)")
     e.add_argument("--ids-only", action="store_true", help="print only the ids (a line per "
                    "text)")
     e.add_argument("--json", action="store_true", help='print {"schema", "tokenizer", '
@@ -182,6 +201,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def _encode(args: argparse.Namespace) -> int:
     files: list[str] = args.file
+    if args.out is not None:
+        return encode_to_file(args)
+    for flag in ("separator", "eot_id", "threads"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} goes with --out PATH")
     if args.text and files:
         raise UsageError("give texts or --file, not both (a text that names a file is encoded "
                          "as the text of its name)")
@@ -219,6 +243,32 @@ def _encode(args: argparse.Namespace) -> int:
         return 0
     for text, enc in zip(given, encs):
         print_encoding(text, enc, tok, args)
+    return 0
+
+
+def encode_to_file(args: argparse.Namespace) -> int:
+    """``--file ... --out ids.bin``: the files' documents to a file of ids."""
+    if not args.file or args.text:
+        raise UsageError("--out writes the ids of files: give them with --file PATH "
+                         "(repeat for several), and no TEXT")
+    given = [f for f in ("json", "explain", "ids_only", "ordinary") if getattr(args, f)]
+    if given or args.allowed_special or args.disallowed_special or args.add_special_tokens:
+        raise UsageError(f"--out writes encode_ordinary's ids (special tokens' text as text, "
+                         f"nothing added): leave out "
+                         f"--{(given or ['special-token flags'])[0].replace('_', '-')}")
+    tok = load_with_overrides(tokenizer_path(args), args)
+    progress = Progress(sys.stderr, enabled=not args.quiet)
+    sep = args.separator
+    if sep is not None:   # \n, \t, \r as typed in a shell; \\ a backslash
+        sep = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]),
+                     sep)
+    meta = tok.encode_files(args.file, args.out, field=args.field, separator=sep,
+                            eot=args.eot_id, num_threads=args.threads,
+                            progress=lambda done, total: progress("encode", done, total))
+    progress.end_line()
+    if not args.quiet:
+        note(f"{meta['count']:,} ids of {meta['documents']:,} documents ({meta['dtype']}) "
+             f"written to {args.out}")
     return 0
 
 

@@ -11,7 +11,8 @@ class Progress:
     """A progress bar on stderr: redrawn in place on a terminal, a line now and then otherwise."""
 
     LABELS = {"pretokenize": "pre-tokenizing", "merge": "merging", "count": "counting words",
-              "replay": "replaying merges", "solve": "solving", "files": "reading"}
+              "replay": "replaying merges", "solve": "solving", "files": "reading",
+              "encode": "encoding"}
     QUIET_S = 0.5  # without a terminal, phases shorter than this print no line
 
     def __init__(self, stream: TextIO, enabled: bool = True, width: int = 30):
@@ -77,7 +78,7 @@ class Progress:
 
 def amount(n: int, phase: str) -> str:
     """A progress figure: bytes for pre-tokenizing (as on disk), a count otherwise."""
-    if phase in ("pretokenize", "files"):
+    if phase in ("pretokenize", "files", "encode"):
         if n >= 1 << 30:
             return f"{n / (1 << 30):.2f} GiB"
         return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB"

@@ -105,6 +105,7 @@ class Boundaries:
         self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES
         # a cut must see the whole character after it and any special token around it
         self.margin = max([4] + [len(s) for s in self.specials])
+        self.giant = True   # giant stretches cut for counting (giant.py); encoding holds them
 
     @cached_property
     def rx(self):
@@ -146,8 +147,9 @@ class BlockReader:
 
     def __init__(self, sources: Sequence[str | Path] | None, pre: Pretokenizer,
                  texts: Iterable[str] | None = None, encoding: str = "utf-8",
-                 lines: bool = False):
+                 lines: bool = False, field: str = "text"):
         self.bounds = Boundaries(pre, lines)
+        self.field = field   # a .jsonl line's text
         self.paths = [Path(p) for p in (sources or [])]
         # texts in a list are counted one by one; any other iterable is streamed, its
         # texts gathered into blocks of documents (memory: a block, not the stream)
@@ -281,7 +283,7 @@ class BlockReader:
                 except (UnicodeError, LookupError, TypeError, ValueError) as e:
                     raise not_decodable(self.encoding, e, path) from e
                 offset += len(line)
-                doc = jsonl_text(text, lineno, path)
+                doc = jsonl_text(text, lineno, path, self.field)
                 if doc is None:
                     continue
                 if b"\\u" in line and not _encodable(doc):

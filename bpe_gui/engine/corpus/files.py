@@ -196,21 +196,22 @@ def read_bytes(path: str | Path) -> bytes:
         return stream.read()
 
 
-def jsonl_text(line: bytes | str, lineno: int, path: str | Path | None) -> str | None:
-    """The ``text`` field of one .jsonl line (None for a blank line)."""
+def jsonl_text(line: bytes | str, lineno: int, path: str | Path | None,
+               field: str = "text") -> str | None:
+    """The ``field`` (``text``) of one .jsonl line (None for a blank line)."""
     if not line.strip():
         return None
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as e:
         raise CorpusError(f"line {lineno} is not valid JSON ({json_problem(e)}). Each line of a "
-                          ".jsonl corpus must be an object with a \"text\" field.", path) from e
+                          f".jsonl corpus must be an object with a \"{field}\" field.", path) from e
     except UnicodeDecodeError:
         raise  # the caller reports the byte offset
-    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-        raise CorpusError(f"line {lineno} has no \"text\" string field. Each line of a "
-                          ".jsonl corpus must look like {\"text\": \"...\"}.", path)
-    return obj["text"]
+    if not isinstance(obj, dict) or not isinstance(obj.get(field), str):
+        raise CorpusError(f"line {lineno} has no \"{field}\" string field. Each line of a "
+                          f".jsonl corpus must look like {{\"{field}\": \"...\"}}.", path)
+    return obj[field]
 
 
 def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:

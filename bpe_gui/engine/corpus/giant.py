@@ -63,7 +63,7 @@ def giant_parts(bounds, buf: bytearray) -> tuple[int, list[Part]]:
     scanner is asked about buf[:n], n = len(buf) - longest + 1: no special token can start
     before n, so the text the scanner sees goes on at least to n.
     """
-    if bounds.native is None:
+    if bounds.native is None or not bounds.giant:
         return 0, []
     n = len(buf)
     if bounds.specials:

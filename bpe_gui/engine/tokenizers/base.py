@@ -26,7 +26,7 @@ from abc import ABC, abstractmethod
 from array import array
 from dataclasses import replace
 from itertools import chain, islice
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from .. import checks
 from ..errors import ArgumentError, ArgumentTypeError, UnknownIdError
@@ -305,6 +305,27 @@ class BaseTokenizer(LibraryNames, ABC):
         from concurrent.futures import ThreadPoolExecutor   # (with logging: not at import)
         with ThreadPoolExecutor(max_workers=min(n, len(texts))) as pool:
             return list(pool.map(one, range(len(texts))))
+
+    def encode_files(self, paths: str | os.PathLike | Sequence[str | os.PathLike],
+                     out: str | os.PathLike, *,
+                     field: str = "text", separator: str | None = None, eot: int | None = None,
+                     num_threads: int | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> dict:
+        """Corpus files -> ``out``, a flat file of ids (``uint16`` when the vocabulary fits,
+        else ``uint32``) with ``eot`` (default :attr:`eot_token`) between documents, and
+        ``out.json`` (dtype, count, tokenizer, sources), written all or none on
+        ``num_threads`` threads (default: one per core). A document is a whole text file,
+        its text between two ``separator`` s, or a .jsonl line's ``field``; its ids are
+        :meth:`encode_ordinary`'s (tokenizers/ids_file.py). ``progress(done, total)``:
+        bytes read. Returns the sidecar's content.
+
+        Example: ``tok.encode_files(["a.txt", "b.jsonl"], "ids.bin")``, then
+        ``numpy.memmap("ids.bin", dtype=meta["dtype"], mode="r")``.
+        """
+        from .ids_file import encode_files
+        return encode_files(self, paths, out, field=field, separator=separator, eot=eot,
+                            num_threads=num_threads, progress=progress,
+                            name=getattr(self.source, "source", ""))
 
     # ----- which special tokens a call reads, and what a format adds -----------------
     def _matchable(self) -> frozenset[str]:

@@ -1,0 +1,262 @@
+"""Corpus files -> one flat file of token ids, documents joined by the end-of-text id
+(``Tokenizer.encode_files``; ``bpe-gui encode --file ... --out ids.bin``): the ``.bin`` a
+nanoGPT-style training script memory-maps.
+
+A document is a whole text file, or the text between two ``separator`` s of one, or the
+``field`` of a .jsonl line (.xz/.gz as the corpus readers open them). Its ids are
+``encode_ordinary(document)``'s; an empty document is left out. Files are read in blocks
+(``corpus.blocks.BlockReader``) and encoded a batch of blocks at a time on every core,
+so memory is a few blocks per thread, not the corpus: where the tokenizer's pattern runs
+in the native scanner and the whole text goes to the C encoder, a document is cut at the
+scanner's safe boundaries (words never span them, so the ids of the parts are the ids of
+the whole; a stretch with none, one giant word, is held whole). Elsewhere (a normalizer,
+SentencePiece's prefix space) each document is encoded whole. Short documents go to the
+C encoder many to a text, joined by the end-of-text special token (``_glued``).
+
+The ids go to a temporary file beside ``out`` and are renamed into place with the sidecar
+``out.json`` ({"dtype", "count", "documents", "eot_id", "tokenizer", "sources", ...}) only
+when every file was read: an error or Ctrl-C leaves neither (``io.atomic``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from array import array
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from .. import checks
+from ..corpus.blocks import BlockReader, Boundaries
+from ..corpus.files import inner_suffix, read_text_chunks
+from ..errors import ArgumentError, EmptyCorpusError, ExportError
+from ..io.atomic import swap_in, temp_beside
+from .special_policy import holds_any
+
+BATCH_CHARS = 1 << 20   # text per thread in one native batch call
+
+
+def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike],
+                 out: str | os.PathLike, *,
+                 field: str = "text", separator: str | None = None, eot: int | None = None,
+                 num_threads: int | None = None, name: str = "",
+                 progress: Callable[[int, int], None] | None = None) -> dict:
+    """Write the ids of the documents of ``paths`` to ``out`` (see the module docstring);
+    returns the sidecar's content."""
+    given = checks.paths(paths, "Tokenizer.encode_files(paths)", none_ok=False)
+    files = [str(p) for p in ([given] if isinstance(given, (str, os.PathLike)) else given)]
+    if not files:
+        raise ArgumentError("Tokenizer.encode_files(paths) got no files: give at least one.")
+    threads = checks.whole(os.cpu_count() or 1 if num_threads is None else num_threads,
+                           "Tokenizer.encode_files(num_threads)", 1)
+    if separator == "":
+        raise ArgumentError("An empty separator cuts nothing: give the text between two "
+                            "documents, e.g. '<|endoftext|>' or '\\n\\n' (blank lines).")
+    if eot is None:
+        try:
+            eot = tok.eot_token
+        except ArgumentError as e:
+            raise ArgumentError(f"{e} Name the id to put between documents: eot=ID (on the "
+                                "command line --eot-id ID).") from None
+    eot = checks.whole(eot, "Tokenizer.encode_files(eot)", 0)
+    wide = max(_id_limit(tok), eot + 1) > 1 << 16
+    dtype = "uint32" if wide else "uint16"
+    out = Path(out).expanduser()
+    count = docs = 0
+    try:
+        with temp_beside(out) as tmp, temp_beside(out.with_name(out.name + ".json")) as tmp_json:
+            with open(tmp, "wb") as f:
+                for got, news, starts in _encoded(tok, files, field, separator, eot, threads,
+                                                  progress):
+                    joined = array("I")
+                    for ids, new_doc in zip(got, news):
+                        if new_doc and (docs or joined):
+                            joined.append(eot)
+                        joined.extend(ids)
+                    docs += starts
+                    f.write(_packed(joined, wide))
+                    count += len(joined)
+                f.flush()
+                os.fsync(f.fileno())
+            if not count:
+                raise EmptyCorpusError("The files hold no text to encode (every document is "
+                                       "empty). Check the paths, or --field for .jsonl files.")
+            meta = {"dtype": dtype, "count": count, "documents": docs, "eot_id": eot,
+                    "tokenizer": name, "sources": files,
+                    "separator": separator, "field": field}
+            Path(tmp_json).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+                                      "utf-8")
+            swap_in([(tmp, out), (tmp_json, out.with_name(out.name + ".json"))])
+    except OSError as e:
+        raise ExportError(f"Cannot write {out} ({e.strerror or e}). Check that its folder "
+                          "exists and is writable and the disk is not full, or pick "
+                          "another path.") from e
+    return meta
+
+
+def _id_limit(tok: Any) -> int:
+    """The largest id plus one (``n_vocab``), read off an imported model's table where
+    it has one (``n_vocab`` builds the id -> bytes table, which encoding does not need)."""
+    native = getattr(tok.pipeline.model, "native", None)
+    if native is None:
+        return tok.n_vocab
+    return max([native.n_ids, *(i + 1 for i in tok.special_ids.values())])
+
+
+def _packed(ids: array, wide: bool) -> memoryview | bytearray:
+    """4-byte ids as the file's dtype: as they are, or their low two bytes (every id
+    fits: the vocabulary does)."""
+    raw = memoryview(ids).cast("B")
+    if wide:
+        return raw
+    lo = 0 if sys.byteorder == "little" else 2
+    out = bytearray(len(raw) // 2)
+    out[0::2], out[1::2] = raw[lo::4], raw[lo + 1::4]
+    return out
+
+
+def _encoded(tok: Any, paths: list[str], field: str, separator: str | None, eot: int,
+             threads: int, progress) -> Iterator[tuple[list[array], list[bool], int]]:
+    """The ids of the pieces of text, whether each starts a document and how many do, a
+    batch at a time, in order; the next batch is read on another thread while this one is
+    encoded."""
+    specials = tok._matchable()
+    glue = _glue(tok, eot)
+    total = sum(_size(p) for p in paths)
+    batches = _batches(tok, paths, field, separator, threads, total, progress)
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        ahead = pool.submit(next, batches, None)
+        while (batch := ahead.result()) is not None:
+            ahead = pool.submit(next, batches, None)
+            texts, news = batch
+            starts = sum(news)
+            # special tokens' text is text: in a tokenizer that reads none (made when a
+            # batch holds some: it has its own encoder and cache)
+            clone = tok._restricted(frozenset()) if specials and \
+                holds_any("\0".join(texts), specials) else tok
+            if glue is not None and clone is tok and len(texts) > threads:
+                texts, news = _glued(texts, news, glue, threads)
+            plan = clone.pipeline.route(texts)
+            if plan is not None:
+                enc, given, ordinary = plan
+                got = enc.encode_batch(given, threads, as_array=True, ordinary=ordinary)
+            else:
+                got = [array("I", ids) for ids in clone.encode_batch(
+                    texts, num_threads=threads, disallowed_special=(), add_special_tokens=False)]
+            yield got, news, starts
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)   # (Ctrl-C: not after a read)
+
+
+def _glue(tok: Any, eot: int) -> str | None:
+    """The text of the special token with the end-of-text id that the C encoder finds in
+    a text given whole, if there is one: documents joined by it encode to their ids with
+    that id between them (special tokens cut a text into parts encoded on their own), one
+    native call for many documents."""
+    if not tok.pipeline._whole:
+        return None
+    return next((t for t, i in (tok.pipeline._specials_in_c() or {}).items() if i == eot),
+                None)
+
+
+def _glued(texts: list[str], news: list[bool], glue: str,
+           threads: int) -> tuple[list[str], list[bool]]:
+    """A batch's pieces as 4 texts a thread, each of pieces in a row, a document joined to
+    the one before by ``glue`` (a batch that holds no special token's text)."""
+    size = sum(map(len, texts)) // (4 * threads) + 1
+    out: list[str] = []
+    starts: list[bool] = []
+    group: list[str] = []
+    held = 0
+    for text, new in zip(texts, news):
+        if not group:
+            starts.append(new)
+        elif new:
+            group.append(glue)
+        group.append(text)
+        held += len(text)
+        if held >= size:
+            out.append("".join(group))
+            group, held = [], 0
+    if group:
+        out.append("".join(group))
+    return out, starts
+
+
+def _batches(tok, paths, field, separator, threads, total, progress):
+    texts: list[str] = []
+    news: list[bool] = []
+    held = base = 0
+    for path in paths:
+        reader, pieces = _pieces(tok, path, field, separator)
+        for text, new in pieces:
+            texts.append(text)
+            news.append(new)
+            held += len(text)
+            if held >= threads * BATCH_CHARS:
+                if progress is not None:
+                    progress(base + reader.done if reader else base, total)
+                yield texts, news
+                texts, news, held = [], [], 0
+        base += _size(path)
+    if progress is not None:
+        progress(total, total)
+    if texts:
+        yield texts, news
+
+
+def _pieces(tok, path: str, field: str, separator: str | None):
+    """(reader, pieces): the (text, starts a document) of one file, empty ones left out."""
+    seps = [separator] if separator else []
+    split = tok.pipeline.route(("",)) is not None and tok.pipeline._whole \
+        and Boundaries(tok.pre).native is not None
+    docs: Iterator[str]
+    if inner_suffix(Path(path)) == ".jsonl":
+        reader = BlockReader([path], tok.pre, field=field)
+        docs = (d for blk in reader for d in blk.docs or ())
+    elif split:   # blocks cut at safe boundaries, never inside a separator
+        cuts = list(dict.fromkeys([*tok.pre.special_tokens, *seps]))
+        reader = BlockReader([path], tok.pre.with_specials(cuts))
+        reader.bounds.giant = False
+
+        def parts() -> Iterator[tuple[str, bool]]:
+            new = True   # (a block starts in a document, or at a separator's end)
+            for blk in reader:
+                text = (blk.data[:blk.stop] if blk.stop >= 0 else blk.data).decode("utf-8")
+                for k, piece in enumerate(text.split(separator) if separator else [text]):
+                    new = new or k > 0
+                    if piece:
+                        yield piece, new
+                        new = False
+        return reader, parts()
+    else:
+        reader = None
+        docs = _documents(read_text_chunks(path), separator)
+    return reader, ((d, True) for d in docs if d)
+
+
+def _documents(chunks: Iterator[str], separator: str | None) -> Iterator[str]:
+    """The documents of a text read in chunks: the whole text, or the texts between
+    separators (one held at a time)."""
+    held: list[str] = []
+    carry = ""   # the end of the last chunk, where a separator may start
+    keep = len(separator) - 1 if separator else 0
+    for chunk in chunks:
+        parts = (carry + chunk).split(separator) if separator else [chunk]
+        if len(parts) > 1:
+            yield "".join(held) + parts[0]
+            yield from parts[1:-1]
+            held = []
+        cut = max(0, len(parts[-1]) - keep)
+        held.append(parts[-1][:cut])
+        carry = parts[-1][cut:]
+    yield "".join(held) + carry
+
+
+def _size(p: str) -> int:
+    try:
+        return os.path.getsize(p)
+    except OSError:
+        return 0   # reading it says what is wrong
