@@ -8,7 +8,7 @@ import os
 import sys
 from datetime import datetime
 
-from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, parse_request, \
+from ..engine.chat import CODE_RENDERERS, HARMONY_RENDERS, ChatError, encode_chat, parse_request, \
     read_template_file, template_beside
 from ..engine.display import readable
 from .common import UsageError, add_quiet, isatty, json_head, no_collections, warn
@@ -41,6 +41,10 @@ def add_parser(sub) -> None:
                    f"{', '.join(CODE_RENDERERS)} (default: the template that comes with the "
                    "tokenizer: a GGUF's own, or tokenizer_config.json / chat_template.jinja "
                    "beside a tokenizer.json)")
+    c.add_argument("--harmony-render", choices=HARMONY_RENDERS, metavar="RENDER",
+                   help="with --template harmony, which of openai-harmony's renders: "
+                   f"{', '.join(HARMONY_RENDERS)} (default: for completion when "
+                   "add_generation_prompt is true or missing, else for training)")
     c.add_argument("--template-name", metavar="NAME",
                    help="of named templates (tool_use, rag ...), this one")
     c.add_argument("--messages", metavar="CONV.json", required=True,
@@ -101,6 +105,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
     body = _body(args.messages)
     renderer, template = "jinja", None
     tools = isinstance(body, dict) and bool(body.get("tools"))
+    if args.harmony_render and args.template != "harmony":
+        raise UsageError("--harmony-render names one of harmony's renders; add --template "
+                         "harmony")
     if args.template in CODE_RENDERERS:
         renderer = args.template
     elif args.template is not None:
@@ -109,7 +116,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     else:
         template = template_beside(path, args.template_name, tools)
     with no_collections():   # (a long prompt is a million tokens and no cycles)
-        enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
+        enc = encode_chat(tok, body, renderer, template, now=_now(args.date),
+                          harmony=args.harmony_render)
     n_messages = len(body.get("messages") or ()) if isinstance(body, dict) else 0
     for line in warnings_of(enc):
         warn(line)
