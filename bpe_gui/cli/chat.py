@@ -133,14 +133,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def as_json(enc, n_messages: int) -> dict:
-    return {**json_head("chat"), "ids": enc.ids,
-            "tokens": [{"id": t.id, "text": t.text, "role": t.role, "origin": t.origin,
-                        "message": t.message, "injected": t.injected, "start": t.start,
-                        "end": t.end} for t in enc.tokens],
-            "counts": enc.counts(), "message_counts": enc.message_counts(n_messages),
-            "injections": [k for k, t in enumerate(enc.tokens) if t.injected],
-            "renderer": enc.renderer, "template": enc.template_origin, "text": enc.text,
-            "notes": list(enc.notes)}
+    return {**json_head("chat"), **enc.as_json(n_messages)}
 
 
 def render_chat(enc, color: bool) -> str:

@@ -72,6 +72,7 @@ def test_chat_without_a_template_says_what_to_do_in_the_window(qtbot, tmp_path):
         v = ChatView(c)
         qtbot.addWidget(v)
         v.render_now()
+        qtbot.waitUntil(lambda: not v.rendering, timeout=10_000)
         message = v.warnings.text()
         assert v.result is None and "no chat template" in message
         assert "--" not in message, message

@@ -79,6 +79,18 @@ class ChatEncoding:
     def injections(self) -> list[ChatToken]:
         return [t for t in self.tokens if t.injected]
 
+    def as_json(self, n_messages: int) -> dict[str, Any]:
+        """What ``bpe-gui chat --json`` prints (less its schema), the Chat view's Copy as
+        JSON: ids, tokens with their origins, counts, the rendered text."""
+        return {"ids": self.ids,
+                "tokens": [{"id": t.id, "text": t.text, "role": t.role, "origin": t.origin,
+                            "message": t.message, "injected": t.injected, "start": t.start,
+                            "end": t.end} for t in self.tokens],
+                "counts": self.counts(), "message_counts": self.message_counts(n_messages),
+                "injections": [k for k, t in enumerate(self.tokens) if t.injected],
+                "renderer": self.renderer, "template": self.template_origin, "text": self.text,
+                "notes": list(self.notes)}
+
 
 def attribute(spans: Sequence[Span], tokens: Sequence[tuple[int, bytes, int, int, bool]]
               ) -> list[ChatToken]:

@@ -149,8 +149,11 @@ class ConversationEditor(QWidget):
             w.textChanged.connect(self.changed)
         for box in (self.generation, self.continue_final, self.sanitize):
             box.toggled.connect(self.changed)
-        self.generation.toggled.connect(lambda on: on and self.continue_final.setChecked(False))
-        self.continue_final.toggled.connect(lambda on: on and self.generation.setChecked(False))
+        # (the two exclude each other: one ticked unticks the other)
+        self.generation.toggled.connect(
+            lambda on: self.continue_final.setChecked(self.continue_final.isChecked() and not on))
+        self.continue_final.toggled.connect(
+            lambda on: self.generation.setChecked(self.generation.isChecked() and not on))
 
     def _next_role(self) -> str:
         last = self.rows[-1].role.currentText() if self.rows else "assistant"
