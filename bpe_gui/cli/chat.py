@@ -122,7 +122,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     for line in warnings_of(enc):
         warn(line)
     if args.json:
-        print(json.dumps(as_json(enc, n_messages), ensure_ascii=False))
+        print(json.dumps({**json_head("chat"), **enc.as_json(n_messages)}, ensure_ascii=False))
         return 0
     color = args.color == "always" or (args.color == "auto" and isatty(sys.stdout)
                                        and not os.environ.get("NO_COLOR"))
@@ -130,10 +130,6 @@ def cmd_chat(args: argparse.Namespace) -> int:
     print(" ".join(map(str, enc.ids)))
     print(summary(enc, body.get("messages") or []))
     return 0
-
-
-def as_json(enc, n_messages: int) -> dict:
-    return {**json_head("chat"), **enc.as_json(n_messages)}
 
 
 def render_chat(enc, color: bool) -> str:

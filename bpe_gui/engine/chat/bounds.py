@@ -55,7 +55,6 @@ class Budget:
         self._sizes: dict[int, tuple[Any, int]] = {}   # id -> (the value kept alive, size)
         if inputs:
             extra = self.size(inputs, sys.maxsize)
-            self._sizes.clear()
             self.limit += extra
             self.max_bytes += 16 * extra   # (4 bytes a character, a few copies)
 

@@ -12,10 +12,9 @@ The three renders are openai-harmony's (:data:`HARMONY_RENDERS`):
 ``render_conversation_for_completion`` ends with ``<|start|>assistant``;
 ``render_conversation_for_training`` ends a last assistant message on the ``final``
 channel with ``<|return|>``; ``render_conversation`` ends every message with ``<|end|>``
-(or ``<|call|>``). Unnamed, ``add_generation_prompt``
-picks the first (true, the default) or the second. When the last assistant message is
-``final``, analysis messages before the first final one are dropped
-(``auto_drop_analysis``, true unless the body says false).
+(or ``<|call|>``). Unnamed, ``add_generation_prompt`` picks the first (true, the default)
+or the second. When the last assistant message is ``final``, analysis messages before the
+first final one are dropped (``auto_drop_analysis``, true unless the body says false).
 
 The tokenizer is tiktoken's o200k_harmony: OpenAI publishes no file of its own for it.
 openai-harmony loads ``o200k_base.tiktoken`` and adds the harmony special tokens, as

@@ -74,8 +74,7 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
     without added tokens, for sanitizing (by default ``tok``'s file loaded again with no
     special tokens)."""
     key = (source.text, source.origin or "chat template", now, time_limit_s)
-    # a template compiled before is taken out while it renders (one render at a time
-    # each: another thread compiles its own), and put back for the next render
+    # compiled before: taken out while it renders (another thread compiles its own)
     template = _COMPILED.pop(key, None) or CompiledTemplate(*key)
     extra = {**source.specials, **tokenizer_specials(tok)}
     try:
@@ -86,9 +85,9 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
             raise
         raise ChatError(hinted) from None
     finally:
-        while len(_COMPILED) >= 4:
-            _COMPILED.pop(next(iter(_COMPILED), key), None)
         _COMPILED[key] = template
+        if len(_COMPILED) > 4:
+            _COMPILED.clear()   # (another template each render: nothing worth keeping)
     notes = conv.notes + undefined_notes(rendered.undefined, extra)
     if _SURROGATE.search(rendered.text):
         # (a template's own "\\ud800": not a character; U+FFFD in its place, as tiktoken)

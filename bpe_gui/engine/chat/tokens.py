@@ -104,31 +104,18 @@ def attribute(spans: Sequence[Span], tokens: Sequence[tuple[int, bytes, int, int
     add, new = out.append, tuple.__new__   # (a named tuple made as a tuple: 10x faster)
     k = 0
     n = len(spans)
-    sp = spans[0] if n else None
-    for t in tokens:
-        tid, piece, s, e, special = t
-        if sp is not None and sp.end <= s:
-            while k < n and spans[k].end <= s:
-                k += 1   # (spans wholly before this token, and so before every later one)
-            sp = spans[k] if k < n else None
-        # the common cases at once: wholly in the next span, or wholly before it
-        if sp is not None and sp.start <= s and e <= sp.end and e > s:
-            src = sp.source
-            add(new(ChatToken, (tid, piece, s, e, src.role, src.message, src.field, special,
-                                special)))
-            continue
-        if sp is None or max(e, s + 1) <= sp.start:
-            add(new(ChatToken, (tid, piece, s, e, TEMPLATE, None,
-                                "special" if special else "scaffolding", special, False)))
-            continue
+    for tid, piece, s, e, special in tokens:
+        while k < n and spans[k].end <= s:
+            k += 1   # (spans wholly before this token, and so before every later one)
         best, most = None, 0
-        j = k
+        if k < n and spans[k].start <= s < e <= spans[k].end:
+            best = spans[k]   # (the common case: wholly inside the next span)
+        j = k if best is None else n
         while j < n and spans[j].start < max(e, s + 1):
-            other = spans[j]
-            overlap = min(e, other.end) - max(s, other.start) if e > s else \
-                int(other.start <= s < other.end)
+            sp = spans[j]
+            overlap = min(e, sp.end) - max(s, sp.start) if e > s else int(sp.start <= s < sp.end)
             if overlap > most:
-                best, most = other, overlap
+                best, most = sp, overlap
             j += 1
         if best is None:
             add(new(ChatToken, (tid, piece, s, e, TEMPLATE, None,

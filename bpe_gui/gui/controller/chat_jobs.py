@@ -13,12 +13,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject
 
-from ...engine.errors import Cancelled
 from ...engine.formats import load_tokenizer
 from .jobs import Done, Ended, IsCancelled, Job, nothing
 from .worker import JobRunner
-
-__all__ = ["ChatJobs"]
 
 
 class ChatJobs(QObject):
@@ -31,29 +28,18 @@ class ChatJobs(QObject):
         self._runner.ended.connect(self._next)
         self._waiting: Job | None = None
         self._latest: Job | None = None
-        self._opened: dict[str, tuple[tuple, Any]] = {}   # path -> (its stat, tokenizer)
-
-    @property
-    def busy(self) -> bool:
-        """A render runs or waits."""
-        return self._runner.busy or self._waiting is not None
+        self._opened: dict[tuple, Any] = {}   # (path, size, mtime) -> tokenizer
+        self._stopped = False   # the window closed: no render starts any more
 
     def render(self, work: Callable[[IsCancelled], Any], on_done: Done,
                on_end: Ended = nothing) -> None:
-        def run(_progress, cancelled: IsCancelled) -> Any:
-            if cancelled():
-                raise Cancelled()
-            return work(cancelled)
-
-        def done(result: Any) -> None:
-            if job is self._latest:
-                on_done(result)
-
-        def end(e) -> None:
-            if job is self._latest:
-                on_end(e)
-        job = Job("Rendering the chat", run, done, end, abandon=True)
+        def latest(f: Callable[[Any], None]) -> Callable[[Any], None]:
+            return lambda got: f(got) if job is self._latest else None
+        job = Job("Rendering the chat", lambda _progress, cancelled: work(cancelled),
+                  latest(on_done), latest(on_end), abandon=True)
         self._latest = job
+        if self._stopped:
+            return
         if self._runner.busy:
             self._runner.request_cancel()   # (its result is dropped: not the latest)
             self._waiting = job
@@ -66,17 +52,14 @@ class ChatJobs(QObject):
         the one beside it). A BPEError says why it cannot be read."""
         try:
             st = Path(path).stat()
-            key: tuple = (st.st_size, st.st_mtime_ns)
         except OSError:
-            key = ()   # (load_tokenizer says what is wrong with the path)
-        got = self._opened.get(path)
-        if got is None or got[0] != key or not key:
-            got = (key, load_tokenizer(path))
-            self._opened.pop(path, None)
+            return load_tokenizer(path)   # (which says what is wrong with the path)
+        key = (path, st.st_size, st.st_mtime_ns)
+        if key not in self._opened:
             if len(self._opened) >= 2:
-                self._opened.pop(next(iter(self._opened)))
-            self._opened[path] = got
-        return got[1]
+                self._opened.clear()
+            self._opened[key] = load_tokenizer(path)
+        return self._opened[key]
 
     def _next(self) -> None:
         job, self._waiting = self._waiting, None
@@ -85,5 +68,5 @@ class ChatJobs(QObject):
 
     def stop(self) -> None:
         """On close: the render running ends, none waits."""
-        self._waiting = None
+        self._waiting, self._stopped = None, True
         self._runner.stop_and_wait()

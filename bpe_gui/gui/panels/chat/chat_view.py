@@ -78,9 +78,9 @@ class ChatView(QWidget):
     def __init__(self, controller: ChatHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
-        self.own_tok: BaseTokenizer | None = None   # a tokenizer opened here, and its path
-        self.own_path: str | None = None
+        self.own_path: str | None = None   # a tokenizer opened here (read by the renders)
         self.rendering = False   # a render was asked for and its result is not shown yet
+        self._n_messages = 0     # of the conversation last rendered
         self.template_path: str | None = None
         # a long file name gives way before the controls do (800 pixels wide), cut with
         # "…" and whole in the tooltip (a plain label was cut at its edge: "Tokenizer: the t")
@@ -99,9 +99,8 @@ class ChatView(QWidget):
         self.origin = TextPane(lines=1)
         self.harmony = QComboBox()   # which of openai-harmony's renders (harmony only)
         self.harmony.addItems(["By add_generation_prompt", *HARMONY_RENDERS])
-        self.harmony.setToolTip("openai-harmony's render to match: for completion (ends "
-                                "<|start|>assistant), for training (a last final message "
-                                "ends <|return|>), or render_conversation (ends <|end|>)")
+        self.harmony.setToolTip("Which of openai-harmony's renders to match (how the "
+                                "conversation ends: <|start|>assistant, <|return|>, <|end|>)")
         self.harmony.setVisible(False)
         self.copy_ids = QPushButton("Copy ids")
         self.copy_ids.setToolTip("The prompt's token ids, as a JSON list (Ctrl+Shift+C)")
@@ -114,7 +113,6 @@ class ChatView(QWidget):
             self.main.flow, self.main.counts, self.main.warnings
         self.other = PromptPane(self)   # another tokenizer, side by side
         self.other.setVisible(False)
-        self.other_tok: BaseTokenizer | None = None
         self.other_path: str | None = None
         self.compare = QPushButton("Side by side…")
         self.compare.setToolTip("The same conversation under another tokenizer, beside this one")
@@ -139,16 +137,13 @@ class ChatView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
-        under = QHBoxLayout()
+        under = QHBoxLayout()   # where the template comes from; what to do with the prompt
         under.addWidget(self.origin, 1)
-        under.addWidget(self.harmony)
-        under.addWidget(self.copy_ids)
-        under.addWidget(self.copy_json)
+        for w in (self.harmony, self.copy_ids, self.copy_json):
+            under.addWidget(w)
         lay.addLayout(under)
         lay.addWidget(self.split, 1)
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(DEBOUNCE_MS)
+        self.timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self.timer.timeout.connect(self.render_now)
         self.editor.changed.connect(self.timer.start)
         self.editor.changed.connect(self._save_state)   # (kept at once: a quit loses none)
@@ -210,10 +205,10 @@ class ChatView(QWidget):
 
     # ----- what renders ---------------------------------------------------------------
     def tokenizer(self) -> tuple[BaseTokenizer | None, str | None]:
-        """(tokenizer, its file or None); a file opened here and not read yet: (None,
-        its path)."""
+        """(tokenizer, its file or None); a file opened here: (None, its path), read by
+        the renders."""
         if self.own_path is not None:
-            return self.own_tok, self.own_path
+            return None, self.own_path
         c = self.controller
         tok = c.tokenizer()
         path = c.imported_path if (c.use_imported and c.imported is not None) else None
@@ -222,7 +217,7 @@ class ChatView(QWidget):
     def set_tokenizer_file(self, path: str, render: bool = True) -> None:
         """Open a tokenizer for this view alone: read by the next render (its pane says
         why when it cannot be)."""
-        self.own_tok, self.own_path = None, path
+        self.own_path = path
         if render:
             self.render_now()
 
@@ -250,18 +245,13 @@ class ChatView(QWidget):
             self.editor.show_json(state["json"])
         for path in state.get("templates") or ():
             if isinstance(path, str) and Path(path).is_file():
-                at = 1 + len(self.template_files())
-                self.renderer.insertItem(at, f"File: {Path(path).name}", path)
-                self.renderer.setItemData(at, path, Qt.ItemDataRole.ToolTipRole)
+                self._template_entry(path)
         chosen = state.get("renderer")
         at = self.renderer.findData(chosen) if isinstance(chosen, str) else -1
         if at < 0 and isinstance(chosen, str) and chosen != FILE:
             at = self.renderer.findText(chosen)
         if at >= 0:
-            self.renderer.setCurrentIndex(at)
-            self._chosen = at
-            data = self.renderer.itemData(at)
-            self.template_path = data if isinstance(data, str) else None
+            self._choose(at)
         tok = state.get("tokenizer")
         if isinstance(tok, str) and tok:
             self.set_tokenizer_file(tok, render=False)
@@ -277,16 +267,24 @@ class ChatView(QWidget):
     def set_template_file(self, path: str) -> None:
         """Render with this template file: an entry of its own in the list (opening one
         already there picks it again), as many as are opened."""
-        path = str(path)
+        self._choose(self._template_entry(str(path)))
+        self.render_now()
+
+    def _template_entry(self, path: str) -> int:
+        """The list's entry of this template file, added after the files opened before."""
         at = self.renderer.findData(path)
         if at < 0:
-            at = 1 + len(self.template_files())   # (after the files opened before)
+            at = 1 + len(self.template_files())
             self.renderer.insertItem(at, f"File: {Path(path).name}", path)
             self.renderer.setItemData(at, path, Qt.ItemDataRole.ToolTipRole)
+        return at
+
+    def _choose(self, at: int) -> None:
+        """The list's entry in use: a renderer, or a template file's."""
         self.renderer.setCurrentIndex(at)
         self._chosen = at
-        self.template_path = path
-        self.render_now()
+        data = self.renderer.itemData(at)
+        self.template_path = data if isinstance(data, str) else None
 
     def template_files(self) -> list[str]:
         """The template files opened here, in the list's order."""
@@ -309,9 +307,7 @@ class ChatView(QWidget):
             else:
                 self.renderer.setCurrentIndex(self._chosen)
             return
-        self._chosen = i
-        data = self.renderer.itemData(i)
-        self.template_path = data if isinstance(data, str) else None
+        self._choose(i)
         self.render_now()
 
     @property
@@ -321,7 +317,7 @@ class ChatView(QWidget):
 
     def set_other_tokenizer_file(self, path: str) -> None:
         """Show the conversation under this tokenizer too, beside the main one."""
-        self.other_tok, self.other_path = None, path
+        self.other_path = path
         self.other.set_title(Path(path).name)
         self.other.setVisible(True)
         self.main.set_title("This tokenizer")
@@ -334,7 +330,7 @@ class ChatView(QWidget):
         if not on:
             self.other.setVisible(False)
             self.main.set_title("")
-            self.other_tok = self.other_path = None
+            self.other_path = None
             return
         path, _ = QFileDialog.getOpenFileName(self, "Another tokenizer, side by side")
         if path:
@@ -363,12 +359,13 @@ class ChatView(QWidget):
             body = self.editor.body()
         except BPEError as e:
             jobs.render(lambda _c: None, lambda _r: None)   # (a render running: dropped)
+            self.rendering = False
             self.main.show_error(str(e))
             self.editor.set_counts(None)
             return
         sides = [(tok, path)]
         if self.other_path is not None and self.other.isVisible():
-            sides.append((self.other_tok, self.other_path))
+            sides.append((None, self.other_path))
         choice, template_path = self.renderer.currentText(), self.template_path
         harmony = self.harmony.currentText() if self.harmony.currentIndex() > 0 else None
 
@@ -380,27 +377,23 @@ class ChatView(QWidget):
                 try:
                     tok = tok if tok is not None or path is None else jobs.tokenizer(path)
                 except BPEError as e:
-                    out.append((None, None, str(e), None))
+                    out.append((None, str(e), None))
                     continue
-                out.append((tok, *_encode(tok, path, body, choice, template_path, harmony)))
+                out.append(_encode(tok, path, body, choice, template_path, harmony))
             return out
         self.rendering = True
         jobs.render(work, lambda got: self._show(got, len(body.get("messages") or ())),
                     self._failed)
 
     def _show(self, got: list, n_messages: int) -> None:
-        """A render's result: per pane (tokenizer, encoding, error, template origin)."""
-        self.rendering = False
-        for k, (tok, enc, error, origin) in enumerate(got):
+        """A render's result: per pane (encoding, error, template origin)."""
+        self.rendering, self._n_messages = False, n_messages
+        for k, (enc, error, origin) in enumerate(got):
             pane = self.main if k == 0 else self.other
             if k == 0:
-                if self.own_path is not None:
-                    self.own_tok = tok
                 if origin is not None:
                     self.origin.setText("Template: " + origin)
                 self.editor.set_counts(enc.message_counts(n_messages) if enc else None)
-            elif self.other_path is not None:
-                self.other_tok = tok
             if enc is None:
                 pane.show_error(error or "")
             else:
@@ -408,24 +401,17 @@ class ChatView(QWidget):
 
     def _failed(self, end: JobEnd) -> None:
         self.rendering = False
-        if not end.done and end.message:   # (a bug: said in the pane, not in a box)
+        if not end.done:   # (a bug: said in the pane, not in a box)
             self.main.show_error(end.message)
 
     def _copy(self, as_json: bool) -> None:
         """The main prompt's ids (a JSON list), or all of it as ``bpe-gui chat --json``
         prints it, on the clipboard."""
         enc = self.result
-        if enc is None:
-            return
-        if as_json:
-            try:
-                n = len(self.editor.body(strict=False).get("messages") or ())
-            except BPEError:
-                n = 0
-            text = json.dumps(enc.as_json(n), ensure_ascii=False)
-        else:
-            text = json.dumps(enc.ids)
-        QGuiApplication.clipboard().setText(text)
+        if enc is not None:
+            QGuiApplication.clipboard().setText(json.dumps(
+                enc.as_json(self._n_messages), ensure_ascii=False) if as_json else
+                json.dumps(enc.ids))
 
     def catch_up(self) -> None:
         if self.timer.isActive():
@@ -449,9 +435,8 @@ def _encode(tok: BaseTokenizer | None, path: str | None, body: dict, choice: str
             template = read_template_file(template_path, None, tools)
         elif choice == BESIDE:
             template = template_beside(path, None, tools) if path else None
-        renderer = choice if choice not in (BESIDE, FILE) else "jinja"
-        if choice == BESIDE and template is None and own_renderer(tok):
-            renderer = own_renderer(tok) or renderer   # (Mistral's: mistral-common)
+        renderer = (own_renderer(tok) if choice == BESIDE and template is None else None) \
+            or (choice if choice not in (BESIDE, FILE) else "jinja")   # (Mistral's files)
         origin = template.origin if template is not None \
             else f"{renderer}, the renderer of this tokenizer's files (they bring no " \
             "jinja template)" if renderer != "jinja" and choice == BESIDE \

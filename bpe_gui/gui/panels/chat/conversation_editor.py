@@ -149,11 +149,9 @@ class ConversationEditor(QWidget):
             w.textChanged.connect(self.changed)
         for box in (self.generation, self.continue_final, self.sanitize):
             box.toggled.connect(self.changed)
-        # (the two exclude each other: one ticked unticks the other)
-        self.generation.toggled.connect(
-            lambda on: self.continue_final.setChecked(self.continue_final.isChecked() and not on))
-        self.continue_final.toggled.connect(
-            lambda on: self.generation.setChecked(self.generation.isChecked() and not on))
+        # (ticking one unticks the other)
+        for a, b in ((self.generation, self.continue_final), (self.continue_final, self.generation)):
+            a.toggled.connect(lambda on, b=b: b.setChecked(b.isChecked() and not on))
 
     def _next_role(self) -> str:
         last = self.rows[-1].role.currentText() if self.rows else "assistant"
