@@ -354,11 +354,11 @@ class ChatView(QWidget):
             self.tok_label.set_variants([f"Tokenizer: trained, as of step {step}",
                                          f"Trained, step {step}", f"Step {step}"])
         self.harmony.setVisible(self.renderer.currentText() == "harmony")
-        jobs = self.controller.chat
+        renders = self.controller.chat
         try:
             body = self.editor.body()
         except BPEError as e:
-            jobs.render(lambda _c: None, lambda _r: None)   # (a render running: dropped)
+            renders.render(lambda _c: None, lambda _r: None)   # (a render running: dropped)
             self.rendering = False
             self.main.show_error(str(e))
             self.editor.set_counts(None)
@@ -375,14 +375,14 @@ class ChatView(QWidget):
                 if cancelled():
                     raise Cancelled()
                 try:
-                    tok = tok if tok is not None or path is None else jobs.tokenizer(path)
+                    tok = tok if tok is not None or path is None else renders.tokenizer(path)
                 except BPEError as e:
                     out.append((None, str(e), None))
                     continue
                 out.append(_encode(tok, path, body, choice, template_path, harmony))
             return out
         self.rendering = True
-        jobs.render(work, lambda got: self._show(got, len(body.get("messages") or ())),
+        renders.render(work, lambda got: self._show(got, len(body.get("messages") or ())),
                     self._failed)
 
     def _show(self, got: list, n_messages: int) -> None:
