@@ -22,7 +22,7 @@ def settled(v: ChatView) -> None:
     """Wait for the render asked for last to be shown (renders are jobs, off the GUI
     thread)."""
     from PySide6.QtTest import QTest
-    for _ in range(4000):
+    for _ in range(12000):
         if not v.rendering and not v.timer.isActive():
             return
         QTest.qWait(5)
@@ -67,7 +67,8 @@ def opened_view(qtbot, tokenizer: Path, template: Path | None = None) -> ChatVie
     if template is not None:
         v.set_template_file(str(template))
         settled(v)
-    qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
+    # (the tokenizer is read by the render, a job: a 10 MB tokenizer.json takes a while)
+    qtbot.waitUntil(lambda: v.result is not None, timeout=60_000)
     return v
 
 
@@ -370,7 +371,7 @@ def test_the_conversation_tokenizer_and_template_come_back_after_a_relaunch(
     qtbot.addWidget(again)
     again.resize(1100, 700)
     again.show()
-    qtbot.waitUntil(lambda: again.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: again.result is not None, timeout=30_000)
     assert again.own_path == str(llama3_dir / "tokenizer.json")
     assert again.renderer.currentText() == "File: llama31.jinja"
     assert again.editor.body() == view.editor.body()
@@ -390,7 +391,7 @@ def test_a_tokenizer_gone_since_the_last_run_is_said(llama_view, qtbot, llama3_d
     again = ChatView(NoTokenizer())
     qtbot.addWidget(again)
     again.show()
-    qtbot.waitUntil(lambda: "not found" in again.warnings.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "not found" in again.warnings.text(), timeout=30_000)
     assert again.result is None
 
 
@@ -406,7 +407,7 @@ def test_a_tekken_with_the_default_choice_renders_with_mistral_common(view, qtbo
     view.editor.set_body(body)
     view.set_tokenizer_file(str(tekken))
     settled(view)
-    qtbot.waitUntil(lambda: view.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30_000)
     want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
         ChatCompletionRequest(**body)).tokens
     assert list(view.flow.ids) == want
@@ -422,7 +423,7 @@ def test_harmony_on_a_gguf_names_the_file_it_needs_not_a_flag(view, qtbot):
     settled(view)
     view.renderer.setCurrentText("harmony")
     view.renderer.activated.emit(view.renderer.currentIndex())
-    qtbot.waitUntil(lambda: "o200k_base.tiktoken" in view.warnings.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "o200k_base.tiktoken" in view.warnings.text(), timeout=30_000)
     assert "--" not in view.warnings.text() and view.result is None
 
 
@@ -437,7 +438,7 @@ def test_a_bos_the_tokenizer_lacks_is_said_under_the_chips(qtbot, llama3_dir, tm
     settled(v)
     v.set_template_file(str(llama3_dir / "llama31.jinja"))
     settled(v)
-    qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: v.result is not None, timeout=30_000)
     assert "bos_token" in v.warnings.text() and v.result.ids[0] != 128000
 
 
@@ -495,7 +496,7 @@ def test_renders_run_off_the_gui_thread_and_the_next_edit_supersedes(view, qtbot
                         lambda enc, f=view.main.show_encoding: (shown.append(enc.text), f(enc)))
     view.editor.rows[-1].content.setPlainText("first edit")
     view.render_now()
-    qtbot.waitUntil(lambda: len(threads) == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: len(threads) == 1, timeout=30_000)
     view.editor.rows[-1].content.setPlainText("second edit")
     view.render_now()
     gate.set()
