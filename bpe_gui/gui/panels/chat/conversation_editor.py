@@ -150,8 +150,9 @@ class ConversationEditor(QWidget):
         for box in (self.generation, self.continue_final, self.sanitize):
             box.toggled.connect(self.changed)
         # (ticking one unticks the other)
-        for a, b in ((self.generation, self.continue_final), (self.continue_final, self.generation)):
-            a.toggled.connect(lambda on, b=b: b.setChecked(b.isChecked() and not on))
+        for tick, untick in ((self.generation, self.continue_final),
+                             (self.continue_final, self.generation)):
+            tick.toggled.connect(lambda on, u=untick: u.setChecked(u.isChecked() and not on))
 
     def _next_role(self) -> str:
         last = self.rows[-1].role.currentText() if self.rows else "assistant"
