@@ -9,6 +9,8 @@ conv.json`` in a fresh process measured with treemem (peak RSS of the process an
 descendants); the baseline is the same command with a one-line template. The cases are
 the test suite's (tests/engine/chat/hostile_templates.py).
 
+Then a conversation of one 10 MB message, rendered and encoded.
+
     python bench/bench_chat_hostile.py [--tokenizer FILE]   # default: o200k_base.tiktoken
                                                             # from /work/assets/files or
                                                             # TIKTOKEN_ENCODINGS_BASE
@@ -130,14 +132,19 @@ from PySide6.QtWidgets import QApplication
 QSettings.setDefaultFormat(QSettings.IniFormat)
 QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, sys.argv[3])
 app = QApplication([])
+from bpe_gui.gui.controller.chat_jobs import ChatJobs
 from bpe_gui.gui.panels.chat.chat_view import ChatView
 class NoTokenizer(QObject):
     tokenizerChanged = Signal(); imported = None; imported_path = None; use_imported = False
+    step_index = 0
+    def __init__(self): super().__init__(); self.chat = ChatJobs(self)
     def tokenizer(self): return None
+def settle():
+    while v.rendering or v.timer.isActive(): app.processEvents(); time.sleep(0.001)
 import gc; gc.disable()   # (as the application runs: GuiThreadCollector collects)
 v = ChatView(NoTokenizer()); v.resize(1200, 800); v.show()
-v.set_tokenizer_file(sys.argv[1]); app.processEvents()
-t0 = time.perf_counter(); v.set_template_file(sys.argv[2]); app.processEvents()
+v.set_tokenizer_file(sys.argv[1]); settle()
+t0 = time.perf_counter(); v.set_template_file(sys.argv[2]); settle()
 print(json.dumps({"secs": time.perf_counter() - t0, "tokens": len(v.result.tokens),
                   "chars": len(v.result.text), "chips": len(v.flow.ids)}))
 """
@@ -155,12 +162,45 @@ def biggest(tok: str, work: Path) -> None:
           f"{res['peak_mb']:.0f} MB peak for the whole process")
 
 
+def ten_mb(tok: str, work: Path) -> None:
+    """A conversation of one 10 MB message (2,000,000 tokens of o200k) rendered by
+    ``bpe-gui chat`` with a template that trims and prints it, as published ones do
+    (the bound is on what a template makes beyond its inputs)."""
+    msg = "word " * 2_000_000
+    (work / "big.json").write_text(json.dumps({"messages": [
+        {"role": "user", "content": msg}]}), encoding="utf-8")
+    (work / "trim.jinja").write_text("{% for m in messages %}<|{{ m.role }}|>"
+                                     "{{ m.content | trim }}{% endfor %}", encoding="utf-8")
+    cmd = [sys.executable, "-m", "bpe_gui.cli", "chat", "--tokenizer", tok, "--messages",
+           str(work / "big.json"), "--template", str(work / "trim.jinja"), "-q"]
+    res = run_measured(cmd + ["--json"])
+    ok = res["returncode"] == 0
+    n = len(json.loads(res["stdout"])["ids"]) if ok else 0
+    print(f"\na 10 MB message ({len(msg):,} characters): bpe-gui chat --json "
+          f"{'rendered' if ok else 'FAILED'} {n:,} tokens in {res['secs']:.2f} s, "
+          f"{res['peak_mb']:.0f} MB peak" + ("" if ok else f" ({res.get('stderr', '')[-200:]})"))
+    from bpe_gui.engine.chat import TemplateSource, encode_chat
+    from bpe_gui.engine.formats import load_tokenizer
+    import gc
+    t = load_tokenizer(tok)
+    body = {"messages": [{"role": "user", "content": msg}]}
+    src = TemplateSource((work / "trim.jinja").read_text("utf-8"), "trim.jinja")
+    gc.disable()   # (as the window's worker thread runs it)
+    t0 = time.perf_counter()
+    enc = encode_chat(t, body, "jinja", src)
+    t1 = time.perf_counter()
+    gc.enable()
+    print(f"the library's encode_chat alone (in process, tokenizer loaded): {t1 - t0:.2f} s "
+          f"for {len(enc.ids):,} tokens")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokenizer")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         hostile(_tokenizer(args.tokenizer), Path(tmp))
+        ten_mb(_tokenizer(args.tokenizer), Path(tmp))
         biggest(_tokenizer(args.tokenizer), Path(tmp))
     published()
 

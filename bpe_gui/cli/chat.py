@@ -8,7 +8,7 @@ import os
 import sys
 from datetime import datetime
 
-from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, parse_request, \
+from ..engine.chat import CODE_RENDERERS, HARMONY_RENDERS, ChatError, encode_chat, parse_request, \
     read_template_file, template_beside
 from ..engine.display import readable
 from .common import UsageError, add_quiet, isatty, json_head, no_collections, warn
@@ -41,6 +41,10 @@ def add_parser(sub) -> None:
                    f"{', '.join(CODE_RENDERERS)} (default: the template that comes with the "
                    "tokenizer: a GGUF's own, or tokenizer_config.json / chat_template.jinja "
                    "beside a tokenizer.json)")
+    c.add_argument("--harmony-render", choices=HARMONY_RENDERS, metavar="RENDER",
+                   help="with --template harmony, which of openai-harmony's renders: "
+                   f"{', '.join(HARMONY_RENDERS)} (default: for completion when "
+                   "add_generation_prompt is true or missing, else for training)")
     c.add_argument("--template-name", metavar="NAME",
                    help="of named templates (tool_use, rag ...), this one")
     c.add_argument("--messages", metavar="CONV.json", required=True,
@@ -101,6 +105,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
     body = _body(args.messages)
     renderer, template = "jinja", None
     tools = isinstance(body, dict) and bool(body.get("tools"))
+    if args.harmony_render and args.template != "harmony":
+        raise UsageError("--harmony-render names one of harmony's renders; add --template "
+                         "harmony")
     if args.template in CODE_RENDERERS:
         renderer = args.template
     elif args.template is not None:
@@ -109,12 +116,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
     else:
         template = template_beside(path, args.template_name, tools)
     with no_collections():   # (a long prompt is a million tokens and no cycles)
-        enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
+        enc = encode_chat(tok, body, renderer, template, now=_now(args.date),
+                          harmony=args.harmony_render)
     n_messages = len(body.get("messages") or ()) if isinstance(body, dict) else 0
     for line in warnings_of(enc):
         warn(line)
     if args.json:
-        print(json.dumps(as_json(enc, n_messages), ensure_ascii=False))
+        print(json.dumps({**json_head("chat"), **enc.as_json(n_messages)}, ensure_ascii=False))
         return 0
     color = args.color == "always" or (args.color == "auto" and isatty(sys.stdout)
                                        and not os.environ.get("NO_COLOR"))
@@ -122,17 +130,6 @@ def cmd_chat(args: argparse.Namespace) -> int:
     print(" ".join(map(str, enc.ids)))
     print(summary(enc, body.get("messages") or []))
     return 0
-
-
-def as_json(enc, n_messages: int) -> dict:
-    return {**json_head("chat"), "ids": enc.ids,
-            "tokens": [{"id": t.id, "text": t.text, "role": t.role, "origin": t.origin,
-                        "message": t.message, "injected": t.injected, "start": t.start,
-                        "end": t.end} for t in enc.tokens],
-            "counts": enc.counts(), "message_counts": enc.message_counts(n_messages),
-            "injections": [k for k, t in enumerate(enc.tokens) if t.injected],
-            "renderer": enc.renderer, "template": enc.template_origin, "text": enc.text,
-            "notes": list(enc.notes)}
 
 
 def render_chat(enc, color: bool) -> str:

@@ -160,6 +160,16 @@ def test_harmony_renderer_equals_openai_harmony(tmp_path, monkeypatch):
         oh.Conversation.from_json(json.dumps({"messages": messages})), oh.Role.ASSISTANT)
     got = json.loads(out(p))
     assert got["ids"] == list(want) and not got["injections"]
+    # the last message, for each of openai-harmony's renders by its name
+    last = {"role": "assistant", "channel": "final", "content": "Rain."}
+    (tmp_path / "final.json").write_text(json.dumps({"messages": messages + [last]}),
+                                         encoding="utf-8")
+    convo = oh.Conversation.from_json(json.dumps({"messages": messages + [last]}))
+    for render in ("render_conversation", "render_conversation_for_training"):
+        p = run("chat", "--tokenizer", str(ours), "--template", "harmony", "--harmony-render",
+                render, "--messages", str(tmp_path / "final.json"), "--json", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert json.loads(out(p))["ids"] == list(getattr(enc, render)(convo))
 
 
 @pytest.mark.regression
@@ -254,9 +264,17 @@ def test_quiet_drops_the_note_naming_the_file_a_folder_gave(model_dir):
     (["--messages", "conv.json", "--template", "none.jinja"], "template file not found"),
     (["--messages", "conv.json", "--template", "loop.jinja"], "line 1 ran past"),
     (["--messages", "conv.json", "--date", "soon"], "--date"),
+    # a JSON number or text for the conversation raised a TypeError with a traceback
+    (["--messages", "number.json"], "the conversation is 5; it must be a JSON object"),
+    (["--messages", "text.json"], 'the conversation is "hi"; it must be a JSON object'),
+    (["--messages", "number.json", "--template", "harmony"], "must be an object"),
+    (["--messages", "conv.json", "--harmony-render", "render_conversation"],
+     "add --template harmony"),
 ])
 def test_bad_input_gets_one_line(model_dir, args, needle):
     (model_dir / "bad.json").write_text("{", encoding="utf-8")
+    (model_dir / "number.json").write_text("5", encoding="utf-8")
+    (model_dir / "text.json").write_text('"hi"', encoding="utf-8")
     (model_dir / "loop.jinja").write_text(
         "{% for i in range(99999) %}{% for j in range(99999) %}x{% endfor %}{% endfor %}",
         encoding="utf-8")

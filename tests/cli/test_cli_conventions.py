@@ -285,6 +285,7 @@ MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "decode with special tokens": (("--keep-special-tokens",), ["decode"]),
     "a chat template file": (("--template",), ["chat"]),
     "a named chat template": (("--template-name",), ["chat"]),
+    "which of openai-harmony's renders": (("--harmony-render",), ["chat"]),
     "the conversation": (("--messages",), ["chat"]),
     "the template's date": (("--date",), ["chat"]),
     "count on dask": (("--dask",), ["count"]),

@@ -196,6 +196,12 @@ class Views:
         """``fresh``: the window's tokenizer made afresh (None: not known here)."""
         chat = self.chat
         self.look_at(chat)
+        from PySide6.QtTest import QTest
+        for _ in range(4000):   # (a render is a job: its result comes back later)
+            if not chat.rendering:
+                break
+            QTest.qWait(5)
+        assert not chat.rendering, "the chat's render never came back"
         msgs = chat.editor.body(strict=False).get("messages") or []
         assert [(m["role"], m["content"]) for m in msgs] == \
             [(m["role"], m["content"]) for m in self.turns], "the chat lost a turn"

@@ -11,17 +11,36 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 
 from chat_fixtures import SPECIALS, build_tokenizer, template_text
+from bpe_gui.gui.controller.chat_jobs import ChatJobs
 from bpe_gui.gui.panels.chat.chat_view import FILE, ROLE_FILLS, SAMPLE, ChatView
 
 
+def settled(v: ChatView) -> None:
+    """Wait for the render asked for last to be shown (renders are jobs, off the GUI
+    thread)."""
+    from PySide6.QtTest import QTest
+    for _ in range(12000):
+        if not v.rendering and not v.timer.isActive():
+            return
+        QTest.qWait(5)
+    raise AssertionError("the chat view's render never came back")
+
+
 class NoTokenizer(QObject):
+    """The controller as the chat view sees it (ChatHost), with no tokenizer of its own:
+    its chat jobs are the controller's own."""
     tokenizerChanged = Signal()
     imported = None
     imported_path = None
     use_imported = False
+    step_index = 0
+
+    def __init__(self):
+        super().__init__()
+        self.chat = ChatJobs(self)
 
     def tokenizer(self):
         return None
@@ -44,9 +63,12 @@ def opened_view(qtbot, tokenizer: Path, template: Path | None = None) -> ChatVie
     v.resize(1100, 700)
     v.show()
     v.set_tokenizer_file(str(tokenizer))
+    settled(v)
     if template is not None:
         v.set_template_file(str(template))
-    qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
+        settled(v)
+    # (the tokenizer is read by the render, a job: a 10 MB tokenizer.json takes a while)
+    qtbot.waitUntil(lambda: v.result is not None, timeout=60_000)
     return v
 
 
@@ -140,8 +162,10 @@ def test_mistral_common_renderer(view, qtbot):
     from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
     tekken = Path(mc.__file__).parent / "data" / "tekken_240911.json"
     view.set_tokenizer_file(str(tekken))
+    settled(view)
     view.renderer.setCurrentText("mistral-common")
     view.render_now()
+    settled(view)
     want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
         ChatCompletionRequest(messages=copy.deepcopy(SAMPLE["messages"]))).tokens
     assert list(view.flow.ids) == want
@@ -156,8 +180,10 @@ def test_what_mistral_common_refuses_shows_why_and_no_tokens(view, qtbot):
     from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
     tekken = Path(mc.__file__).parent / "data" / "tekken_240911.json"
     view.set_tokenizer_file(str(tekken))
+    settled(view)
     view.renderer.setCurrentText("mistral-common")
     view.render_now()
+    settled(view)
     assert len(view.flow.ids) > 0
     view.editor.add.click()
     view.editor.rows[-1].content.setPlainText("Sure.")
@@ -175,6 +201,7 @@ def test_a_broken_template_shows_its_line_and_no_tokens(view, tmp_path):
     bad = tmp_path / "bad.jinja"
     bad.write_text("{% for m in messages %}\n{{ m.content }\n{% endfor %}", encoding="utf-8")
     view.set_template_file(str(bad))
+    settled(view)
     assert view.renderer.currentText() == "File: bad.jinja"
     assert "line 2" in view.warnings.text()
     assert view.result is None and len(view.flow.ids) == 0
@@ -185,6 +212,7 @@ def test_a_runaway_template_is_stopped(view, tmp_path):
     loop.write_text("{% for i in range(99999) %}{% for j in range(99999) %}x{% endfor %}"
                     "{% endfor %}", encoding="utf-8")
     view.set_template_file(str(loop))
+    settled(view)
     assert "ran past" in view.warnings.text()
 
 
@@ -197,9 +225,11 @@ def test_the_trained_tokenizer_asks_for_a_template(qtbot, controller):
     v = ChatView(controller)
     qtbot.addWidget(v)
     v.render_now()
+    settled(v)
     assert "no chat template" in v.warnings.text()
     v.renderer.setCurrentText("llama3-meta")
     v.render_now()
+    settled(v)
     assert "<|begin_of_text|>" in v.warnings.text()   # the control token it lacks, named
 
 
@@ -209,6 +239,7 @@ def test_side_by_side_renders_with_the_other_tokenizers_template(view, tmp_path)
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(
         {"chat_template": template_text("chatml")}), encoding="utf-8")
     view.set_other_tokenizer_file(str(tmp_path / "tokenizer.json"))
+    settled(view)
     hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
     hf.chat_template = template_text("chatml")
     want = hf.apply_chat_template(copy.deepcopy(SAMPLE["messages"]), tokenize=True,
@@ -217,6 +248,7 @@ def test_side_by_side_renders_with_the_other_tokenizers_template(view, tmp_path)
     # each side its own template: without a system message only Qwen's writes a default one
     view.editor.rows[0].remove.click()
     view.render_now()
+    settled(view)
     assert "You are a helpful assistant." in view.result.text
     assert "You are a helpful assistant." not in view.other.result.text
     view.compare.setChecked(False)
@@ -332,13 +364,14 @@ def test_the_conversation_tokenizer_and_template_come_back_after_a_relaunch(
     view = llama_view
     view.editor.set_body(TOOL_BODY)
     view.render_now()
+    settled(view)
     want = list(view.flow.ids)
     assert want and view.result.text.count("get_weather") >= 2
     again = ChatView(NoTokenizer())
     qtbot.addWidget(again)
     again.resize(1100, 700)
     again.show()
-    qtbot.waitUntil(lambda: again.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: again.result is not None, timeout=30_000)
     assert again.own_path == str(llama3_dir / "tokenizer.json")
     assert again.renderer.currentText() == "File: llama31.jinja"
     assert again.editor.body() == view.editor.body()
@@ -351,12 +384,14 @@ def test_a_tokenizer_gone_since_the_last_run_is_said(llama_view, qtbot, llama3_d
     gone = tmp_path / "tokenizer.json"
     shutil.copy(llama3_dir / "tokenizer.json", gone)
     view.set_tokenizer_file(str(gone))
+    settled(view)
     view.render_now()
+    settled(view)
     gone.unlink()
     again = ChatView(NoTokenizer())
     qtbot.addWidget(again)
     again.show()
-    qtbot.waitUntil(lambda: "not found" in again.warnings.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "not found" in again.warnings.text(), timeout=30_000)
     assert again.result is None
 
 
@@ -371,7 +406,8 @@ def test_a_tekken_with_the_default_choice_renders_with_mistral_common(view, qtbo
     body = {"messages": [{"role": "user", "content": "Hi 東京"}]}
     view.editor.set_body(body)
     view.set_tokenizer_file(str(tekken))
-    qtbot.waitUntil(lambda: view.result is not None, timeout=10_000)
+    settled(view)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30_000)
     want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
         ChatCompletionRequest(**body)).tokens
     assert list(view.flow.ids) == want
@@ -384,9 +420,10 @@ def test_harmony_on_a_gguf_names_the_file_it_needs_not_a_flag(view, qtbot):
     --pattern / --preset."""
     from chat_published import sdist_file
     view.set_tokenizer_file(str(sdist_file("ggml-vocab-qwen2.gguf")))
+    settled(view)
     view.renderer.setCurrentText("harmony")
     view.renderer.activated.emit(view.renderer.currentIndex())
-    qtbot.waitUntil(lambda: "o200k_base.tiktoken" in view.warnings.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "o200k_base.tiktoken" in view.warnings.text(), timeout=30_000)
     assert "--" not in view.warnings.text() and view.result is None
 
 
@@ -398,8 +435,10 @@ def test_a_bos_the_tokenizer_lacks_is_said_under_the_chips(qtbot, llama3_dir, tm
     qtbot.addWidget(v)
     v.show()
     v.set_tokenizer_file(str(tmp_path / "tokenizer.json"))
+    settled(v)
     v.set_template_file(str(llama3_dir / "llama31.jinja"))
-    qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
+    settled(v)
+    qtbot.waitUntil(lambda: v.result is not None, timeout=30_000)
     assert "bos_token" in v.warnings.text() and v.result.ids[0] != 128000
 
 
@@ -430,8 +469,88 @@ def test_a_huge_prompt_shows_its_first_chips_and_counts_all(view, qtbot, tmp_pat
     many = tmp_path / "many.jinja"
     many.write_text("{% for i in range(300) %}{{ i }} word {% endfor %}", encoding="utf-8")
     view.set_template_file(str(many))
+    settled(view)
     qtbot.waitUntil(lambda: view.result is not None, timeout=5_000)
     n = len(view.result.tokens)
     assert n > 300 and len(view.flow.ids) == 50
     assert list(view.flow.ids) == view.result.ids[:50]
     assert view.counts.text().startswith(f"{n:,} tokens (the first 50 shown")
+
+
+@pytest.mark.regression
+def test_renders_run_off_the_gui_thread_and_the_next_edit_supersedes(view, qtbot, monkeypatch):
+    """The chat rendered on the GUI thread (issue 89): a render is a chat job, and an
+    edit made while one runs supersedes it: its result is never shown."""
+    import threading
+    from bpe_gui.gui.panels.chat import chat_view
+    real, threads, gate = chat_view.encode_chat, [], threading.Event()
+
+    def held(tok, body, *args, **kw):
+        threads.append(threading.current_thread())
+        if len(threads) == 1:
+            assert gate.wait(20)   # (the first render is held until the edit is made)
+        return real(tok, body, *args, **kw)
+    monkeypatch.setattr(chat_view, "encode_chat", held)
+    shown = []
+    monkeypatch.setattr(view.main, "show_encoding",
+                        lambda enc, f=view.main.show_encoding: (shown.append(enc.text), f(enc)))
+    view.editor.rows[-1].content.setPlainText("first edit")
+    view.render_now()
+    qtbot.waitUntil(lambda: len(threads) == 1, timeout=30_000)
+    view.editor.rows[-1].content.setPlainText("second edit")
+    view.render_now()
+    gate.set()
+    settled(view)
+    assert threading.main_thread() not in threads and len(threads) == 2
+    assert len(shown) == 1 and "second edit" in shown[0] and "first edit" not in shown[0]
+    assert "second edit" in view.result.text
+
+
+def test_copy_ids_and_copy_as_json(view, qtbot):
+    """Copy ids puts the prompt's ids on the clipboard as a JSON list (also Ctrl+Shift+C);
+    Copy as JSON what bpe-gui chat --json prints (its schema aside)."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+    clip = QGuiApplication.clipboard()
+    clip.setText("")
+    view.copy_ids.click()
+    assert json.loads(clip.text()) == list(view.flow.ids) == view.result.ids
+    clip.setText("")
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow, timeout=5_000)
+    view.editor.rows[0].content.setFocus()
+    QTest.keyClick(view.editor.rows[0].content, Qt.Key.Key_C,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert json.loads(clip.text()) == view.result.ids
+    view.copy_json.click()
+    got = json.loads(clip.text())
+    enc = view.result
+    assert got["ids"] == enc.ids and got["text"] == enc.text
+    assert [(t["id"], t["role"], t["origin"]) for t in got["tokens"]] == \
+        [(t.id, t.role, t.origin) for t in enc.tokens]
+    assert got["message_counts"] == enc.message_counts(len(view.editor.rows))
+
+
+def test_harmony_offers_openai_harmonys_three_renders(view, qtbot, tmp_path):
+    """Harmony's list names openai-harmony's renders; render_conversation ends the last
+    final message with <|end|>, for training with <|return|>."""
+    from chat_published import o200k_base
+    view.set_tokenizer_file(str(o200k_base(tmp_path)))
+    view.editor.show_json(json.dumps({"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "channel": "final", "content": "yo"}]}))
+    view.renderer.setCurrentText("harmony")
+    view.renderer.activated.emit(view.renderer.currentIndex())
+    settled(view)
+    assert view.harmony.isVisible()
+    assert [view.harmony.itemText(i) for i in range(1, 4)] == [
+        "render_conversation_for_completion", "render_conversation_for_training",
+        "render_conversation"]
+    last = {}
+    for i in (2, 3):
+        view.harmony.setCurrentIndex(i)
+        view.harmony.activated.emit(i)
+        settled(view)
+        last[view.harmony.currentText()] = view.result.tokens[-1].piece
+    assert last == {"render_conversation_for_training": b"<|return|>",
+                    "render_conversation": b"<|end|>"}

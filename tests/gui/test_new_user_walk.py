@@ -106,6 +106,7 @@ def test_chat_chips_escape_characters_no_font_draws(qtbot, tmp_path):
         v = ChatView(c)
         qtbot.addWidget(v)
         v.set_template_file(str(template))
+        qtbot.waitUntil(lambda: not v.rendering, timeout=10_000)
         enc = v.result
         assert enc is not None and "東京" in enc.text
         pieces = [t.piece for t in enc.tokens]

@@ -72,6 +72,7 @@ def test_chat_without_a_template_says_what_to_do_in_the_window(qtbot, tmp_path):
         v = ChatView(c)
         qtbot.addWidget(v)
         v.render_now()
+        qtbot.waitUntil(lambda: not v.rendering, timeout=10_000)
         message = v.warnings.text()
         assert v.result is None and "no chat template" in message
         assert "--" not in message, message
@@ -84,6 +85,7 @@ def test_chat_without_a_template_says_what_to_do_in_the_window(qtbot, tmp_path):
         template.write_text("{% for m in messages %}{{ m.role }}: {{ m.content }}\n"
                             "{% endfor %}", encoding="utf-8")
         v.set_template_file(str(template))
+        qtbot.waitUntil(lambda: not v.rendering, timeout=10_000)
         assert v.result is not None and v.warnings.text() == ""
         assert v.result.text.startswith("system: You answer in one line.\n")
     finally:

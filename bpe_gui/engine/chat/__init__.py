@@ -28,6 +28,7 @@ from .._lazy import lazy_face
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .conversation import ROLES, ChatError, Conversation, checked_request, \
         conversation_from_request, parse_request, read_conversation, request_of
+    from .harmony import HARMONY_RENDERS
     from .jinja_chat import control_tokens, encode_chat_jinja
     from .render import Rendered, Source, Span, render_chat
     from .renderers import CODE_RENDERERS, RENDERERS, encode_chat, own_renderer
@@ -39,6 +40,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
 __getattr__, __dir__ = lazy_face(__name__, {
     ".conversation": ("ROLES ChatError Conversation checked_request "
                       "conversation_from_request parse_request read_conversation request_of"),
+    ".harmony": "HARMONY_RENDERS",
     ".jinja_chat": "control_tokens encode_chat_jinja",
     ".render": "Rendered Source Span render_chat",
     ".renderers": "CODE_RENDERERS RENDERERS encode_chat own_renderer",
@@ -48,7 +50,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".tokens": "TEMPLATE ChatEncoding ChatToken",
 })
 
-__all__ = ["CODE_RENDERERS", "RENDERERS", "encode_chat", "ROLES", "TEMPLATE", "ChatEncoding", "ChatError", "ChatToken", "CompiledTemplate",
+__all__ = ["CODE_RENDERERS", "HARMONY_RENDERS", "RENDERERS", "encode_chat", "ROLES", "TEMPLATE",
+           "ChatEncoding", "ChatError", "ChatToken", "CompiledTemplate",
            "Conversation", "Rendered", "Source", "Span", "TemplateSource", "checked_request",
            "config_specials", "control_tokens", "conversation_from_request",
            "encode_chat_jinja", "own_renderer", "parse_request", "read_conversation", "read_template_file",

@@ -23,6 +23,7 @@ MAX_CHARS = 1 << 22          # a value made or printed, in characters (the promp
 MAX_ITEMS = 1 << 22          # items a `*` may build
 MAX_BYTES = 256 << 20        # everything one render makes, added up (sys.getsizeof)
 MAX_WIDTH = 1 << 16          # a width, a precision, an indent: more is never a prompt's
+MAX_WRAP = 1 << 18           # characters wordwrap takes (its time is beyond the time limit)
 _END = object()
 _WIDTH = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?")
 _DIGITS = re.compile(r"\d+")
@@ -46,12 +47,19 @@ class Budget:
     def __init__(self) -> None:
         self.reset()
 
-    def reset(self) -> None:
-        self.made = 0
+    def reset(self, inputs: Any = None) -> None:
+        """A new render of ``inputs`` (its variables): what it may make is MAX_CHARS and
+        MAX_BYTES beyond what its inputs print as, so a long message renders and a
+        template's own growth is held (a 10 MB message may be trimmed and printed)."""
+        self.made, self.limit, self.max_bytes = 0, MAX_CHARS, MAX_BYTES
         self._sizes: dict[int, tuple[Any, int]] = {}   # id -> (the value kept alive, size)
+        if inputs:
+            extra = self.size(inputs, sys.maxsize)
+            self.limit += extra
+            self.max_bytes += 16 * extra   # (4 bytes a character, a few copies)
 
     # ----- sizes --------------------------------------------------------------------------
-    def size(self, value: Any, limit: int = MAX_CHARS, indent: int = 0) -> int:
+    def size(self, value: Any, limit: int | None = None, indent: int = 0) -> int:
         """The characters ``value`` prints as (a container: its repr, or its JSON with
         ``indent`` characters per level), or ``limit + 1`` once it passes ``limit``.
         A container sized before in this render is looked up, not walked again (a
@@ -61,6 +69,7 @@ class Budget:
         prints beyond that is added when it is reached."""
         if isinstance(value, (str, bytes)):
             return len(value)
+        limit = self.limit if limit is None else limit
         memo = not indent
         got = self._known(value) if memo else None
         if got is not None:
@@ -96,7 +105,7 @@ class Budget:
         total += 3   # (the value itself was counted as an item)
         if total > limit:
             total = limit + 1
-        if memo and not mutable and (total <= limit or limit >= MAX_CHARS) \
+        if memo and not mutable and (total <= limit or limit >= self.limit) \
                 and _items(value)[0] is not None:
             self._sizes[id(value)] = (value, total)
         return total
@@ -107,9 +116,9 @@ class Budget:
 
     # ----- checks ---------------------------------------------------------------------------
     def check(self, value: Any, what: str) -> None:
-        """Refuse ``value`` as an input of an operation when it prints bigger than MAX_CHARS."""
-        if self.size(value) > MAX_CHARS:
-            raise TooBig(f"{what} would be more than {MAX_CHARS:,} characters")
+        """Refuse ``value`` as an input of an operation when it prints bigger than self.limit."""
+        if self.size(value) > self.limit:
+            raise TooBig(f"{what} would be more than {self.limit:,} characters")
 
     def checked(self, values: Iterable[Any], what: str) -> None:
         for v in values:
@@ -120,12 +129,12 @@ class Budget:
         """Count a result the render made; refuse it when too big, or when the render has
         made too much in all."""
         if isinstance(result, (str, bytes, list, tuple, dict)):
-            if isinstance(result, (str, bytes)) and len(result) > MAX_CHARS:
+            if isinstance(result, (str, bytes)) and len(result) > self.limit:
                 raise TooBig(f"{what} makes {len(result):,} characters, more than "
-                             f"{MAX_CHARS:,}")
+                             f"{self.limit:,}")
             self.made += sys.getsizeof(result)
-            if self.made > MAX_BYTES:
-                raise TooBig(f"the template builds more than {MAX_BYTES >> 20} MB of text "
+            if self.made > self.max_bytes:
+                raise TooBig(f"the template builds more than {self.max_bytes >> 20} MB of text "
                              "and lists in one render")
         return result
 
@@ -135,8 +144,8 @@ class Budget:
         n = 0
         for p in parts:
             n += len(p)
-            if n > MAX_CHARS:
-                raise TooBig(f"the template writes more than {MAX_CHARS:,} characters")
+            if n > self.limit:
+                raise TooBig(f"the template writes more than {self.limit:,} characters")
             out.append(p)
         return self.add("".join(out), "the output")
 
@@ -177,7 +186,7 @@ def _number(g: str, what: str) -> int:
 
 def percent(budget: Budget, fmt: str, args: Any) -> None:
     """``fmt % args``: no width or precision over MAX_WIDTH, written or given by ``*``,
-    and no more than MAX_CHARS made by repeating the arguments."""
+    and no more than budget.limit made by repeating the arguments."""
     specs = _WIDTH.findall(fmt)
     nums = [g for pair in specs for g in pair if g and g != "*"]
     widest = max((_number(g, "a % format's width") for g in nums), default=0)
@@ -193,17 +202,17 @@ def percent(budget: Budget, fmt: str, args: Any) -> None:
 
 def _repeated(budget: Budget, fmt: str, n: int, values: Iterable, widest: int) -> None:
     """A format of ``n`` fields, each at most the largest value or the widest width."""
-    room = MAX_CHARS - len(fmt)
+    room = budget.limit - len(fmt)
     largest = widest
     for v in values if n else ():
         largest = max(largest, budget.size(v))
         if n * largest > room:
-            raise TooBig(f"the format would make more than {MAX_CHARS:,} characters")
+            raise TooBig(f"the format would make more than {budget.limit:,} characters")
 
 
 def format_spec(budget: Budget, fmt: str, args: tuple, kwargs: dict) -> None:
     """``fmt.format(...)``: no width over MAX_WIDTH, written or nested (``{:{w}}``), and no
-    more than MAX_CHARS made by repeating the arguments."""
+    more than budget.limit made by repeating the arguments."""
     import string
     try:
         fields = list(string.Formatter().parse(fmt))
@@ -237,8 +246,8 @@ def str_method(budget: Budget, obj: Any, args: tuple, kwargs: dict) -> None:
         tab = _arg(args, kwargs, 0, "tabsize", 8)
         width(tab, "expandtabs' tab size")
         if isinstance(tab, int) and len(s) + s.count("\t" if isinstance(s, str) else b"\t") \
-                * max(tab, 0) > MAX_CHARS:
-            raise TooBig(f"expandtabs would make more than {MAX_CHARS:,} characters")
+                * max(tab, 0) > budget.limit:
+            raise TooBig(f"expandtabs would make more than {budget.limit:,} characters")
     elif name == "replace":
         old, new = _arg(args, kwargs, 0, "old"), _arg(args, kwargs, 1, "new")
         if isinstance(old, type(s)) and isinstance(new, type(s)):
@@ -246,22 +255,22 @@ def str_method(budget: Budget, obj: Any, args: tuple, kwargs: dict) -> None:
             count = _arg(args, kwargs, 2, "count", -1)
             if isinstance(count, int) and count >= 0:
                 hits = min(hits, count)
-            if len(s) + hits * max(len(new) - len(old), 0) > MAX_CHARS:
-                raise TooBig(f"replace would make more than {MAX_CHARS:,} characters")
+            if len(s) + hits * max(len(new) - len(old), 0) > budget.limit:
+                raise TooBig(f"replace would make more than {budget.limit:,} characters")
     elif name == "join":
         items = _arg(args, kwargs, 0, "iterable")
         if isinstance(items, (list, tuple)):
             total = len(s) * len(items)
             for x in items:
-                total += budget.size(x, MAX_CHARS - total)
-                if total > MAX_CHARS:
-                    raise TooBig(f"join would make more than {MAX_CHARS:,} characters")
+                total += budget.size(x, budget.limit - total)
+                if total > budget.limit:
+                    raise TooBig(f"join would make more than {budget.limit:,} characters")
     elif name == "translate":
         table = _arg(args, kwargs, 0, "table")
         longest = max((len(v) for v in table.values() if isinstance(v, (str, bytes))),
                       default=1) if isinstance(table, dict) else 1
-        if len(s) * longest > MAX_CHARS:
-            raise TooBig(f"translate would make more than {MAX_CHARS:,} characters")
+        if len(s) * longest > budget.limit:
+            raise TooBig(f"translate would make more than {budget.limit:,} characters")
 
 
 def filter_args(budget: Budget, name: str, args: tuple, kwargs: dict) -> None:
@@ -269,10 +278,15 @@ def filter_args(budget: Budget, name: str, args: tuple, kwargs: dict) -> None:
     def arg(k: int, key: str, default: Any = None) -> Any:
         return _arg(args, kwargs, k, key, default)
     if name in ("center", "indent"):
-        w = arg(1, "width")
+        w, s = arg(1, "width"), arg(0, "s")
         if isinstance(w, str) and len(w) > MAX_WIDTH:
             raise TooBig(f"{name}'s width is a text of {len(w):,} characters")
         width(w, f"{name}'s width")
+        # indent adds its width to every line, center pads to it
+        step = len(w) if isinstance(w, str) else w if isinstance(w, int) else 0
+        if isinstance(s, str) and max(step, 0) * (s.count("\n") + 1 if name == "indent"
+                                                   else 1) + len(s) > budget.limit:
+            raise TooBig(f"{name} would make more than {budget.limit:,} characters")
     elif name in ("batch", "slice"):
         width(arg(1, "linecount" if name == "batch" else "slices"), f"{name}'s count")
     elif name == "format" and isinstance(arg(0, "value"), str):
@@ -280,9 +294,12 @@ def filter_args(budget: Budget, name: str, args: tuple, kwargs: dict) -> None:
     elif name == "wordwrap":
         wrap = arg(3, "wrapstring")
         s = arg(0, "s")
+        if isinstance(s, str) and len(s) > MAX_WRAP:   # (textwrap is Python: ~3 s a MB)
+            raise TooBig(f"wordwrap of {len(s):,} characters would run past the time limit "
+                         f"(at most {MAX_WRAP:,})")
         if isinstance(wrap, str) and isinstance(s, str) and \
-                len(s) * (len(wrap) + 1) > MAX_CHARS:
-            raise TooBig(f"wordwrap would make more than {MAX_CHARS:,} characters")
+                len(s) * (len(wrap) + 1) > budget.limit:
+            raise TooBig(f"wordwrap would make more than {budget.limit:,} characters")
     elif name == "replace":
         s, old, new = arg(0, "s"), arg(1, "old"), arg(2, "new")
         if all(isinstance(x, str) for x in (s, old, new)):
@@ -291,8 +308,8 @@ def filter_args(budget: Budget, name: str, args: tuple, kwargs: dict) -> None:
         d = arg(1, "d", "")
         value = arg(0, "value")
         if isinstance(d, str) and isinstance(value, (list, tuple)) and \
-                len(d) * len(value) > MAX_CHARS:
-            raise TooBig(f"join would make more than {MAX_CHARS:,} characters")
+                len(d) * len(value) > budget.limit:
+            raise TooBig(f"join would make more than {budget.limit:,} characters")
     elif name == "tojson":
         indent = arg(2, "indent")
         seps = arg(3, "separators")
@@ -304,8 +321,8 @@ def filter_args(budget: Budget, name: str, args: tuple, kwargs: dict) -> None:
             raise TooBig("tojson's separators are longer than 256 characters")
         step = len(indent) if isinstance(indent, str) else indent if \
             isinstance(indent, int) and not isinstance(indent, bool) else 0
-        if step and budget.size(arg(0, "x"), MAX_CHARS, indent=max(step, 0)) > MAX_CHARS:
-            raise TooBig(f"tojson would make more than {MAX_CHARS:,} characters")
+        if step and budget.size(arg(0, "x"), budget.limit, indent=max(step, 0)) > budget.limit:
+            raise TooBig(f"tojson would make more than {budget.limit:,} characters")
     budget.checked(args, f"the {name} filter's input")
     budget.checked(kwargs.values(), f"the {name} filter's input")
 
@@ -316,12 +333,12 @@ def lipsum(args: tuple, kwargs: dict) -> None:
             width(_arg(args, kwargs, k, key), f"lipsum's {key}")
 
 
-def sized_product(left: Any, right: Any) -> None:
-    """``left * right``: a sequence of at most MAX_ITEMS items, a number of at most
-    MAX_ITEMS bits."""
+def sized_product(budget: Budget, left: Any, right: Any) -> None:
+    """``left * right``: a text of at most the budget's limit, a list of at most
+    MAX_ITEMS items, a number of at most MAX_ITEMS bits."""
     for a, b in ((left, right), (right, left)):
-        if isinstance(a, (str, bytes, list, tuple)) and isinstance(b, int) \
-                and len(a) * b > MAX_ITEMS:
+        if isinstance(a, (str, bytes, list, tuple)) and isinstance(b, int) and len(a) * b > \
+                (budget.limit if isinstance(a, (str, bytes)) else MAX_ITEMS):
             raise TooBig(f"the template builds a sequence of {len(a) * b:,} items")
     if isinstance(left, int) and isinstance(right, int) and \
             left.bit_length() + right.bit_length() > MAX_ITEMS:
@@ -335,13 +352,13 @@ def sized_power(left: Any, right: Any) -> None:
 
 
 def sized_sum(budget: Budget, left: Any, right: Any, what: str) -> None:
-    """``left + right`` or ``left ~ right`` on sequences: at most MAX_CHARS."""
+    """``left + right`` or ``left ~ right`` on sequences: at most budget.limit."""
     n = 0
     for v in (left, right):
         if isinstance(v, (str, bytes, list, tuple)):
             n += len(v) if isinstance(v, (str, bytes)) else budget.size(v)
-    if n > MAX_CHARS:
-        raise TooBig(f"{what} would make more than {MAX_CHARS:,} characters")
+    if n > budget.limit:
+        raise TooBig(f"{what} would make more than {budget.limit:,} characters")
 
 
 def guarded(budget: Budget, name: str, f: Callable) -> Callable:

@@ -148,8 +148,9 @@ def conversation_from_request(body: Any) -> Conversation:
     if isinstance(body, list):   # a bare list of messages
         body = {"messages": body}
     if not isinstance(body, dict):
-        raise ChatError("the conversation must be a JSON object with \"messages\" (a list of "
-                        "{\"role\", \"content\"} objects), or that list alone.")
+        raise ChatError(f"the conversation is {json.dumps(body, ensure_ascii=False)[:40]}; it "
+                        "must be a JSON object with \"messages\" (a list of {\"role\", "
+                        "\"content\"} objects), or that list alone.")
     messages = _list_of_dicts(body, "messages")
     if not messages:
         raise ChatError("the conversation has no \"messages\"; add a list of "

@@ -8,11 +8,13 @@ the marker a control token). Each of these texts and each content part is encode
 own, special-token spellings as text. ``system_content`` and ``developer_content`` parts
 are written by :mod:`.harmony_tools`.
 
-A prompt for completion ends with ``<|start|>assistant``. With ``add_generation_prompt``
-false the conversation is rendered for training: a last assistant message on the
-``final`` channel ends with ``<|return|>``. When the last assistant message is
-``final``, analysis messages before the first final one are dropped
-(``auto_drop_analysis``, true unless the body says false).
+The three renders are openai-harmony's (:data:`HARMONY_RENDERS`):
+``render_conversation_for_completion`` ends with ``<|start|>assistant``;
+``render_conversation_for_training`` ends a last assistant message on the ``final``
+channel with ``<|return|>``; ``render_conversation`` ends every message with ``<|end|>``
+(or ``<|call|>``). Unnamed, ``add_generation_prompt`` picks the first (true, the default)
+or the second. When the last assistant message is ``final``, analysis messages before the
+first final one are dropped (``auto_drop_analysis``, true unless the body says false).
 
 The tokenizer is tiktoken's o200k_harmony: OpenAI publishes no file of its own for it.
 openai-harmony loads ``o200k_base.tiktoken`` and adds the harmony special tokens, as
@@ -33,6 +35,8 @@ from .pieces import described, ordinary, Piece, special
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 _PART_ROLE = {"system_content": "system", "developer_content": "developer"}
+HARMONY_RENDERS = ("render_conversation_for_completion", "render_conversation_for_training",
+           "render_conversation")
 
 
 def _content(m: dict, i: int, role: str, function_tools: bool) -> list[Piece]:
@@ -98,7 +102,14 @@ def _kept(messages: list, auto_drop_analysis: bool) -> list[tuple[int, dict]]:
                     and m.get("channel") == "analysis")]
 
 
-def harmony_pieces(body: dict, add_generation_prompt: bool = True) -> list[Piece]:
+def harmony_pieces(body: dict, render: str | None = None) -> list[Piece]:
+    """The pieces of one of openai-harmony's :data:`HARMONY_RENDERS` (None: by
+    ``add_generation_prompt``)."""
+    completion, training, _ = HARMONY_RENDERS
+    if render is None:
+        render = completion if body.get("add_generation_prompt", True) else training
+    elif render not in HARMONY_RENDERS:
+        raise ChatError(f"harmony renders with {', '.join(HARMONY_RENDERS)}, not {render!r}.")
     messages = body.get("messages") or []
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role") not in _ROLES:
@@ -113,9 +124,9 @@ def harmony_pieces(body: dict, add_generation_prompt: bool = True) -> list[Piece
         out += _content(m, i, role, function_tools)
         out.append(special("<|call|>" if m.get("recipient") and role == "assistant"
                            else "<|end|>"))
-    if body.get("add_generation_prompt", add_generation_prompt):
+    if render == completion:
         out += [special("<|start|>"), Piece("assistant")]
-    elif messages and messages[-1].get("role") == "assistant" \
+    elif render == training and messages and messages[-1].get("role") == "assistant" \
             and messages[-1].get("channel") == "final" and out:
         out[-1] = special("<|return|>")
     return out
@@ -183,9 +194,10 @@ def harmony_tokenizer(tok):
     return _built[key]
 
 
-def encode_chat_harmony(tok, body: dict):
-    """What the model sees of a harmony conversation; text is encoded as plain text (a
-    special token's spelling stays text, as openai-harmony encodes it)."""
+def encode_chat_harmony(tok, body: dict, render: str | None = None):
+    """What the model sees of a harmony conversation, rendered as openai-harmony's
+    ``render`` (:data:`HARMONY_RENDERS`); text is encoded as plain text (a special token's
+    spelling stays text, as openai-harmony encodes it)."""
     from .pieces import assemble
     tok = harmony_tokenizer(tok)
-    return assemble(tok, harmony_pieces(body), "harmony", encode=ordinary(tok))
+    return assemble(tok, harmony_pieces(body, render), "harmony", encode=ordinary(tok))

@@ -14,6 +14,7 @@ from .templates import SPECIAL_KEYS, TemplateSource, tokenizer_specials
 from .tokens import ChatEncoding, attribute, encode_pieces, encode_whole
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_COMPILED: dict[tuple, CompiledTemplate] = {}   # (text, name, now, time limit): the last few
 # transformers' marks around control tokens typed in the conversation (sanitizing)
 _MARK_START, _MARK_END = "\U000f0000", "\U000f0001"
 
@@ -72,7 +73,9 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
     ``tok``. ``now``: what ``strftime_now`` reads; ``plain_tokenizer``: the tokenizer
     without added tokens, for sanitizing (by default ``tok``'s file loaded again with no
     special tokens)."""
-    template = CompiledTemplate(source.text, source.origin or "chat template", now, time_limit_s)
+    key = (source.text, source.origin or "chat template", now, time_limit_s)
+    # compiled before: taken out while it renders (another thread compiles its own)
+    template = _COMPILED.pop(key, None) or CompiledTemplate(*key)
     extra = {**source.specials, **tokenizer_specials(tok)}
     try:
         rendered = render_chat(template, conv, extra)
@@ -81,6 +84,10 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
         if hinted == str(e):
             raise
         raise ChatError(hinted) from None
+    finally:
+        _COMPILED[key] = template
+        if len(_COMPILED) > 4:
+            _COMPILED.clear()   # (another template each render: nothing worth keeping)
     notes = conv.notes + undefined_notes(rendered.undefined, extra)
     if _SURROGATE.search(rendered.text):
         # (a template's own "\\ud800": not a character; U+FFFD in its place, as tiktoken)

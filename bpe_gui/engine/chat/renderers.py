@@ -32,12 +32,14 @@ def own_renderer(tok) -> str | None:
 def encode_chat(tok, body: dict[str, Any], renderer: str = "jinja",
                 template: TemplateSource | None = None, *,
                 now: Callable[[], datetime] = datetime.now,
-                version: str | None = None) -> ChatEncoding:
+                version: str | None = None, harmony: str | None = None) -> ChatEncoding:
     """What the model sees of ``body`` (an OpenAI-style request body for 'jinja', the
     library's own message shape for the others). ``template``: the jinja template
     (templates.template_beside finds the one that comes with a tokenizer; without one, a
     tokenizer file's own renderer, :func:`own_renderer`, renders it); ``now``:
-    what ``strftime_now`` reads; ``version``: mistral-common's, else the file's."""
+    what ``strftime_now`` reads; ``version``: mistral-common's, else the file's;
+    ``harmony``: which of openai-harmony's renders (HARMONY_RENDERS; default: by
+    ``add_generation_prompt``)."""
     if renderer == "jinja" and template is None:
         renderer = own_renderer(tok) or ""
         if not renderer:
@@ -58,7 +60,7 @@ def encode_chat(tok, body: dict[str, Any], renderer: str = "jinja",
         enc = encode_chat_mistral(tok, body, version)
     elif renderer == "harmony":
         from .harmony import encode_chat_harmony
-        enc = encode_chat_harmony(tok, body)
+        enc = encode_chat_harmony(tok, body, harmony)
     else:
         from .llama3 import encode_chat_llama3
         enc = encode_chat_llama3(tok, body)

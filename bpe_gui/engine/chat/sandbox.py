@@ -97,7 +97,7 @@ def _environment(now: Callable[[], datetime], budget: bounds.Budget):
         def call_binop(self, context, operator, left, right):
             seqs = isinstance(left, SEQ) or isinstance(right, SEQ)
             if operator == "*":
-                bounds.sized_product(left, right)
+                bounds.sized_product(budget, left, right)
             elif operator == "**":
                 bounds.sized_power(left, right)
             elif operator == "%" and isinstance(left, str):
@@ -116,8 +116,8 @@ def _environment(now: Callable[[], datetime], budget: bounds.Budget):
                     p = str(p)
                 texts.append(p)
                 n += len(p)
-                if n > bounds.MAX_CHARS:
-                    raise bounds.TooBig(f"'~' would make more than {bounds.MAX_CHARS:,} "
+                if n > budget.limit:
+                    raise bounds.TooBig(f"'~' would make more than {budget.limit:,} "
                                         "characters")
             return budget.add("".join(texts), "'~'")
 
@@ -266,7 +266,7 @@ class CompiledTemplate:
 
         printed = self._template.environment.undefined.names
         printed.clear()
-        self._budget.reset()
+        self._budget.reset(variables)   # (what it may make: beyond what it is given)
         old = sys.gettrace()
         sys.settrace(tracer)
         try:

@@ -79,6 +79,18 @@ class ChatEncoding:
     def injections(self) -> list[ChatToken]:
         return [t for t in self.tokens if t.injected]
 
+    def as_json(self, n_messages: int) -> dict[str, Any]:
+        """What ``bpe-gui chat --json`` prints (less its schema), the Chat view's Copy as
+        JSON: ids, tokens with their origins, counts, the rendered text."""
+        return {"ids": self.ids,
+                "tokens": [{"id": t.id, "text": t.text, "role": t.role, "origin": t.origin,
+                            "message": t.message, "injected": t.injected, "start": t.start,
+                            "end": t.end} for t in self.tokens],
+                "counts": self.counts(), "message_counts": self.message_counts(n_messages),
+                "injections": [k for k, t in enumerate(self.tokens) if t.injected],
+                "renderer": self.renderer, "template": self.template_origin, "text": self.text,
+                "notes": list(self.notes)}
+
 
 def attribute(spans: Sequence[Span], tokens: Sequence[tuple[int, bytes, int, int, bool]]
               ) -> list[ChatToken]:
@@ -88,14 +100,17 @@ def attribute(spans: Sequence[Span], tokens: Sequence[tuple[int, bytes, int, int
 
     Tokens come in text order, and spans too: one walk over both (the spans a token
     may share characters with start before its end and end after its start)."""
-    out = []
+    out: list[ChatToken] = []
+    add, new = out.append, tuple.__new__   # (a named tuple made as a tuple: 10x faster)
     k = 0
     n = len(spans)
     for tid, piece, s, e, special in tokens:
         while k < n and spans[k].end <= s:
             k += 1   # (spans wholly before this token, and so before every later one)
         best, most = None, 0
-        j = k
+        if k < n and spans[k].start <= s < e <= spans[k].end:
+            best = spans[k]   # (the common case: wholly inside the next span)
+        j = k if best is None else n
         while j < n and spans[j].start < max(e, s + 1):
             sp = spans[j]
             overlap = min(e, sp.end) - max(s, sp.start) if e > s else int(sp.start <= s < sp.end)
@@ -103,12 +118,12 @@ def attribute(spans: Sequence[Span], tokens: Sequence[tuple[int, bytes, int, int
                 best, most = sp, overlap
             j += 1
         if best is None:
-            out.append(ChatToken(tid, piece, s, e, TEMPLATE, None,
-                                 "special" if special else "scaffolding", special))
+            add(new(ChatToken, (tid, piece, s, e, TEMPLATE, None,
+                                "special" if special else "scaffolding", special, False)))
         else:
             src = best.source
-            out.append(ChatToken(tid, piece, s, e, src.role, src.message, src.field, special,
-                                 special))
+            add(new(ChatToken, (tid, piece, s, e, src.role, src.message, src.field, special,
+                                special)))
     return out
 
 

@@ -212,7 +212,8 @@ def loads_bounded(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> Any:
         while stack and not deep:
             node, depth = stack.pop()
             deep = depth > limit
-            children = node.values() if isinstance(node, dict) else node
+            children = node.values() if isinstance(node, dict) else node \
+                if isinstance(node, list) else ()   # (a bare number or text: no children)
             stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
     if deep:
         raise JSONTooDeep(f"lists and objects nested more than {limit} levels deep, "

@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ...engine.errors import BPEError
 from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import RunCommon, TrainSettings
+from .chat_jobs import ChatJobs
 from .checking import Checking
 from .corpus_source import Corpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
@@ -115,6 +116,7 @@ class Controller(QObject):
                                hold_retrain=self.training.timer.stop)
         self.tokenizer_files = TokenizerFiles(self, self._fail)
         self.checking = Checking(self)         # Check my BPE (issue #31)
+        self.chat = ChatJobs(self)             # the Chat view's files and renders
         self.train_on = TrainOn(               # training on from the imported tokenizer
             self, self.training, fail=self._fail, mark_stale=self._mark_stale)
 
@@ -368,3 +370,4 @@ class Controller(QObject):
     def shutdown(self) -> None:
         self.set_playing(False)
         self.jobs.stop_and_wait()
+        self.chat.stop()

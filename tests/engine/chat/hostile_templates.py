@@ -42,6 +42,15 @@ HOSTILE = {
     "keep_many_alive": BIG + "".join(f"{{% set a{i} = s ~ '{i}' %}}" for i in range(200)),
     "batch_fill": "{{ [1] | batch(1000000000, 'x') | list }}",
     "indent_width": "{{ 'x\ny' | indent(1000000000) }}",
+    # filters that multiply their input: each line indented, each word wrapped (issue 88:
+    # indent reached 1,094 MB before the time limit)
+    "indent_lines": "{{ ('x\n' * 1000000) | indent(1000) }}",
+    "indent_lines_text": "{{ ('x\n' * 1000000) | indent('y' * 1000) }}",
+    "center_lines": "{% for i in range(200) %}{{ 'x' | center(65536) }}{% endfor %}",
+    "replace_filter": BIG + "{{ s | replace('x', 'yyyy') }}",
+    "format_filter": BIG + "{{ ('%s' * 100) | format(*([s] * 100)) }}",
+    "join_filter_separator": "{{ (['x'] * 1000000) | join('y' * 100) }}",
+    "wordwrap_lines": "{% set s = 'x ' * 2000000 %}{{ s | wordwrap(1) | indent(100) }}",
     "wordwrap_string": "{% set s = 'x ' * 2000000 %}{{ s | wordwrap(1, wrapstring='y' * 1000) }}",
     "grow_a_list": "{% set ns = namespace(l=[]) %}{% for i in range(1000) %}"
                    "{% set ns.l = ns.l + [[0] * 4000000] %}{% endfor %}",

@@ -72,6 +72,24 @@ def test_the_output_is_counted_as_it_grows():
     assert len(CompiledTemplate(ok, "t").render()) == 4_000_000
 
 
+@pytest.mark.regression
+def test_a_long_message_renders_and_growth_beyond_it_is_refused():
+    """A 10 MB message (about 2.5 M tokens) was refused: "the trim filter makes
+    10,799,999 characters, more than 4,194,304". The bound is on what a template makes
+    beyond its inputs: the message renders whole, trimmed and printed as published
+    templates do; repeating it three times is still refused."""
+    content = "word " * 2_000_000 + "end"
+    messages = [{"role": "user", "content": content}]
+    t = CompiledTemplate("{% for m in messages %}<{{ m.role }}>{{ m.content | trim }}"
+                         "{% endfor %}", "t")
+    assert t.render(messages=messages) == "<user>" + content
+    with pytest.raises(ChatError, match="refused by the sandbox"):
+        CompiledTemplate("{{ messages[0].content * 3 }}", "t").render(messages=messages)
+    with pytest.raises(ChatError, match="indent would make"):
+        CompiledTemplate("{{ messages[0].content | replace(' ', '\n') | indent(100) }}",
+                         "t").render(messages=messages)
+
+
 def test_a_render_after_a_refusal_starts_afresh():
     t = CompiledTemplate("{% if big %}{{ 'x' * 3000000 ~ 'x' * 3000000 }}{% endif %}ok", "t")
     with pytest.raises(ChatError):

@@ -146,6 +146,35 @@ def test_ids_equal_openai_harmony(harmony, case, training):
     _check_origins(got, messages)
 
 
+@pytest.mark.regression
+@pytest.mark.parametrize("render", ["render_conversation", "render_conversation_for_training",
+                                    "render_conversation_for_completion"])
+@pytest.mark.parametrize("case", ["tools_and_results", "multi_turn_system_developer",
+                                  "empty_messages"])
+def test_each_of_openai_harmonys_renders_by_its_name(harmony, case, render):
+    """Without a generation prompt harmony always rendered for training (a last final
+    message ending in <|return|>); openai-harmony's render_conversation ends it with
+    <|end|>. Each render is asked for by openai-harmony's own name, whatever
+    add_generation_prompt says."""
+    from bpe_gui.engine.chat import HARMONY_RENDERS
+    oh, enc, tok = harmony
+    assert render in HARMONY_RENDERS
+    messages = CASES[case]
+    convo = oh.Conversation.from_json(json.dumps({"messages": messages}))
+    args = (oh.Role.ASSISTANT,) if render.endswith("completion") else ()
+    want = getattr(enc, render)(convo, *args)
+    for asked in (True, False):
+        body = {"messages": copy.deepcopy(messages), "add_generation_prompt": asked}
+        got = encode_chat(tok, body, "harmony", harmony=render)
+        assert got.ids == list(want), (render, enc.decode_utf8(want), got.text)
+
+
+def test_an_unknown_harmony_render_is_named(harmony):
+    with pytest.raises(ChatError, match="render_conversation_for_training"):
+        encode_chat(harmony[2], {"messages": CASES["empty_messages"]}, "harmony",
+                    harmony="render_for_training")
+
+
 def test_analysis_kept_when_asked(harmony):
     oh, enc, tok = harmony
     messages = CASES["tools_and_results"]

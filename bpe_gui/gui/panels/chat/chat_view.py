@@ -5,19 +5,27 @@ or a renderer that is code (engine.chat) and shown as token chips coloured by wh
 each token is: a role's (its colour), the template's scaffolding (grey), a control token
 (the special colour); a control token made of typed text is outlined in red and listed.
 Counts per role below, per message beside each message. The tokenizer is the window's
-(imported or trained), or one opened here for the chat alone.
+(imported or trained), or one opened here for the chat alone. Files are read and the
+conversation rendered by the controller's chat jobs, off the GUI thread; the next edit
+supersedes a render still running. Copy ids (Ctrl+Shift+C) and Copy as JSON put the
+prompt on the clipboard.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Callable, Protocol
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer, SignalInstance
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
-from ....engine.chat import encode_chat, own_renderer, read_template_file, template_beside
-from ....engine.errors import BPEError
+from ....engine.chat import HARMONY_RENDERS, encode_chat, own_renderer, read_template_file, \
+    template_beside
+from ....engine.errors import BPEError, Cancelled
+from ....engine.tokenizers import BaseTokenizer
+from ...controller.jobs import Done, Ended, IsCancelled, JobEnd
 from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
 from .prompt_pane import ROLE_FILLS, PromptPane
@@ -44,12 +52,35 @@ SAMPLE = {"messages": [
     "add_generation_prompt": True}
 
 
+class _ChatJobs(Protocol):
+    def render(self, work: Callable[[IsCancelled], Any], on_done: Done,
+               on_end: Ended = ...) -> None: ...
+    def tokenizer(self, path: str) -> BaseTokenizer: ...
+
+
+class ChatHost(Protocol):
+    """What the chat view reads of the controller (mypy holds the real Controller to
+    it)."""
+
+    tokenizerChanged: SignalInstance
+    imported: BaseTokenizer | None
+    imported_path: str | None
+    use_imported: bool
+
+    @property
+    def chat(self) -> _ChatJobs: ...
+    @property
+    def step_index(self) -> int: ...
+    def tokenizer(self) -> BaseTokenizer | None: ...
+
+
 class ChatView(QWidget):
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller: ChatHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
-        self.own_tok = None            # a tokenizer opened here, and its path
-        self.own_path: str | None = None
+        self.own_path: str | None = None   # a tokenizer opened here (read by the renders)
+        self.rendering = False   # a render was asked for and its result is not shown yet
+        self._n_messages = 0     # of the conversation last rendered
         self.template_path: str | None = None
         # a long file name gives way before the controls do (800 pixels wide), cut with
         # "…" and whole in the tooltip (a plain label was cut at its edge: "Tokenizer: the t")
@@ -66,13 +97,22 @@ class ChatView(QWidget):
         self.renderer.setToolTip("How the conversation becomes text: the model's jinja "
                                  "template, or a renderer that is code")
         self.origin = TextPane(lines=1)
+        self.harmony = QComboBox()   # which of openai-harmony's renders (harmony only)
+        self.harmony.addItems(["By add_generation_prompt", *HARMONY_RENDERS])
+        self.harmony.setToolTip("Which of openai-harmony's renders to match (how the "
+                                "conversation ends: <|start|>assistant, <|return|>, <|end|>)")
+        self.harmony.setVisible(False)
+        self.copy_ids = QPushButton("Copy ids")
+        self.copy_ids.setToolTip("The prompt's token ids, as a JSON list (Ctrl+Shift+C)")
+        self.copy_json = QPushButton("Copy as JSON")
+        self.copy_json.setToolTip("Ids, tokens with their role and origin, counts and the "
+                                  "rendered text, as bpe-gui chat --json prints them")
         self.editor = ConversationEditor(self)
         self.main = PromptPane(self)
         self.flow, self.counts, self.warnings = \
             self.main.flow, self.main.counts, self.main.warnings
         self.other = PromptPane(self)   # another tokenizer, side by side
         self.other.setVisible(False)
-        self.other_tok = None
         self.other_path: str | None = None
         self.compare = QPushButton("Side by side…")
         self.compare.setToolTip("The same conversation under another tokenizer, beside this one")
@@ -97,20 +137,25 @@ class ChatView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
-        lay.addWidget(self.origin)
+        under = QHBoxLayout()   # where the template comes from; what to do with the prompt
+        under.addWidget(self.origin, 1)
+        for w in (self.harmony, self.copy_ids, self.copy_json):
+            under.addWidget(w)
+        lay.addLayout(under)
         lay.addWidget(self.split, 1)
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(DEBOUNCE_MS)
+        self.timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self.timer.timeout.connect(self.render_now)
         self.editor.changed.connect(self.timer.start)
         self.editor.changed.connect(self._save_state)   # (kept at once: a quit loses none)
         self.renderer.activated.connect(self._on_renderer)
         self.open_tok.clicked.connect(self._pick_tokenizer)
         self.compare.toggled.connect(self._on_compare)
+        self.harmony.activated.connect(lambda _i: self.render_now())
+        self.copy_ids.clicked.connect(lambda: self._copy(False))
+        QShortcut(QKeySequence("Ctrl+Shift+C"), self, lambda: self._copy(False),
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.copy_json.clicked.connect(lambda: self._copy(True))
         controller.tokenizerChanged.connect(self.timer.start)
-        self._restore_tok: str | None = None
-        self._failed_tok: str | None = None
         # (the window's settings, where its layout is kept; a view of its own: the app's)
         got = getattr(parent, "settings", None)
         self._settings = got if isinstance(got, QSettings) else QSettings()
@@ -159,30 +204,20 @@ class ChatView(QWidget):
         self._split_set = True
 
     # ----- what renders ---------------------------------------------------------------
-    def tokenizer(self):
-        """(tokenizer, its file or None)."""
-        if self._restore_tok is not None:   # (the last run's, opened when first needed)
-            path, self._restore_tok = self._restore_tok, None
-            self.set_tokenizer_file(path, render=False)
-        if self.own_tok is not None:
-            return self.own_tok, self.own_path
+    def tokenizer(self) -> tuple[BaseTokenizer | None, str | None]:
+        """(tokenizer, its file or None); a file opened here: (None, its path), read by
+        the renders."""
+        if self.own_path is not None:
+            return None, self.own_path
         c = self.controller
         tok = c.tokenizer()
         path = c.imported_path if (c.use_imported and c.imported is not None) else None
         return tok, path
 
     def set_tokenizer_file(self, path: str, render: bool = True) -> None:
-        """Open a tokenizer for this view alone (a message says why not)."""
-        from ....engine.formats import load_tokenizer
-        try:
-            self.own_tok = load_tokenizer(path)
-            self.own_path = path
-        except BPEError as e:
-            self.own_tok = self.own_path = None
-            self.main.show_error(str(e))
-            self._failed_tok = str(e)
-            return
-        self._failed_tok = None
+        """Open a tokenizer for this view alone: read by the next render (its pane says
+        why when it cannot be)."""
+        self.own_path = path
         if render:
             self.render_now()
 
@@ -196,7 +231,7 @@ class ChatView(QWidget):
             body = None
         data = self.renderer.itemData(self._chosen)
         return {"body": body, "json": self.editor.json_text(),
-                "tokenizer": self.own_path or self._restore_tok,
+                "tokenizer": self.own_path,
                 "templates": self.template_files(),
                 "renderer": data if isinstance(data, str) else self.renderer.itemText(
                     self._chosen)}
@@ -210,20 +245,16 @@ class ChatView(QWidget):
             self.editor.show_json(state["json"])
         for path in state.get("templates") or ():
             if isinstance(path, str) and Path(path).is_file():
-                at = 1 + len(self.template_files())
-                self.renderer.insertItem(at, f"File: {Path(path).name}", path)
-                self.renderer.setItemData(at, path, Qt.ItemDataRole.ToolTipRole)
+                self._template_entry(path)
         chosen = state.get("renderer")
         at = self.renderer.findData(chosen) if isinstance(chosen, str) else -1
         if at < 0 and isinstance(chosen, str) and chosen != FILE:
             at = self.renderer.findText(chosen)
         if at >= 0:
-            self.renderer.setCurrentIndex(at)
-            self._chosen = at
-            data = self.renderer.itemData(at)
-            self.template_path = data if isinstance(data, str) else None
+            self._choose(at)
         tok = state.get("tokenizer")
-        self._restore_tok = tok if isinstance(tok, str) and tok else None
+        if isinstance(tok, str) and tok:
+            self.set_tokenizer_file(tok, render=False)
         self.timer.start()
 
     def _save_state(self) -> None:
@@ -236,16 +267,24 @@ class ChatView(QWidget):
     def set_template_file(self, path: str) -> None:
         """Render with this template file: an entry of its own in the list (opening one
         already there picks it again), as many as are opened."""
-        path = str(path)
+        self._choose(self._template_entry(str(path)))
+        self.render_now()
+
+    def _template_entry(self, path: str) -> int:
+        """The list's entry of this template file, added after the files opened before."""
         at = self.renderer.findData(path)
         if at < 0:
-            at = 1 + len(self.template_files())   # (after the files opened before)
+            at = 1 + len(self.template_files())
             self.renderer.insertItem(at, f"File: {Path(path).name}", path)
             self.renderer.setItemData(at, path, Qt.ItemDataRole.ToolTipRole)
+        return at
+
+    def _choose(self, at: int) -> None:
+        """The list's entry in use: a renderer, or a template file's."""
         self.renderer.setCurrentIndex(at)
         self._chosen = at
-        self.template_path = path
-        self.render_now()
+        data = self.renderer.itemData(at)
+        self.template_path = data if isinstance(data, str) else None
 
     def template_files(self) -> list[str]:
         """The template files opened here, in the list's order."""
@@ -268,9 +307,7 @@ class ChatView(QWidget):
             else:
                 self.renderer.setCurrentIndex(self._chosen)
             return
-        self._chosen = i
-        data = self.renderer.itemData(i)
-        self.template_path = data if isinstance(data, str) else None
+        self._choose(i)
         self.render_now()
 
     @property
@@ -280,11 +317,7 @@ class ChatView(QWidget):
 
     def set_other_tokenizer_file(self, path: str) -> None:
         """Show the conversation under this tokenizer too, beside the main one."""
-        from ....engine.formats import load_tokenizer
-        try:
-            self.other_tok, self.other_path = load_tokenizer(path), path
-        except BPEError as e:
-            self.other.show_error(str(e))
+        self.other_path = path
         self.other.set_title(Path(path).name)
         self.other.setVisible(True)
         self.main.set_title("This tokenizer")
@@ -297,7 +330,7 @@ class ChatView(QWidget):
         if not on:
             self.other.setVisible(False)
             self.main.set_title("")
-            self.other_tok = None
+            self.other_path = None
             return
         path, _ = QFileDialog.getOpenFileName(self, "Another tokenizer, side by side")
         if path:
@@ -306,6 +339,8 @@ class ChatView(QWidget):
             self.compare.setChecked(False)
 
     def render_now(self) -> None:
+        """Render the conversation as a chat job (the files it needs read there too);
+        what it gives is shown when it comes back, unless a newer render was asked."""
         self.timer.stop()
         self._save_state()
         tok, path = self.tokenizer()
@@ -318,53 +353,96 @@ class ChatView(QWidget):
             step = f"{self.controller.step_index:,}"
             self.tok_label.set_variants([f"Tokenizer: trained, as of step {step}",
                                          f"Trained, step {step}", f"Step {step}"])
+        self.harmony.setVisible(self.renderer.currentText() == "harmony")
+        renders = self.controller.chat
         try:
             body = self.editor.body()
         except BPEError as e:
+            renders.render(lambda _c: None, lambda _r: None)   # (a render running: dropped)
+            self.rendering = False
             self.main.show_error(str(e))
             self.editor.set_counts(None)
             return
-        n = len(body.get("messages") or ())
-        enc = self._render(self.main, tok, path, body, main=True)
-        self.editor.set_counts(enc.message_counts(n) if enc is not None else None)
-        if self.other_tok is not None and self.other.isVisible():
-            self._render(self.other, self.other_tok, self.other_path, body, main=False)
+        sides = [(tok, path)]
+        if self.other_path is not None and self.other.isVisible():
+            sides.append((None, self.other_path))
+        choice, template_path = self.renderer.currentText(), self.template_path
+        harmony = self.harmony.currentText() if self.harmony.currentIndex() > 0 else None
 
-    def _render(self, pane: PromptPane, tok, path, body: dict, main: bool):
-        """Render ``body`` for one pane (the template found beside that pane's tokenizer
-        when the renderer says so); its encoding, or None after showing the error."""
-        if tok is None:
-            pane.show_error((self._failed_tok or "") if main else "")
-            return None
-        choice = self.renderer.currentText()
-        try:
-            tools = bool(body.get("tools"))
-            template = None
-            if self.template_path:
-                choice = FILE
-                template = read_template_file(self.template_path, None, tools)
-            elif choice == BESIDE:
-                template = template_beside(path, None, tools) if path else None
-            renderer = choice if choice not in (BESIDE, FILE) else "jinja"
-            if choice == BESIDE and template is None and own_renderer(tok):
-                renderer = own_renderer(tok)   # (Mistral's files: mistral-common renders them)
-            if main:
-                self.origin.setText("Template: " + (
-                    template.origin if template is not None
-                    else f"{renderer}, the renderer of this tokenizer's files (they bring no "
-                    "jinja template)" if renderer != "jinja" and choice == BESIDE
-                    else renderer if renderer != "jinja" else "—"))
-            if renderer == "jinja" and template is None:   # (the engine's words name a flag)
-                pane.show_error(NO_TEMPLATE)
-                return None
-            enc = encode_chat(tok, body, renderer, template)
-        except BPEError as e:
-            pane.show_error(str(e))
-            return None
-        pane.show_encoding(enc)
-        return enc
+        def work(cancelled: IsCancelled) -> list:
+            out = []
+            for tok, path in sides:   # (a file opened here is read now, off the GUI thread)
+                if cancelled():
+                    raise Cancelled()
+                try:
+                    tok = tok if tok is not None or path is None else renders.tokenizer(path)
+                except BPEError as e:
+                    out.append((None, str(e), None))
+                    continue
+                out.append(_encode(tok, path, body, choice, template_path, harmony))
+            return out
+        self.rendering = True
+        renders.render(work, lambda got: self._show(got, len(body.get("messages") or ())),
+                    self._failed)
+
+    def _show(self, got: list, n_messages: int) -> None:
+        """A render's result: per pane (encoding, error, template origin)."""
+        self.rendering, self._n_messages = False, n_messages
+        for k, (enc, error, origin) in enumerate(got):
+            pane = self.main if k == 0 else self.other
+            if k == 0:
+                if origin is not None:
+                    self.origin.setText("Template: " + origin)
+                self.editor.set_counts(enc.message_counts(n_messages) if enc else None)
+            if enc is None:
+                pane.show_error(error or "")
+            else:
+                pane.show_encoding(enc)
+
+    def _failed(self, end: JobEnd) -> None:
+        self.rendering = False
+        if not end.done:   # (a bug: said in the pane, not in a box)
+            self.main.show_error(end.message)
+
+    def _copy(self, as_json: bool) -> None:
+        """The main prompt's ids (a JSON list), or all of it as ``bpe-gui chat --json``
+        prints it, on the clipboard."""
+        enc = self.result
+        if enc is not None:
+            QGuiApplication.clipboard().setText(json.dumps(
+                enc.as_json(self._n_messages), ensure_ascii=False) if as_json else
+                json.dumps(enc.ids))
 
     def catch_up(self) -> None:
         if self.timer.isActive():
             self.render_now()
 
+
+
+def _encode(tok: BaseTokenizer | None, path: str | None, body: dict, choice: str,
+            template_path: str | None, harmony: str | None) -> tuple:
+    """Render ``body`` for one pane (the template found beside that pane's tokenizer when
+    the renderer says so), on the worker thread: (encoding or None, the error to show,
+    the template's origin in words, or None when no tokenizer)."""
+    if tok is None:
+        return None, "", None
+    origin = "—"
+    try:
+        tools = bool(body.get("tools"))
+        template = None
+        if template_path:
+            choice = FILE
+            template = read_template_file(template_path, None, tools)
+        elif choice == BESIDE:
+            template = template_beside(path, None, tools) if path else None
+        renderer = (own_renderer(tok) if choice == BESIDE and template is None else None) \
+            or (choice if choice not in (BESIDE, FILE) else "jinja")   # (Mistral's files)
+        origin = template.origin if template is not None \
+            else f"{renderer}, the renderer of this tokenizer's files (they bring no " \
+            "jinja template)" if renderer != "jinja" and choice == BESIDE \
+            else renderer if renderer != "jinja" else "—"
+        if renderer == "jinja" and template is None:   # (the engine's words name a flag)
+            return None, NO_TEMPLATE, origin
+        return encode_chat(tok, body, renderer, template, harmony=harmony), "", origin
+    except BPEError as e:
+        return None, str(e), origin

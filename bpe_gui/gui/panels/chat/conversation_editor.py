@@ -149,8 +149,10 @@ class ConversationEditor(QWidget):
             w.textChanged.connect(self.changed)
         for box in (self.generation, self.continue_final, self.sanitize):
             box.toggled.connect(self.changed)
-        self.generation.toggled.connect(lambda on: on and self.continue_final.setChecked(False))
-        self.continue_final.toggled.connect(lambda on: on and self.generation.setChecked(False))
+        # (ticking one unticks the other)
+        for tick, untick in ((self.generation, self.continue_final),
+                             (self.continue_final, self.generation)):
+            tick.toggled.connect(lambda on, u=untick: u.setChecked(u.isChecked() and not on))
 
     def _next_role(self) -> str:
         last = self.rows[-1].role.currentText() if self.rows else "assistant"
