@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from PySide6.QtCore import QSettings, Qt, QTimer, SignalInstance
+from PySide6.QtCore import QSettings, QSignalBlocker, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
@@ -321,9 +321,8 @@ class ChatView(QWidget):
         self.other.set_title(Path(path).name)
         self.other.setVisible(True)
         self.main.set_title("This tokenizer")
-        self.compare.blockSignals(True)
-        self.compare.setChecked(True)
-        self.compare.blockSignals(False)
+        with QSignalBlocker(self.compare):   # (set, not a user's toggle)
+            self.compare.setChecked(True)
         self.render_now()
 
     def _on_compare(self, on: bool) -> None:

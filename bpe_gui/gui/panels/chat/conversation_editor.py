@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import json
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
                                QPushButton, QToolButton, QVBoxLayout, QWidget)
 
@@ -180,9 +180,8 @@ class ConversationEditor(QWidget):
 
     def show_json(self, text: str) -> None:
         """Edit this text as the whole request body (kept as typed, valid or not)."""
-        self.as_json.blockSignals(True)
-        self.as_json.setChecked(True)
-        self.as_json.blockSignals(False)
+        with QSignalBlocker(self.as_json):   # (set, not a user's toggle)
+            self.as_json.setChecked(True)
         self._json_widgets(True)
         self.json_edit.setPlainText(text)
 
