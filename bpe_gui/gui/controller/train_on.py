@@ -37,6 +37,8 @@ from .tokenizer_files import TokenizerFiles
 FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tiktoken",
                 "native": "bpe-gui file", "csv": "merges CSV"}
 DEFAULT_MERGES = 500
+# the encode view's note while a training-on run shows instead of the imported tokenizer
+SWITCHED = "Train on switched this from the imported tokenizer"
 
 
 def source_label(tok: BaseTokenizer, path: str | None) -> str:
@@ -166,8 +168,7 @@ class TrainOn:
         self.training.land_at = None
         started = self.training.retrain(to_target=True)
         if started:   # what was trained is what the views show next
-            c.tokenizer_files.give_way_to_trained(
-                "Train on switched this from the imported tokenizer")
+            c.tokenizer_files.give_way_to_trained(SWITCHED)
         return started
 
     def job_ended(self, trainer: TrainerProtocol | None) -> None:
@@ -195,6 +196,7 @@ class TrainOn:
         else:
             c.message.emit(f"No longer training on from {was}: Train (F5) trains from "
                            "scratch.")
+        c.tokenizer_files.drop_note(SWITCHED)   # (later runs train from scratch)
         self._mark_stale()
         c.settingsChanged.emit(c.settings)   # the panel frees the fields the source decided
 
