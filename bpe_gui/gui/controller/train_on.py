@@ -58,6 +58,8 @@ class TrainingPart(Protocol):
 
     land_at: int | None               # a session's step to come back to, after the job
 
+    def may_drop(self, what: str) -> bool: ...
+
     def retrain(self, quiet: bool = False, to_step: int | None = None,
                 to_target: bool = False, land_at: int | None = None) -> bool: ...
 
@@ -176,6 +178,14 @@ class TrainOn:
         merges), failed or dropped before it merged, the mode goes back to before."""
         if self.origin() is None:
             self.source, self.label, self.source_path = self._before
+
+    def end(self) -> bool:
+        """Training › Train from scratch again: the run's trained steps go with the
+        mode, asked first (Training.may_drop). True if it ended."""
+        if self.source is None or not self.training.may_drop("Train from scratch again"):
+            return False
+        self.leave()
+        return True
 
     def leave(self) -> None:
         """Back to training from scratch: the next Train (or an edit of a small corpus)
