@@ -244,3 +244,46 @@ def test_compare_side_b_trained_configuration_comes_back_trained(make_window, re
     sample = c2.corpus_text[:3000]
     assert pane2.trained_tokenizer.encode(sample) == oracle.tokenizer().encode(sample)
     assert len(pane2.trained_tokenizer.vocab) == 300
+
+
+# ----- Step after an edit, a mode change (issue 89, item 3) -----------------------------------
+def test_step_after_an_edit_asks_then_lands_at_step_1(window, ready, qtbot):
+    """One character typed, then Step (F10): the 14 merges went without a question and
+    the run showed step 0. Now Step asks; Cancel keeps the run, Train again trains the
+    edited corpus and shows its first merge."""
+    c = train_english_to(window, ready, 14, 14)
+    pairs = [s.pair for s in c.trainer.steps]
+    editor = window.dock_layout.editor
+    editor.edit.moveCursor(editor.edit.textCursor().MoveOperation.End)
+    qtbot.keyClicks(editor.edit, "x")
+    editor.flush()
+    assert c.stale and c.corpus_dirty
+    seen = answer_next_box(qtbot, None)            # Escape: keep the run
+    window.actions_menus.acts["step"].trigger()
+    assert seen and "14 trained merges" in seen[0], seen
+    assert c.step_index == 14 and [s.pair for s in c.trainer.steps] == pairs
+    seen = answer_next_box(qtbot, "Train again")
+    window.actions_menus.acts["step"].trigger()
+    assert seen
+    ready(c)
+    assert c.step_index == 1
+    assert [s.pair for s in c.trainer.steps][:1] == \
+        reference_pairs(c.corpus_text, c.trainer.settings, 1)
+
+
+def test_applying_another_mode_asks_before_the_steps_go(window, ready, qtbot):
+    c = train_english_to(window, ready, 14, 14)
+    pairs = [s.pair for s in c.trainer.steps]
+    panel = window.dock_layout.settings_panel
+    panel.byte_radio.setChecked(True)
+    panel.superbpe.check.setChecked(True)
+    panel.superbpe.spin.setValue(5)
+    assert panel.check(), panel.errors
+    seen = answer_next_box(qtbot, None)
+    assert not panel.apply()
+    assert seen and "mode" in seen[0] and "14 trained merges" in seen[0], seen
+    assert c.settings.superbpe_from is None and [s.pair for s in c.trainer.steps] == pairs
+    assert panel.is_pending()                      # still there to apply
+    seen = answer_next_box(qtbot, "Train again")
+    assert panel.apply() and seen
+    assert c.settings.superbpe_from == 5

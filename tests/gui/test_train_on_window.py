@@ -20,6 +20,7 @@ from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.gui.models.encoding import PLAIN
 from bpe_gui.engine.train.inherited import InheritedTrainer
 from conftest import wait_idle
+from test_nothing_lost import answer_next_box
 from continue_oracle import gpt2_words, ref_train, sample_text
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -320,7 +321,9 @@ def test_train_from_scratch_again(make_window, qtbot, gpt2_dir):
     before = c.settings
     c = _train_on(win, qtbot, 20)
     assert win.actions_menus.acts["train_on_leave"].isEnabled()
+    asked = answer_next_box(qtbot, "Train again")   # the trained steps go (issue 89)
     win.actions_menus.acts["train_on_leave"].trigger()
+    assert asked
     assert not c.train_on.active and win.dock_layout.settings_panel.preset_combo.isEnabled()
     assert c.settings == before   # the corpus's own (here the first start's tutorial's)
     win.actions_menus.acts["run"].trigger()
@@ -369,7 +372,9 @@ def test_train_from_scratch_again_gives_the_corpus_its_own_settings_back(
     assert EOT in c.trainer.settings.special_tokens
     said = []
     c.message.connect(said.append)
+    asked = answer_next_box(qtbot, "Train again")   # the trained steps go (issue 89)
     win.actions_menus.acts["train_on_leave"].trigger()
+    assert asked
     assert c.settings == own
     assert "settings you had before are back" in said[-1] and "no special tokens" in said[-1]
     assert "vocabulary size 500" in said[-1]

@@ -23,7 +23,13 @@ controller's plan):
 - the window's training spec, run through the command line as the exact command the
   window copies ("Copy as command"), writes the merges the window shows;
 - every setting the panels show as enabled (engine.train.unused: what they grey) and
-  applied is honoured by the run, and a greyed one is not (pruning, SuperBPE).
+  applied is honoured by the run, and a greyed one is not (pruning, SuperBPE);
+- trained steps never vanish without a question (Step after an edit, a mode change
+  applied, Train from scratch again: answered Train again or Cancel by the machine) or
+  an action meant to train anew (issue 89).
+
+The window's layout (resizes, Focus on and off, relaunches) has a machine of its own,
+test_layout_machine.py: a main window costs a sequence several times as much.
 
 Thresholds are lowered so that a few KB take the routes a big corpus takes (jobs on the
 worker thread, pre-token tables reused between trainings, streamed files).
@@ -148,6 +154,11 @@ class WindowMachine(RuleBasedStateMachine):
         self.c.set_corpus_text(TEXTS["tutorial"], dirty=False)
         self.session_no = 0
         self.clean: tuple | None = ("text", TEXTS["tutorial"])   # the corpus without edits
+        # trained steps go only after a question answered "Train again", or an action
+        # meant to train anew (Train, Retrain, new settings, another corpus, asked there)
+        self.answer = True         # the answer to the next question before steps go
+        self.may_go = None         # the run whose steps the user let go
+        self.seen: tuple | None = None   # (controller, run, its furthest step) last seen
 
     def _new_controller(self, before: Views | None = None) -> Controller:
         """A controller and the window's views of it (``before``: those of the window
@@ -155,6 +166,7 @@ class WindowMachine(RuleBasedStateMachine):
         if before is not None:
             before.go_quiet()
         c = Controller()
+        c.training.confirm_drop = self._drop_asked   # the window's question
         self._controllers.append(c)
         self.charts = ChartsView(c)   # follows the controller's signals, as in the window
         self._views.append(self.charts)
@@ -214,6 +226,7 @@ class WindowMachine(RuleBasedStateMachine):
         self._controllers.clear()
         self._views.clear()
         self.c = self.charts = self.views = c = v = None
+        self.may_go = self.seen = None
         gc.collect()   # the controllers' parts hold each other (a job may have paused gc)
 
     # ----- waiting -----------------------------------------------------------------------
@@ -236,7 +249,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(which=st.sampled_from(["file", "stream", "table"]))
     def open_file(self, which):
-        self.idle()
+        self._anew()
         self.c.opening.open_files([self.files[which]])
         self.idle()
         if self.c.corpus_paths == [self.files[which]] and not self.c.corpus_dirty:
@@ -245,7 +258,7 @@ class WindowMachine(RuleBasedStateMachine):
     @rule(answer=st.booleans())
     def clear(self, answer):
         """Corpus > Clear, its question answered Clear (True) or Cancel."""
-        self.idle()
+        self._anew()
         before = (self.c.corpus_text, self.c.corpus_paths)
         self.views.editor.confirm_clear = lambda: answer
         self.views.editor.new_corpus()
@@ -260,7 +273,7 @@ class WindowMachine(RuleBasedStateMachine):
     @rule(langs=st.sampled_from([("en", "de"), ("ru", "zh"), ("en", "zh", "ru")]))
     def parity_on(self, langs):
         self.idle()
-        self.c.set_parity(ParitySetup(enabled=True, languages=tuple(
+        self.c.apply(self.c.settings, ParitySetup(enabled=True, languages=tuple(
             Language(n, str(self.folder / f"{n}.train.txt"),
                      dev=str(self.folder / f"{n}.dev.txt"))
             for n in langs)))
@@ -268,18 +281,18 @@ class WindowMachine(RuleBasedStateMachine):
     @rule()
     def parity_off(self):
         self.idle()
-        self.c.set_parity(replace(self.c.parity, enabled=False))
+        self.c.apply(self.c.settings, replace(self.c.parity, enabled=False))
 
     @rule(t=st.sampled_from([None, 5, 12]))
     def superbpe(self, t):
         """SuperBPE ticked or not, in every mode (parity and training on do not use it:
         the run must not either)."""
         self.idle()
-        self.c.set_settings(replace(self.c.settings, superbpe_from=t))
+        self.c.apply(replace(self.c.settings, superbpe_from=t), self.c.parity)
 
     @rule(on=st.booleans())
     def prune(self, on):
-        self.idle()
+        self._anew()
         if on and self.c.settings.superbpe_from is not None and not (
                 self.c.parity.active or self.c.train_on.active):
             return   # (SuperBPE greys it: it is not applied with it)
@@ -298,7 +311,7 @@ class WindowMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.c.imported is not None)
     @rule(n=st.sampled_from([8, 15]))
     def train_on(self, n):
-        self.idle()
+        self._anew()
         if self.c.parity.active:
             return
         self.c.train_on.start(num_merges=n)
@@ -306,19 +319,37 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule()
     def leave_train_on(self):
+        """Training > Train from scratch again (asked when trained steps go)."""
         self.idle()
-        self.c.train_on.leave()
+        self.c.train_on.end()
+
+    @rule(yes=st.booleans())
+    def answer_next(self, yes):
+        """How the next question before trained steps go is answered."""
+        self.answer = yes
+
+    def _drop_asked(self, what: str, steps: int) -> bool:
+        assert steps > 0, f"{what}: asked with nothing trained"
+        if self.answer:
+            self.may_go = self.c.trainer
+        return self.answer
+
+    def _anew(self) -> None:
+        """An action meant to train anew (or asked about in the window, as a new corpus
+        is): the run in use may go."""
+        self.idle()
+        self.may_go = self.c.trainer
 
     # ----- settings ----------------------------------------------------------------------
     @rule(n=st.sampled_from([10, 20, 30]))
     def target(self, n):
-        self.idle()
+        self._anew()
         self.c.set_settings(replace(self.c.settings, num_merges=n, vocab_size=None))
 
     @rule(tie=st.sampled_from(["greatest", "first-seen", "lowest-ids"]),
           pattern=st.sampled_from(["gpt2", "cl100k"]))
     def settings_change(self, tie, pattern):
-        self.idle()
+        self._anew()
         if self.c.train_on.active or self.c.parity.active:
             self.c.set_settings(replace(self.c.settings, tie_rule=tie))
             return
@@ -327,14 +358,14 @@ class WindowMachine(RuleBasedStateMachine):
     # ----- training and stepping -----------------------------------------------------------
     @rule()
     def train(self):
-        self.idle()
+        self._anew()
         self.c.training.train()
         self.idle()
 
     @rule()
     def retrain(self):
         """Retrain from step 0 (Ctrl+R)."""
-        self.idle()
+        self._anew()
         self.c.training.retrain()
         self.idle()
 
@@ -454,6 +485,21 @@ class WindowMachine(RuleBasedStateMachine):
         text = self._corpus_text()
         # the settings the run trains with: a greyed one (pruning under SuperBPE) unused
         return None if text is None else plain_merges(text, plan.validated().settings, k)
+
+    @invariant()
+    def trained_steps_never_vanish_without_a_question(self):
+        """A run with trained steps is replaced only after its question was answered
+        Train again, or by an action meant to train anew (_anew)."""
+        c = self.c
+        if c.busy:
+            return
+        t = c.trainer
+        before = self.seen
+        self.seen = (c, t, 0 if t is None else max(t.n_steps, t.furthest_step))
+        if before is None or before[0] is not c or before[1] is None or before[1] is t:
+            return
+        assert before[2] == 0 or before[1] is self.may_go, \
+            f"{before[2]} trained steps went without a question"
 
     @invariant()
     def merges_are_the_engines_for_what_is_shown(self):
@@ -721,5 +767,33 @@ def test_a_session_step_past_the_corpus_end_then_a_step_back(qtbot, tmp_path, mo
         assert state.c.trainer.n_steps < 30   # the corpus ran out of pairs
         state.jump(k=0)
         state.relaunch()
+    finally:
+        state.teardown()
+
+
+def test_a_step_after_an_edit_keeps_the_run_when_told_to(qtbot, tmp_path, monkeypatch):
+    """Issue 89: a trained run, one word typed, Step (F10): the run went without a
+    question. Cancel keeps it; Train again trains the edited corpus, at step 1."""
+    _lower_thresholds(monkeypatch)
+    machine = type("WindowMachineStep", (WindowMachine,), {})
+    machine.qtbot, machine.folder = qtbot, tmp_path
+    machine._controllers, machine._views, machine._all_views = [], [], []
+    state = machine()
+    try:
+        state.launch()
+        state.train()
+        state.trained_steps_never_vanish_without_a_question()
+        pairs = tuple(state.c.trainer.merges)
+        assert state.c.step_index > 1
+        state.edit_corpus(word="lowest")
+        state.answer_next(yes=False)
+        state.step()
+        state.trained_steps_never_vanish_without_a_question()
+        assert tuple(state.c.trainer.merges) == pairs and state.c.stale
+        state.answer_next(yes=True)
+        state.step()
+        state.trained_steps_never_vanish_without_a_question()
+        assert state.c.step_index == 1 and not state.c.stale
+        state.merges_are_the_engines_for_what_is_shown()
     finally:
         state.teardown()

@@ -265,6 +265,18 @@ class Controller(QObject):
         self._mark_stale()
         return True
 
+    def apply(self, settings: TrainSettings, parity: ParitySetup) -> bool:
+        """The settings panel's Apply: another training mode (parity, SuperBPE, on or
+        off) throws the run's trained steps away, asked first (Training.may_drop)."""
+        def mode(p: ParitySetup, s: TrainSettings) -> str:
+            return "parity" if p.active else "train on" if self.train_on.active else \
+                "superbpe" if s.superbpe_from is not None else "plain"
+        if mode(parity, settings) != mode(self.parity, self.settings) and \
+                not self.training.may_drop("Changing the training mode"):
+            return False
+        self.set_parity(parity)
+        return self.set_settings(settings)
+
     def set_parity(self, setup: ParitySetup) -> bool:
         """Parity-aware training's languages and parameters (off: ``enabled`` False).
         A change makes the trainer stale: the next Step or Train reads the languages."""
@@ -285,9 +297,12 @@ class Controller(QObject):
             self.tokenizerChanged.emit()
 
     def step(self) -> bool:
-        t = self.training.ready()
-        if t is None:
-            return False
+        """One merge; a run out of date (an edited corpus) trains again, asked first,
+        and lands at step 1 (Step had thrown 14 merges away and shown step 0)."""
+        stale = self.trainer is None or self.stale
+        t = self.training.ready("Step", to_step=1 if stale else None)
+        if t is None or stale:
+            return t is not None
         if t.step() is None:
             self.set_playing(False)
             self.message.emit(stop_reason(t))
@@ -296,7 +311,7 @@ class Controller(QObject):
         return True
 
     def undo(self) -> bool:
-        t = self.training.ready()
+        t = self.training.ready("Step back")
         if t is None:
             return False
         if t.undo() is None:
@@ -312,7 +327,7 @@ class Controller(QObject):
 
     def goto(self, k: int) -> bool:
         """Jump to step k: undo back or run forward (on the worker thread if far)."""
-        t = self.training.ready()
+        t = self.training.ready(f"Run to step {k:,}")
         if t is None:
             return False
         k = max(0, k)

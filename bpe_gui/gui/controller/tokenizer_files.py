@@ -179,6 +179,12 @@ class TokenizerFiles:
             c.use_imported = on
             c.tokenizerChanged.emit()
 
+    def drop_note(self, note: str) -> None:
+        """``note`` (a switch's reason) holds no more, the mode that made it left."""
+        if self.switch_note == note:
+            self.switch_note = ""
+            self.c.tokenizerChanged.emit()
+
     def give_way_to_trained(self, why: str) -> bool:
         """Show the trained tokenizer instead of an imported one on show, keeping ``why``
         in sight; False (nothing changed) if the trained one was on show already."""

@@ -37,6 +37,8 @@ from .tokenizer_files import TokenizerFiles
 FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tiktoken",
                 "native": "bpe-gui file", "csv": "merges CSV"}
 DEFAULT_MERGES = 500
+# the encode view's note while a training-on run shows instead of the imported tokenizer
+SWITCHED = "Train on switched this from the imported tokenizer"
 
 
 def source_label(tok: BaseTokenizer, path: str | None) -> str:
@@ -55,6 +57,8 @@ class TrainingPart(Protocol):
     """What :class:`TrainOn` uses of the controller's Training (training.py)."""
 
     land_at: int | None               # a session's step to come back to, after the job
+
+    def may_drop(self, what: str) -> bool: ...
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,
                 to_target: bool = False, land_at: int | None = None) -> bool: ...
@@ -166,8 +170,7 @@ class TrainOn:
         self.training.land_at = None
         started = self.training.retrain(to_target=True)
         if started:   # what was trained is what the views show next
-            c.tokenizer_files.give_way_to_trained(
-                "Train on switched this from the imported tokenizer")
+            c.tokenizer_files.give_way_to_trained(SWITCHED)
         return started
 
     def job_ended(self, trainer: RunCommon | None) -> None:
@@ -175,6 +178,14 @@ class TrainOn:
         merges), failed or dropped before it merged, the mode goes back to before."""
         if self.origin() is None:
             self.source, self.label, self.source_path = self._before
+
+    def end(self) -> bool:
+        """Training › Train from scratch again: the run's trained steps go with the
+        mode, asked first (Training.may_drop). True if it ended."""
+        if self.source is None or not self.training.may_drop("Train from scratch again"):
+            return False
+        self.leave()
+        return True
 
     def leave(self) -> None:
         """Back to training from scratch: the next Train (or an edit of a small corpus)
@@ -195,6 +206,7 @@ class TrainOn:
         else:
             c.message.emit(f"No longer training on from {was}: Train (F5) trains from "
                            "scratch.")
+        c.tokenizer_files.drop_note(SWITCHED)   # (later runs train from scratch)
         self._mark_stale()
         c.settingsChanged.emit(c.settings)   # the panel frees the fields the source decided
 

@@ -110,6 +110,10 @@ class Training:
         # The running retrain job puts its new trainer here once it starts merging.
         self.live_box: dict | None = None
         self.cancel_asked = False   # Cancel was pressed during the job running now
+        # asked before a route throws the run's trained steps away (the window asks the
+        # user): confirm_drop(what, steps) -> go ahead; unset, it goes ahead
+        self.confirm_drop: Callable[[str, int], bool] = lambda _what, _steps: True
+        self._agreed = False   # the steps of the run in use were let go (asked once)
         self.timer = QTimer(parent, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
         self.timer.timeout.connect(self._auto_retrain)
 
@@ -379,13 +383,27 @@ class Training:
         self.trainer_job_ended(end)
 
     # ----- running the run on, by a job ---------------------------------------------------
-    def ready(self) -> RunCommon | None:
+    def may_drop(self, what: str) -> bool:
+        """Before ``what`` throws away the trained steps of the run in use: one question
+        (confirm_drop), asked once for the run. True: go ahead."""
+        t = self.c.trainer
+        steps = 0 if t is None else max(t.n_steps, t.furthest_step)
+        if steps and not self._agreed:
+            self._agreed = self.confirm_drop(what, steps)
+            return self._agreed
+        return True
+
+    def ready(self, what: str = "Going on", to_step: int | None = None
+              ) -> RunCommon | None:
         """The trainer to step, up to date with the corpus and settings (a small corpus
-        retrains here); None while a job runs, or once one was started to build it."""
+        retrains here, at ``to_step``, once the user let the out-of-date run's steps go:
+        ``what`` goes on, may_drop); None while a job runs, or once one was started to
+        build it."""
         c = self.c
         if not self._free():
             return None
-        if (c.trainer is None or c.stale) and not self.retrain():
+        if (c.trainer is None or c.stale) and not (
+                self.may_drop(what) and self.retrain(to_step=to_step)):
             return None
         return None if c.busy else c.trainer
 
@@ -517,6 +535,7 @@ class Training:
         self.live_box = None
         self.built, self._building = self._building or self.reads(), None
         back, self.land_at = self.land_at, None
+        self._agreed = False
         detail_current(trainer)
         c.trainer = trainer
         c.stale = False

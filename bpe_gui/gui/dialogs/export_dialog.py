@@ -175,7 +175,10 @@ class ExportDialog(QDialog):
             return
         self.summary.setText(
             f"Exports the tokenizer as of step {t.n_steps}: {len(t.vocab_bytes):,} tokens, "
-            f"{t.n_steps:,} merges, {t.settings.mode} mode, {tie_rule_said(t)}.")
+            f"{t.n_steps:,} merges, {t.settings.mode} mode, "
+            + (f"SuperBPE (stage 2 after step {t.transition:,}), "
+               if getattr(t, "transition", None) is not None else "")
+            + f"{tie_rule_said(t)}.")
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export to folder", self.folder_edit.text())

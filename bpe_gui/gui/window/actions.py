@@ -195,6 +195,7 @@ class ActionsAndMenus:
         self.editor, self.merge_panel = layout.editor, layout.merge_panel
         self._docks, self._open_paths, self._set_theme = layout.docks(), open_paths, set_theme
         self.acts: dict[str, QAction] = {}
+        self._tips: dict[str, tuple[str, str]] = {}   # each action's tips when enabled
         self._build_actions()
         self._build_menus()
 
@@ -238,6 +239,7 @@ class ActionsAndMenus:
         mb = self.window.menuBar()
         for title, entries in MENUS:
             m = mb.addMenu(title)
+            m.setToolTipsVisible(True)   # a greyed entry's tooltip says why (update_actions)
             for entry in entries:
                 if entry == "-":
                     m.addSeparator()
@@ -258,16 +260,26 @@ class ActionsAndMenus:
 
     def update_actions(self) -> None:
         """Each action's ``when``: those that start work are off while a job runs;
-        Cancel is on then; Encode with imported once a tokenizer is imported."""
+        Cancel is on then; Encode with imported once a tokenizer is imported. A greyed
+        action says why in its tooltip and the status bar (its status tip)."""
         c = self.controller
-        busy = c.busy
-        on = {IDLE: not busy, BUSY: busy, IMPORTED: c.imported is not None,
-              TRAIN_ON: self.train_on_flow.can_start(), TRAINING_ON: self.train_on_flow.active()}
-        for spec in ACTIONS:
-            if spec.when:
-                self.acts[spec.name].setEnabled(on[spec.when])
-        for name in IDLE_TOO:
-            self.acts[name].setEnabled(not busy)
+        busy = f"Busy: {c.job_label or 'a job is running'}. Wait for it or cancel it (Esc)."
+        why = {IDLE: busy if c.busy else None,
+               BUSY: None if c.busy else "Nothing is running to cancel.",
+               IMPORTED: None if c.imported is not None else
+               "Import a tokenizer first (File › Import tokenizer…).",
+               TRAIN_ON: c.train_on.why_not(),
+               TRAINING_ON: busy if c.busy and c.train_on.active else None
+               if c.train_on.active else "Training already learns from scratch: no "
+               "imported tokenizer is trained on (Training › Train on from the imported "
+               "tokenizer…)."}
+        whens = [(spec.name, spec.when) for spec in ACTIONS if spec.when]
+        for name, when in whens + [(name, IDLE) for name in IDLE_TOO]:
+            act, reason = self.acts[name], why[when]
+            tip, status = self._tips.setdefault(name, (act.toolTip(), act.statusTip()))
+            act.setEnabled(reason is None)
+            act.setToolTip(tip if reason is None else f"{tip}\n\nGreyed: {reason}")
+            act.setStatusTip(status if reason is None else reason)
         self.acts["use_imported"].setChecked(c.use_imported)
 
     # ----- focus mode (docks.py) ---------------------------------------------------------

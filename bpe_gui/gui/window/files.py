@@ -136,6 +136,23 @@ class Files:
             return self.editor.save_as_dialog()
         return chosen is go
 
+    def confirm_drop(self, what: str, steps: int) -> bool:
+        """Before ``what`` (Step after an edit, a mode change, Train from scratch again)
+        trains anew and the run's ``steps`` trained merges go. True = go ahead."""
+        box = QMessageBox(QMessageBox.Icon.Warning, f"{what}: train again?",
+                          f"{what} trains again from step 0 on what the panels show now. "
+                          f"This throws away the {steps:,} trained merge"
+                          f"{'s' if steps != 1 else ''} of the run on show.",
+                          parent=self.window)
+        box.setInformativeText("It cannot be undone. To keep the training, save a session "
+                               "first (File > Save session).")
+        go = box.addButton("Train again", QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+        box.exec()
+        return box.clickedButton() is go
+
     def maybe_save_corpus(self) -> bool:
         """Unsaved corpus edits: ask Save / Discard / Cancel. True = go ahead."""
         self.editor.flush()

@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         d.editor.sampleLoaded.connect(self.sessions.sample_loaded)
         d.editor.ask_to_save = self.files.confirm_replace   # (open, recent, a sample)
         d.editor.confirm_clear = self.files.confirm_clear
+        self.controller.training.confirm_drop = self.files.confirm_drop   # (trained steps)
         self.train_on_flow = TrainOnFlow(self, self.controller, d.editor,
                                          lambda title, why: self.status.show_error(title, why))
         self.actions_menus = a = ActionsAndMenus(

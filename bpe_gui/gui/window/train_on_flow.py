@@ -55,5 +55,5 @@ class TrainOnFlow(QObject):
         dlg.open()
         return dlg
 
-    def leave(self) -> None:
-        self.controller.train_on.leave()
+    def leave(self) -> bool:
+        return self.controller.train_on.end()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal, SignalInstance
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QAction, QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
@@ -48,6 +48,13 @@ CORPUS_FILTER = ("Text corpora (*.txt *.md *.jsonl *.txt.xz *.md.xz *.jsonl.xz *
                  "All files (*)")
 SESSION_SUFFIX = ".bpesession"
 RECENT_MAX = 10
+
+
+def greyed(act: QAction, why: str) -> None:
+    """``act`` greyed, saying ``why`` in its tooltip and the status bar (issue 89)."""
+    act.setEnabled(False)
+    act.setToolTip(f"Greyed: {why}")
+    act.setStatusTip(why)
 
 
 class RecentFiles(QObject):
@@ -85,6 +92,7 @@ class RecentFiles(QObject):
 
     def fill_menu(self, menu: QMenu, open_paths) -> None:
         menu.clear()
+        menu.setToolTipsVisible(True)
         paths = self.paths()
         for i, p in enumerate(paths):
             label = f"&{i + 1} {Path(p).name}" if i < 9 else Path(p).name
@@ -92,11 +100,13 @@ class RecentFiles(QObject):
             act.setToolTip(p)
             act.setStatusTip(p)
             act.triggered.connect(lambda _=False, p=p: open_paths([p]))
+        why = "No file opened yet: the files you open are listed here."
         if not paths:
-            menu.addAction("(no recent files)").setEnabled(False)
+            greyed(menu.addAction("(no recent files)"), why)
         menu.addSeparator()
         clear = menu.addAction("Clear recent files")
-        clear.setEnabled(bool(paths))
+        if not paths:
+            greyed(clear, why)
         clear.triggered.connect(self.clear)
 
 

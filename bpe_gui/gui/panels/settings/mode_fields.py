@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ....engine.errors import BPEError
-from ....engine.train import (PARITY, PLAIN, SUPERBPE, TRAIN_ON, TrainingSpec, TrainSettings,
-                              resolve, unused)
+from ....engine.train import (PARITY, PLAIN, SUPERBPE, TIE_RULE_LABELS, TRAIN_ON, TrainingSpec,
+                              TrainSettings, resolve, unused)
 
 DEFAULT = TrainSettings()
+# how parity breaks ties, as the Export dialog says it (tie_rule_said)
+PARITY_TIE = "Greatest pair of GPT-2 spellings (Hugging Face's parity rule)"
 
 
 class ModeFields:
@@ -76,6 +78,10 @@ class ModeFields:
         values.update({k: getattr(mode_s, k) for k in why})
         self.greyed = why
         self.panel.show_fields(values)
+        # parity's greyed rule is its own (ParityBpeTrainer's), not the plain "greatest"
+        tie = self.panel.tie_combo
+        tie.setItemText(tie.findData("greatest"), PARITY_TIE if "tie_rule" in why and
+                        spec.mode == PARITY else TIE_RULE_LABELS["greatest"])
         if self.spec().mode != spec.mode:   # a tick given back (SuperBPE's) is a mode too
             self.update()
 

@@ -633,8 +633,7 @@ class SettingsPanel(QWidget):
         settings, _ = self.collect()
         if settings is None:
             return False
-        self.controller.set_parity(self.parity.value())
-        if not self.controller.set_settings(settings):
+        if not self.controller.apply(settings, self.parity.value()):
             return False
         self.check()
         self.applied.emit(settings)

@@ -50,6 +50,9 @@ def transition_problem(s: TrainSettings) -> str | None:
     return None
 
 
+OFF = "Off: ordinary BPE; tokens never bridge words."
+
+
 class SuperBPEBox(QGroupBox):
     """Check box + step spin box; ``changed`` when either changes."""
 
@@ -97,6 +100,8 @@ class SuperBPEBox(QGroupBox):
         self.check.setChecked(T is not None)
         if T is not None:
             self.spin.setValue(T)
+        else:   # (a mode that greys it shows it off: no stage 1 or 2 described)
+            self.hint.setText(OFF)
 
     def follow(self, s: TrainSettings, byte_mode: bool) -> None:
         """Keep the default following the target while SuperBPE is off; say what the
@@ -109,6 +114,9 @@ class SuperBPEBox(QGroupBox):
         T = self.spin.number() or 0
         if not byte_mode:
             self.hint.setText("Byte-level only.")
+            return
+        if not self.check.isChecked():
+            self.hint.setText(OFF)
             return
         at = 256 + len(s.special_tokens) + T
         if s.num_merges is not None:
