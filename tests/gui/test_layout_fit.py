@@ -160,7 +160,7 @@ def test_focus_gives_the_encode_view_the_window_and_gives_it_back(window, qtbot)
     assert window.centralWidget() is merge_area and window.dock_layout.encode_dock.isAncestorOf(ev)
     assert [(d.objectName(), d.isVisible()) for d in window.dock_layout.docks()] == before
     assert not window.actions_menus.acts["focus"].isChecked() and not ev.focus_button.isChecked()
-    state = window.settings.value(f"layouts/{window.dock_layout._screen_size()}/windowState")
+    state = window.settings.value(f"layouts/{window.dock_layout._class}/windowState")
     assert window.restoreState(state, 1) and window.dock_layout.encode_dock.isVisible()
 
 

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, Q
                                QTabBar, QWidget)
 
 from ..controller.controller import Controller
-from .layout_fit import SIDES, give_central_its_minimum, left_column_width, side_by_side
+from .layout_fit import (SIDES, give_central_its_minimum, left_column_width, side_by_side,
+                         size_class, unreadable)
 from ..panels.charts.charts import ChartsView
 from ..panels.compare.compare_view import CompareView
 from ..panels.chat.chat_view import ChatView
@@ -53,7 +54,13 @@ class DockLayout:
         self._shown_once = False
         self._state_restored = False
         self._default_state = QByteArray()
-        self._focus: tuple | None = None   # focus mode: (dock, its area, central, state)
+        # focus mode: (dock, its area, central, state, the window's size then)
+        self._focus: tuple | None = None
+        # the window's size class (layout_fit.size_class) and each class's arrangement as
+        # last left (save_layout keeps them): a small window's docks never come back on a
+        # big one
+        self._class = ""
+        self._states: dict[str, QByteArray] = {}
         # the window made narrower than the corpus and the settings side by side need:
         # they were put in tabs (and go back beside each other when it is wide again)
         self._auto_tabbed = False
@@ -376,6 +383,8 @@ class DockLayout:
             self._fitted_width, self._fitted_height = self.window.width(), self.window.height()
             if not self._state_restored:
                 self._default_dock_sizes()
+            else:   # (a remembered layout that leaves a panel unreadable: the default)
+                QTimer.singleShot(0, self.window, self._keep_readable)
 
     def resized(self) -> None:
         """The window's resizeEvent."""
@@ -399,6 +408,16 @@ class DockLayout:
         win = self.window
         if self._focus is not None or not self._shown_once:
             return
+        QTimer.singleShot(0, win, self._keep_readable)   # (after the fits posted below)
+        cls = size_class(win.width(), win.height())
+        if cls != self._class:   # another size class: its own layout, else its default
+            self._class = cls
+            state = self._states.get(cls) or self.settings.value(f"layouts/{cls}/windowState")
+            if isinstance(state, QByteArray) and not state.isEmpty() and \
+                    win.restoreState(state, STATE_VERSION):
+                self._fitted_width, self._fitted_height = win.width(), win.height()
+                return
+            self.reset_layout()   # (then fitted below, as the window it is now)
         corpus, settings = self.corpus_dock, self.settings_dock
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         docked = all(d.isVisible() and not d.isFloating() and win.dockWidgetArea(d) == left
@@ -433,6 +452,36 @@ class DockLayout:
         else:   # (a lower window: the docks below give the merge panel its minimum)
             QTimer.singleShot(0, win, self._fit_central)
         self._fitted_height = win.height()
+
+    def _keep_readable(self) -> None:
+        """A layout that leaves a panel in sight below its minimum readable size gives
+        way to the default for this size (View > Reset layout's); the layout is then
+        this size class's."""
+        if self._focus is not None:
+            return
+        if unreadable(self.window, self.docks()):
+            self.reset_layout()
+            if unreadable(self.window, self.docks()):   # a wide screen's, made narrow
+                self._narrow_default()
+        self._states[self._class] = self.window.saveState(STATE_VERSION)
+
+    def _narrow_default(self) -> None:
+        """The default layout of a wide screen in a narrow window: as a small screen's
+        default has them, the right column's docks join the tabs below the merge panel
+        (the encode view in front) and the corpus and the settings are tabs."""
+        win, areas = self.window, Qt.DockWidgetArea
+        for dock in (self.encode_dock, self.playback_dock):
+            if win.dockWidgetArea(dock) == areas.RightDockWidgetArea:
+                win.removeDockWidget(dock)
+                win.addDockWidget(areas.BottomDockWidgetArea, dock)
+                win.tabifyDockWidget(self.vocab_dock, dock)
+                dock.show()
+        if self.settings_dock not in win.tabifiedDockWidgets(self.corpus_dock):
+            win.tabifyDockWidget(self.corpus_dock, self.settings_dock)
+        self.encode_dock.raise_()
+        # a short window: the merge panel compact, as on a short screen (issue 30)
+        self.merge_panel.set_compact(win.height() < COMPACT_BELOW)
+        self._default_dock_sizes()
 
     def _resize_bottom(self) -> None:
         """The window grew taller: the docks below the merge panel get back their share
@@ -533,7 +582,7 @@ class DockLayout:
         state = win.saveState(STATE_VERSION)
         area = dock.widget()
         central = win.takeCentralWidget()
-        self._focus = (dock, area, central, state)
+        self._focus = (dock, area, central, state, win.size())
         win.setCentralWidget(area)   # (the dock gives its scroll area up)
         for d in self.docks():
             d.hide()
@@ -545,7 +594,7 @@ class DockLayout:
         if self._focus is None:
             return
         win = self.window
-        dock, area, central, state = self._focus
+        dock, area, central, state, size = self._focus
         self._focus = None
         win.takeCentralWidget()
         dock.setWidget(area)
@@ -555,6 +604,8 @@ class DockLayout:
         # it missing were the docks' alone (the merge panel came back squeezed)
         QTimer.singleShot(0, win, lambda: self._focus is None and win.restoreState(
             state, STATE_VERSION))
+        if size != win.size():   # resized meanwhile: fitted to the size it has now
+            QTimer.singleShot(0, win, self.fit_to_size)
         self.focus_changed(None)
 
     @staticmethod
@@ -567,41 +618,53 @@ class DockLayout:
         return f"{avail.width()}x{avail.height()}"
 
     def restore_layout(self) -> None:
-        """The layout kept for this screen's size (save_layout); another screen's (a
-        laptop taken off its monitor) would restore a window that does not fit or a small
-        one, and docks sized for it: this screen's default layout instead. A layout saved
-        before layouts were kept per size restores as before (its geometry only on the
-        screen it was saved on)."""
+        """The window's size kept for this screen's size (save_layout; another screen's,
+        a laptop taken off its monitor, would not fit: this screen's default instead),
+        and the docks kept for the window's size class (a layout saved before classes:
+        the one kept for this screen, or before that, the one kept at all)."""
         win = self.window
         s = self.settings
         key = f"layouts/{self._screen_size() or 'any'}"
-        geom, state = s.value(f"{key}/geometry"), s.value(f"{key}/windowState")
-        if geom is None and state is None:   # an older settings file
+        geom = s.value(f"{key}/geometry")
+        if geom is None and s.value(f"{key}/windowState") is None:   # an older file
             saved_on = str(s.value("geometryScreen", ""))   # '': saved before that rule
             geom = s.value("geometry") if saved_on in ("", self._screen_size()) else None
-            state = s.value("windowState")
         if isinstance(geom, QByteArray) and not geom.isEmpty():
             win.restoreGeometry(geom)
         else:
             win.resize(*self._default_size())
             self.fill_screen = self._screen_height() < FILL_BELOW   # app.main maximizes it
+        if self.fill_screen:
+            w, h = self._default_size()
+        else:
+            w, h = win.width(), win.height()
+        self._class = cls = size_class(w, h)
+        here = f"layouts/{cls}"
+        if s.value(f"{here}/windowState") is None:
+            here = key if s.value(f"{key}/windowState") is not None else ""
+        state = s.value(f"{here}/windowState" if here else "windowState")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self._state_restored = win.restoreState(state, STATE_VERSION)
             # tabs made for a narrow window go back beside each other in a wide one, after
             # a restart too
             self._auto_tabbed = self._state_restored and \
-                str(s.value(f"{key}/autoTabbed", "false")).lower() == "true"
+                str(s.value(f"{here}/autoTabbed", "false")).lower() == "true"
 
     def save_layout(self) -> None:
-        """The window's geometry and docks, kept for this screen's size: a layout made
-        at 800x600 does not replace the one of a 1920x1080 monitor, and back (in focus
-        mode, the layout around it)."""
+        """The window's geometry, kept for this screen's size, and its docks, kept for
+        its size class with those of the other classes it had this session: a layout
+        made at 800x600 does not come back on a maximized 1920x1080 window, and back
+        (in focus mode, the layout around it)."""
         win = self.window
         state = self._focus[3] if self._focus is not None else win.saveState(STATE_VERSION)
-        key = f"layouts/{self._screen_size() or 'any'}"
-        self.settings.setValue(f"{key}/geometry", win.saveGeometry())
-        self.settings.setValue(f"{key}/windowState", state)
-        self.settings.setValue(f"{key}/autoTabbed", self._auto_tabbed)
+        cls = self._class or size_class(win.width(), win.height())
+        self._states[cls] = state
+        self.settings.setValue(f"layouts/{self._screen_size() or 'any'}/geometry",
+                               win.saveGeometry())
+        for name, kept in self._states.items():
+            self.settings.setValue(f"layouts/{name}/windowState", kept)
+        self.settings.setValue(f"layouts/{cls}/autoTabbed", self._auto_tabbed)
         for old in ("geometry", "geometryScreen", "windowState"):   # before per-size keys
             self.settings.remove(old)
+        self.settings.remove(f"layouts/{self._screen_size() or 'any'}/windowState")
         self.settings.sync()

@@ -1,12 +1,43 @@
 """Fitting the layout to the window: the merge panel at its full minimum height, a left
-column wide enough for its tab titles (used by docks.py's default dock sizes), and
-whether two docks stand side by side (docks.py's fit_to_size). No state of its own."""
+column wide enough for its tab titles (used by docks.py's default dock sizes), whether
+two docks stand side by side (docks.py's fit_to_size), the window's size class (each
+keeps a layout of its own) and the panels in sight below their minimum readable size
+(a layout that leaves one is given up for the default). No state of its own."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTabBar, QWidget
 
 SIDES = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+# a panel in sight is readable at its minimum size, up to this (a panel whose minimum is
+# bigger scrolls; less than this, the pair table read "Pai…" and Encode its header)
+READABLE = (200, 90)
+
+
+def size_class(width: int, height: int) -> str:
+    """The window's size class, each with its own remembered layout: "small" (800x600),
+    "medium" (1024x700 to 1440x900), "large" (1920x1080 and up)."""
+    if height < 650 or width < 900:
+        return "small"
+    return "medium" if height < 900 or width < 1800 else "large"
+
+
+def unreadable(window: QMainWindow, docks: list[QDockWidget]) -> list[QWidget]:
+    """The docks in sight (a tab behind is not) and the middle panel that are smaller
+    than their panel's minimum size, up to READABLE."""
+    out = []
+    for outer in [window.centralWidget(), *docks]:
+        area = outer.widget() if isinstance(outer, QDockWidget) else outer
+        inner = area.widget() if isinstance(area, QScrollArea) else area
+        if outer is None or inner is None or not outer.isVisible() or \
+                outer.visibleRegion().isEmpty() or \
+                (isinstance(outer, QDockWidget) and outer.isFloating()):
+            continue
+        want = inner.minimumSizeHint()
+        if outer.width() < min(want.width(), READABLE[0]) or \
+                outer.height() < min(want.height(), READABLE[1]):
+            out.append(outer)
+    return out
 
 
 def side_by_side(window: QMainWindow, a: QDockWidget, b: QDockWidget) -> bool:
