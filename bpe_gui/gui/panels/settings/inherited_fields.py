@@ -10,10 +10,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...theme import colors
+from .mode_fields import FieldsHost
 
 
 class InheritedFields:
-    def __init__(self, panel, controller):
+    def __init__(self, panel, controller: FieldsHost):
         self.panel, self.controller = panel, controller
         self.notice = QLabel(wordWrap=True)
         self.notice.setObjectName("inheritedNotice")

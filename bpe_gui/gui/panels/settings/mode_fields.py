@@ -11,21 +11,46 @@ not), training on while it is on.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
+
+from PySide6.QtCore import SignalInstance
 
 from ....engine.errors import BPEError
 from ....engine.train import (PARITY, PLAIN, SUPERBPE, TIE_RULE_LABELS, TRAIN_ON, TrainingSpec,
                               TrainSettings, resolve, unused)
+from ....engine.tokenizers import BaseTokenizer
 
 DEFAULT = TrainSettings()
 # how parity breaks ties, as the Export dialog says it (tie_rule_said)
 PARITY_TIE = "Greatest pair of GPT-2 spellings (Hugging Face's parity rule)"
 
 
+class FieldsHost(Protocol):
+    """What the mode rules and the inherited notice (inherited_fields.py) read of the
+    controller."""
+
+    settingsChanged: SignalInstance
+    trainerChanged: SignalInstance
+    settings: TrainSettings
+
+    @property
+    def train_on(self) -> _TrainOn: ...
+
+
+class _TrainOn(Protocol):
+    @property
+    def active(self) -> bool: ...
+    @property
+    def base_name(self) -> str: ...
+    source: BaseTokenizer | None
+    label: str
+
+
 class ModeFields:
     """Greys what the mode of the panel's fields does not use (see the module
     docstring); ``fixed(s)`` gives those settings back their own values."""
 
-    def __init__(self, panel, controller):
+    def __init__(self, panel, controller: FieldsHost):
         self.panel, self.controller = panel, controller
         p = panel
         self.widgets = {"mode": (p.mode_box,), "end_of_word": (p.eow_combo, p.eow_label),

@@ -8,9 +8,9 @@ panel follows ``settingsChanged`` (samples, sessions) back into its fields.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
@@ -22,6 +22,8 @@ from ....engine.text import (
     compile_pattern, lines_of, refuse_bare_name, resolve_pattern, special_splitter,
     unmatched_sentence, validate_special_tokens)
 from ....engine.train import SPECIAL_TEXT_LABELS, TIE_RULE_LABELS, TrainSettings
+from ...controller.parity_setup import ParitySetup
+from ...controller.restoring import Restoring
 from ...models.glyphs import shown
 from ...models.settings_changes import LINES_HELP, LINES_LABEL, describe_changes, rule_label
 from ...theme import colors, follow_palette
@@ -30,7 +32,7 @@ from ...widgets.elided_combo import ElidedComboBox
 from ...widgets.group_titles import fit_titles
 from ...widgets.wrapped_choice import WrappedChoice
 from .inherited_fields import InheritedFields
-from .mode_fields import ModeFields
+from .mode_fields import FieldsHost, ModeFields
 from .parity_box import ParityBox
 from .superbpe_box import SuperBPEBox, transition_problem
 
@@ -61,13 +63,45 @@ def visible(word: str) -> str:
     return word.replace(" ", "·").replace("\n", "↵").replace("\t", "→")
 
 
+class SettingsHost(FieldsHost, Protocol):
+    """What the panel reads of the controller and does through it (its fields' too)."""
+
+    parityChanged: SignalInstance
+    corpusChanged: SignalInstance
+    busyChanged: SignalInstance
+    message: SignalInstance
+    parity: ParitySetup
+
+    @property
+    def corpus_text(self) -> str: ...
+    @property
+    def opening(self) -> _Restores: ...
+    @property
+    def queries(self) -> _Alphabet: ...
+    @property
+    def training(self) -> _Commands: ...
+    def apply(self, settings: TrainSettings, parity: ParitySetup) -> bool: ...
+
+
+class _Restores(Protocol):
+    restoring: Restoring | None
+
+
+class _Alphabet(Protocol):
+    def char_alphabet_size(self) -> int | None: ...
+
+
+class _Commands(Protocol):
+    def command(self) -> tuple[str, str]: ...
+
+
 class SettingsPanel(QWidget):
     """Fields for every TrainSettings option, with inline errors and Apply/Revert."""
 
     applied = Signal(object)   # TrainSettings, after the controller accepted them
     pendingChanged = Signal(bool, list)   # fields differ from the settings in use; what differs
 
-    def __init__(self, controller, parent: QWidget | None = None):
+    def __init__(self, controller: SettingsHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self._syncing = False
