@@ -55,7 +55,7 @@ def apply_merge(enc: Encoding, words: list[int], a: int, b: int, new: int,
     spec = enc.special or [False] * n
     out = _splice((ids, toks, offs, spec, words), hits, 2, lambda h: (
         (new,), (token,), ((offs[h][0], offs[h + 1][1]),), (False,), (words[h],)))
-    return Encoding(*out[:4]), out[4]
+    return Encoding(out[0], out[1], out[2], out[3], enc.spell), out[4]
 
 
 def undo_merge(enc: Encoding, words: list[int], new: int, a: int, b: int, left: bytes,
@@ -83,7 +83,7 @@ def undo_merge(enc: Encoding, words: list[int], new: int, a: int, b: int, left: 
         return (a, b), (left, right), ((s, m1), (m0, e)), (False, False), (words[h], words[h])
 
     out = _splice((ids, toks, offs, spec, words), hits, 1, halves)
-    return Encoding(*out[:4]), out[4]
+    return Encoding(out[0], out[1], out[2], out[3], enc.spell), out[4]
 
 
 def _splice(cols: tuple[Sequence, ...], hits: list[int], width: int,

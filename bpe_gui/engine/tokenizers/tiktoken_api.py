@@ -58,6 +58,10 @@ def _rebuilt(build: Callable, name: str, pat_str: str, ranks: dict[bytes, int],
 class TiktokenEncoding:
     """``tiktoken.Encoding`` (see the module docstring); ``_tok`` is the tokenizer."""
 
+    _tok: Any
+    name: str
+    _reduce: tuple   # what __reduce__ gives
+
     def __init__(self, name: str, *, pat_str: str, mergeable_ranks: dict[bytes, int],
                  special_tokens: dict[str, int], explicit_n_vocab: int | None = None):
         """A tokenizer over tiktoken's ranks, as ``tiktoken.Encoding(...)`` makes one:
@@ -195,7 +199,7 @@ class TiktokenEncoding:
         n = self._last_piece(text, ids) if ids and ids[-1] not in \
             self._tok.special_ids.values() else 0
         end = self._tok.decode_bytes(ids[len(ids) - n:]) if n else b""
-        stable, found = ids[:len(ids) - n], set()
+        stable, found = ids[:len(ids) - n], set[tuple[int, ...]]()
         ranks, sorted_bytes = self._mergeable_ranks, self._sorted_bytes
         for k in range(len(end)):   # a token that holds end[k:] and goes on
             at = bisect_left(sorted_bytes, end[k:])
