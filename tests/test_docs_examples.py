@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import glob
+import json
 import lzma
 import os
 import re
@@ -64,6 +65,8 @@ def sandbox(tmp_path_factory) -> Path:
     (d / "big.txt").write_text(en[200_000:], "utf-8")
     with lzma.open(d / "more.txt.xz", "wt", encoding="utf-8") as f:
         f.write(en[:50_000])
+    (d / "docs.jsonl").write_text("".join(json.dumps({"text": en[k:k + 2000]}) + "\n"
+                                          for k in range(0, 20_000, 2000)), "utf-8")
     (d / "en.txt").write_text((FIXTURES / "parallel" / "en.train.txt").read_text("utf-8"), "utf-8")
     (d / "en.dev").write_text((FIXTURES / "parallel" / "en.dev.txt").read_text("utf-8"), "utf-8")
     (d / "hi.txt").write_text((FIXTURES / "scripts" / "hi.txt").read_text("utf-8") * 20, "utf-8")

@@ -144,6 +144,10 @@ class ImportedAlready:
         self.notes.append(why)
         return was
 
+    def drop_note(self, note: str) -> None:
+        if note in self.notes:
+            self.notes.remove(note)
+
     def import_tokenizer(self, path: str):
         raise AssertionError("the source is imported already")
 

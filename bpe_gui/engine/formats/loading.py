@@ -327,7 +327,7 @@ def _unpickled_files(snap: Snapshot) -> list[tuple[str, bytes]]:
     for item in files:
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
                 and isinstance(item[1], bytes)):
-            raise bad(f"{checks._shown(item)} is not a file's name and bytes")
+            raise bad(f"{repr(item)[:60]} is not a file's name and bytes")
         name, data = item
         if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
             raise bad(f"the file name {name!r} is not a plain name")

@@ -98,10 +98,10 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
 def _id_limit(tok: Any) -> int:
     """The largest id plus one (``n_vocab``), read off an imported model's table where
     it has one (``n_vocab`` builds the id -> bytes table, which encoding does not need)."""
-    native = getattr(tok.pipeline.model, "native", None)
-    if native is None:
+    n_ids = getattr(getattr(tok.pipeline.model, "native", None), "n_ids", None)
+    if n_ids is None:   # (a trained model's native is a flag, not a table)
         return tok.n_vocab
-    return max([native.n_ids, *(i + 1 for i in tok.special_ids.values())])
+    return max([n_ids, *(i + 1 for i in tok.special_ids.values())])
 
 
 def _packed(ids: array, wide: bool) -> memoryview | bytearray:

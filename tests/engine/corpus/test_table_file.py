@@ -198,8 +198,8 @@ def test_tables_of_other_patterns_specials_or_modes_are_refused(tmp_path):
     with pytest.raises(SettingsError, match="counted with the GPT-2 preset, but training "
                        "asks for the GPT-4"):
         Trainer.from_counts(ta, TrainSettings(pattern="cl100k", special_tokens=("<s>",)))
-    with pytest.raises(SettingsError, match=r"special tokens \['<s>'\], but training asks "
-                       r"for \[\]"):
+    with pytest.raises(SettingsError, match=r"special tokens \['<s>'\], but training cuts "
+                       r"at \[\]"):
         Trainer.from_counts(ta, TrainSettings())
     # a table whose words serve byte mode only (the metadata says so) refuses char mode
     t = read_table(ta)

@@ -265,7 +265,7 @@ class SettingsPanel(QWidget):
         self.specials_edit = QPlainTextEdit()
         self.specials_edit.setPlaceholderText("<|endoftext|>")
         self.specials_edit.setTabChangesFocus(True)
-        self.specials_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
+        self.specials_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 12)
         self.specials_edit.setToolTip("Never split or merged; they get ids after the base "
                                       "symbols. Spaces around each line are ignored.")
         self.specials_error = self._error_label()
