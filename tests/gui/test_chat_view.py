@@ -554,3 +554,17 @@ def test_harmony_offers_openai_harmonys_three_renders(view, qtbot, tmp_path):
         last[view.harmony.currentText()] = view.result.tokens[-1].piece
     assert last == {"render_conversation_for_training": b"<|return|>",
                     "render_conversation": b"<|end|>"}
+
+
+@pytest.mark.regression
+def test_copy_is_greyed_with_its_reason_until_a_prompt_is_rendered(qtbot, model_dir):
+    """Copy ids and Copy as JSON were enabled with nothing rendered and did nothing."""
+    v = ChatView(NoTokenizer())
+    qtbot.addWidget(v)
+    assert v.result is None
+    for b in (v.copy_ids, v.copy_json):
+        assert not b.isEnabled() and "no prompt is rendered" in b.statusTip()
+    v.set_tokenizer_file(str(model_dir / "tokenizer.json"))
+    settled(v)
+    qtbot.waitUntil(lambda: v.result is not None, timeout=60_000)
+    assert v.copy_ids.isEnabled() and v.copy_json.isEnabled() and not v.copy_ids.statusTip()

@@ -143,6 +143,7 @@ class ChatView(QWidget):
             under.addWidget(w)
         lay.addLayout(under)
         lay.addWidget(self.split, 1)
+        self._copyable()
         self.timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self.timer.timeout.connect(self.render_now)
         self.editor.changed.connect(self.timer.start)
@@ -397,11 +398,21 @@ class ChatView(QWidget):
                 pane.show_error(error or "")
             else:
                 pane.show_encoding(enc)
+        self._copyable()
 
     def _failed(self, end: JobEnd) -> None:
         self.rendering = False
         if not end.done:   # (a bug: said in the pane, not in a box)
             self.main.show_error(end.message)
+        self._copyable()
+
+    def _copyable(self) -> None:
+        """The copy buttons are greyed, saying why, while no prompt is rendered."""
+        why = "" if self.result is not None else \
+            "Greyed: no prompt is rendered yet (choose a tokenizer and a template)."
+        for b in (self.copy_ids, self.copy_json):
+            b.setEnabled(not why)
+            b.setStatusTip(why)
 
     def _copy(self, as_json: bool) -> None:
         """The main prompt's ids (a JSON list), or all of it as ``bpe-gui chat --json``
