@@ -53,7 +53,8 @@ SCAN_SHARED = files("scan/scan_shared.c")
 MERGE = files("merge/route.c", "merge/merge.c", "merge/reference.c", "merge/small.c",
               "merge/strategies.c",
               "merge/token_boundaries.c")   # the merge engine (_encode, _pipeline)
-WORDCACHE = files("merge/wordcache.c", "merge/pieces.c", "merge/encoder.c", "merge/batch.c")
+WORDCACHE = files("merge/wordcache.c", "merge/pieces.c", "merge/encoder.c", "merge/batch.c",
+                  "merge/encoder_pool.c")
 COUNT = files("count/wordtable.c", "count/wordexport.c", "count/tsv.c")
 IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
                  "imported/pipe_load_tiktoken.c", "imported/pipe_load_gguf.c",

@@ -1,7 +1,7 @@
 /*
  * encoder_python.c -- `_encode.Encoder`, the Python type around whole-text encoding
- * (merge/encoder.h) and batches on native threads (merge/batch.h): arguments in, ids,
- * arrays and spans out. Its Merger is encodemodule.c's (python/encode_python.h), whose
+ * (merge/encoder.h) and batches on native threads (merge/batch.h), whose state between
+ * calls is merge/encoder_pool.h's: arguments in, ids, arrays and spans out. Its Merger is encodemodule.c's (python/encode_python.h), whose
  * module registers the type.
  */
 #define PY_SSIZE_T_CLEAN
@@ -9,56 +9,19 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "imported/offsets.h"
-#include "merge/batch.h"
-#include "merge/encoder.h"
-#include "merge/merge.h"
-#include "merge/readers.h"
+#include "merge/encoder_pool.h"
 #include "python/convert.h"
 #include "python/encode_python.h"
 #include "util/grow.h"
 
-/* ---- Encoder: whole texts to ids in one pass (merge/encoder.h): a Merger's table, a
- * scanner preset, a merge limit, special tokens, and a word cache every thread shares;
- * lists, arrays, batches on native threads ------------------------------------------ */
+/* ---- Encoder: whole texts to ids in one pass (merge/encoder_pool.h: the job, the
+ * scratches, the readers count); lists, arrays, batches on native threads ---------- */
 
 typedef struct {
     PyObject_HEAD
-    Merger *merger;       /* a reference: its table, its id objects, its reader count */
-    int preset;
-    int32_t limit;
-    EncSpecials sp;
-    EncCache cache;
-    EncPool pool;         /* idle scratches (merge/batch.h), taken with the GIL held */
-    Py_ssize_t active;    /* calls under way (changed with the GIL held) */
+    Merger *merger;  /* a reference: its table, its id objects, its reader count */
+    EncEngine eng;
 } Encoder;
-
-#define SCRATCH_KEEP ENC_SCRATCH_KEEP
-
-/* A long text's UTF-8 copy, dropped once its ids are found (before they become a list
- * or an array: a long text's peak). */
-static void drop_text_copy(EncScratch *sc)
-{
-    if (sc->buf_cap > SCRATCH_KEEP) {
-        free(sc->buf);
-        sc->buf = NULL;
-        sc->buf_cap = 0;
-    }
-}
-
-/* One idle scratch (with the GIL held); NULL when out of memory. */
-static EncScratch *take_scratch(Encoder *e)
-{
-    EncScratch *sc = enc_pool_take(&e->pool);
-    if (!sc)
-        PyErr_NoMemory();
-    return sc;
-}
-
-static void give_scratch(Encoder *e, EncScratch *sc)
-{
-    enc_pool_give(&e->pool, sc);
-}
 
 /* A str's characters, read with the GIL held (the str is immutable and kept alive, so
  * they can be read without it). */
@@ -79,22 +42,7 @@ static int text_ref(PyObject *text, EncText *t)
     return 0;
 }
 
-static EncJob job_of(const Encoder *e, int specials)
-{
-    EncJob j = {e->merger->t, e->preset, (EncCache *)&e->cache, specials ? &e->sp : NULL,
-                e->limit};
-    return j;
-}
-
-/* Without the GIL: the text's ids appended to sc->ids. 0; -1 out of memory; -2 a lone
- * surrogate (UTF-8 cannot hold it). */
-static int encode_ref(const Encoder *e, EncScratch *sc, const EncText *t, int specials)
-{
-    EncJob j = job_of(e, specials);
-    return enc_encode_text(&j, sc, t);
-}
-
-/* The error of encode_ref's code (with the GIL held); NULL. */
+/* The error of enc_engine_encode's code (with the GIL held); NULL. */
 static PyObject *encode_error(int rc, PyObject *text)
 {
     if (rc == -2 && !PyUnicode_AsUTF8AndSize(text, NULL))
@@ -109,7 +57,7 @@ static PyObject *encode_error(int rc, PyObject *text)
 static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"merger", "preset", "limit", "specials", "cache_words", NULL};
-    PyObject *merger, *specials = Py_None;
+    PyObject *merger, *specials = Py_None, *keys = NULL, *ids = NULL;
     int preset, limit = INT32_MAX;
     Py_ssize_t cache_words = 1 << 17;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i|iOn:Encoder", kwlist, &MergerType, &merger,
@@ -135,62 +83,49 @@ static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_ValueError, "cache_words must be between 1 and 2**26");
         return -1;
     }
-    if (specials != Py_None) {
-        if (!PyDict_Check(specials)) {
-            PyErr_SetString(PyExc_TypeError, "specials must be a dict of str -> id");
-            return -1;
-        }
-        Py_ssize_t n = PyDict_Size(specials), pos = 0, i = 0;
-        const unsigned char **toks = PyMem_Calloc((size_t)n + 1, sizeof(char *));
-        size_t *lens = PyMem_Calloc((size_t)n + 1, sizeof(size_t));
-        int32_t *ids = PyMem_Calloc((size_t)n + 1, sizeof(int32_t));
-        PyObject *k, *v;
-        int bad = !toks || !lens || !ids;
-        if (bad)
-            PyErr_NoMemory();
-        while (!bad && PyDict_Next(specials, &pos, &k, &v)) {
-            Py_ssize_t len;
-            const char *u = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, &len) : NULL;
-            if (!u) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_TypeError, "special tokens must be str");
-                bad = 1;
-            } else if (len == 0) {
-                PyErr_SetString(PyExc_ValueError, "a special token is empty");
-                bad = 1;
-            } else if (bpe_py_id(v, &ids[i]) < 0) {
-                bad = 1;
-            } else {
-                toks[i] = (const unsigned char *)u;
-                lens[i++] = (size_t)len;
-            }
-        }
-        if (!bad && enc_specials_init(&e->sp, toks, lens, ids, (size_t)i) < 0) {
-            PyErr_NoMemory();
-            bad = 1;
-        }
-        PyMem_Free(toks);
-        PyMem_Free(lens);
-        PyMem_Free(ids);
-        if (bad)
-            return -1;
-    }
-    if (enc_cache_init(&e->cache, (size_t)cache_words, limit) < 0) {
-        PyErr_NoMemory();
+    if (specials != Py_None && !PyDict_Check(specials)) {
+        PyErr_SetString(PyExc_TypeError, "specials must be a dict of str -> id");
         return -1;
     }
+    BpeBytesList toks = {0}; /* the special tokens' UTF-8, and their ids */
+    int32_t *id = NULL;
+    int rc = -1;
+    if (specials != Py_None) {
+        if (!(keys = PyDict_Keys(specials)) || !(ids = PyDict_Values(specials)) ||
+            bpe_py_bytes_list_get(keys, &toks, 1, "special tokens must be str") < 0)
+            goto out;
+        if (!(id = PyMem_Calloc(toks.n + 1, sizeof(int32_t)))) {
+            PyErr_NoMemory();
+            goto out;
+        }
+        for (size_t i = 0; i < toks.n; i++)
+            if (toks.len[i] == 0) {
+                PyErr_SetString(PyExc_ValueError, "a special token is empty");
+                goto out;
+            }
+        if (bpe_py_ids_in(ids, id) < 0)
+            goto out;
+    }
+    Merger *m = (Merger *)merger;
+    if (enc_engine_init(&e->eng, m->t, &m->readers, preset, limit, (size_t)cache_words,
+                        toks.p, toks.len, id, toks.n) < 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
     Py_INCREF(merger);
-    e->merger = (Merger *)merger;
-    e->preset = preset;
-    e->limit = limit;
-    return 0;
+    e->merger = m;
+    rc = 0;
+out:
+    bpe_py_bytes_list_release(&toks);
+    PyMem_Free(id);
+    Py_XDECREF(keys);
+    Py_XDECREF(ids);
+    return rc;
 }
 
 static void Encoder_dealloc(Encoder *e)
 {
-    enc_pool_free(&e->pool);
-    enc_cache_free(&e->cache);
-    enc_specials_free(&e->sp);
+    enc_engine_free(&e->eng);
     Py_XDECREF(e->merger);
     Py_TYPE(e)->tp_free((PyObject *)e);
 }
@@ -204,23 +139,6 @@ static int encoder_ready(Encoder *e)
     return 0;
 }
 
-/* Encode t into sc without the GIL (the merger counted as read, the encoder as busy
- * meanwhile); encode_ref's result. */
-static int encode_released(Encoder *e, EncScratch *sc, const EncText *t, int specials)
-{
-    int rc;
-    Merger *m = e->merger;
-    mr_enter(&m->readers);
-    e->active++;
-    Py_BEGIN_ALLOW_THREADS
-    rc = encode_ref(e, sc, t, specials);
-    mr_leave(&m->readers);
-    Py_END_ALLOW_THREADS
-    e->active--;
-    drop_text_copy(sc);
-    return rc;
-}
-
 /* The ids of a sequence of ints appended to sc->ids (`around`'s halves): 0, or -1 with
  * an error set. */
 static int append_ids(EncScratch *sc, PyObject *seq, const char *what)
@@ -231,12 +149,8 @@ static int append_ids(EncScratch *sc, PyObject *seq, const char *what)
     Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
     int rc = bpe_grow((void **)&sc->ids, &sc->cap, sc->n + (size_t)k + 1, sizeof(uint32_t),
                       4096) < 0 ? (PyErr_NoMemory(), -1) : 0;
-    for (Py_ssize_t i = 0; rc == 0 && i < k; i++) {
-        int32_t id;
-        rc = bpe_py_id(PySequence_Fast_GET_ITEM(fast, i), &id);
-        if (rc == 0)
-            sc->ids[sc->n++] = (uint32_t)id;
-    }
+    if (rc == 0 && (rc = bpe_py_ids_in(fast, (int32_t *)sc->ids + sc->n)) == 0)
+        sc->n += (size_t)k;
     Py_DECREF(fast);
     return rc;
 }
@@ -248,26 +162,29 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
                             PyObject *around)
 {
     EncText t;
+    EncScratch *sc;
     if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
         return NULL;
     if (around && (!PyTuple_Check(around) || PyTuple_GET_SIZE(around) != 2)) {
         PyErr_SetString(PyExc_TypeError, "around should be a tuple (ids before, ids after)");
         return NULL;
     }
-    EncScratch *sc = take_scratch(e);
-    if (!sc)
-        return NULL;
+    if (enc_engine_enter(&e->eng, &sc, 1) < 0)
+        return PyErr_NoMemory();
     PyObject *res = NULL;
-    if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 0), "around[0]: ids before") == 0) {
-        int rc = encode_released(e, sc, &t, !ordinary);
+    int rc = around ? append_ids(sc, PyTuple_GET_ITEM(around, 0), "around[0]: ids before") : 0;
+    if (rc == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = enc_engine_encode(&e->eng, sc, &t, !ordinary);
+        Py_END_ALLOW_THREADS
         if (rc < 0)
             encode_error(rc, text);
         else if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 1), "around[1]: ids after") == 0)
             res = as_array ? bpe_py_id_array(sc->ids, sc->n)
                            : bpe_py_id_list_giving_back(&e->merger->ids, &sc->ids, &sc->cap,
-                                                        sc->n, SCRATCH_KEEP / sizeof(uint32_t));
+                                                        sc->n, ENC_SCRATCH_KEEP / sizeof(uint32_t));
     }
-    give_scratch(e, sc);
+    enc_engine_leave(&e->eng, &sc, 1);
     return res;
 }
 
@@ -346,39 +263,29 @@ static PyObject *Encoder_encode_offsets(Encoder *e, PyObject *args, PyObject *kw
     adj.starts = bufs[1].buf, adj.ends = bufs[2].buf, adj.n_chars = (size_t)t.len;
     adj.lead = bufs[3].buf, adj.trail = bufs[4].buf, adj.n_ids = (size_t)n_len;
     adj.n_tokens = (size_t)PyList_GET_SIZE(tokens);
-    EncScratch *sc = take_scratch(e);
-    if (!sc)
-        goto out;
-    sc->mark = 1;
-    sc->n_marks = 0;
-    int rc = encode_released(e, sc, &t, !ordinary);
-    size_t n = sc->n;
+    EncScratch *sc;
     int64_t *st = NULL, *en = NULL;
-    if (rc < 0) {
-        encode_error(rc, text);
-    } else if (!(st = PyMem_RawMalloc((n ? n : 1) * sizeof(int64_t))) ||
-               !(en = PyMem_RawMalloc((n ? n : 1) * sizeof(int64_t)))) {
+    if (enc_engine_enter(&e->eng, &sc, 1) < 0) {
         PyErr_NoMemory();
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        rc = enc_char_spans(t.kind, t.data, (size_t)t.len, sc->ids, n, lb->buf, (size_t)n_len,
-                            sc->marks, sc->n_marks, st, en);
-        if (rc == 0)
-            rc = off_adjust(st, en, sc->ids, n, &adj);
-        Py_END_ALLOW_THREADS
-        if (rc < 0) {
-            res = Py_NewRef(Py_None);
-        } else {
-            PyObject *offs = bpe_py_spans(st, en, n); /* (first: see bpe_py_spans) */
-            res = bpe_py_steal_tuple(4, bpe_py_id_list(&e->merger->ids, sc->ids, n),
-                                     bpe_py_pick(tokens, sc->ids, n), offs,
-                                     bpe_py_u32_every(sc->marks, sc->n_marks, 2));
-        }
+        goto out;
     }
-    PyMem_RawFree(st);
-    PyMem_RawFree(en);
-    sc->mark = 0;
-    give_scratch(e, sc);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = enc_engine_spans(&e->eng, sc, &t, !ordinary, lb->buf, (size_t)n_len, &adj, &st, &en);
+    Py_END_ALLOW_THREADS
+    if (rc == -3) {
+        res = Py_NewRef(Py_None);
+    } else if (rc < 0) {
+        encode_error(rc, text);
+    } else {
+        PyObject *offs = bpe_py_spans(st, en, sc->n); /* (first: see bpe_py_spans) */
+        res = bpe_py_steal_tuple(4, bpe_py_id_list(&e->merger->ids, sc->ids, sc->n),
+                                 bpe_py_pick(tokens, sc->ids, sc->n), offs,
+                                 bpe_py_u32_every(sc->marks, sc->n_marks, 2));
+    }
+    free(st);
+    free(en);
+    enc_engine_leave(&e->eng, &sc, 1);
 out:
     bpe_py_release(bufs, 5);
     return res;
@@ -404,19 +311,11 @@ static int id_objs_upto(Merger *m, uint32_t top)
  * exception set. */
 static int batch_lists(Merger *m, EncBatch *b, PyObject *res, size_t k)
 {
-    uint32_t top = 0;
-    for (size_t w = 0; w < k; w++)
-        top = b->max_id[w] > top ? b->max_id[w] : top;
+    uint32_t top = enc_engine_batch_top(b, k), *added = NULL;
     if (id_objs_upto(m, top) < 0)
         return -1;
     void **dst = PyMem_Calloc(b->n ? b->n : 1, sizeof(void *));
-    uint32_t **counts = PyMem_Calloc(k, sizeof(uint32_t *));
-    int rc = dst && counts ? 0 : -1;
-    for (size_t w = 0; rc == 0 && w < k; w++)
-        if (!(counts[w] = calloc((size_t)top + 1, sizeof(uint32_t))))
-            rc = -1;
-    if (rc < 0)
-        PyErr_NoMemory();
+    int rc = dst ? 0 : (PyErr_NoMemory(), -1);
     for (size_t i = 0; rc == 0 && i < b->n; i++) {
         PyObject *list = PyList_New((Py_ssize_t)b->n_ids[i]);
         if (!list) {
@@ -427,30 +326,22 @@ static int batch_lists(Merger *m, EncBatch *b, PyObject *res, size_t k)
         dst[i] = PySequence_Fast_ITEMS(list);
         PyList_SET_ITEM(res, (Py_ssize_t)i, list);
     }
-    if (rc == 0) {
+    if (rc == 0) { /* (a list made before an error holds NULL items: fine to free) */
         Py_BEGIN_ALLOW_THREADS
-        enc_batch_scatter(b, dst, (void *const *)m->ids.objs, (size_t)top + 1, counts, k);
+        rc = enc_engine_batch_scatter(b, dst, (void *const *)m->ids.objs, top, k, &added);
         Py_END_ALLOW_THREADS
-        for (size_t id = 0; id <= top; id++) {
-            Py_ssize_t add = 0;
-            for (size_t w = 0; w < k; w++)
-                add += counts[w][id];
-            if (add)
-                Py_SET_REFCNT(m->ids.objs[id], Py_REFCNT(m->ids.objs[id]) + add);
-        }
-    } else { /* the lists made so far hold NULL items: fine to free */
-        for (size_t i = 0; i < b->n; i++)
-            if (dst && dst[i])
-                memset(dst[i], 0, b->n_ids[i] * sizeof(void *));
+        if (rc < 0)
+            PyErr_NoMemory();
+        for (size_t id = 0; rc == 0 && id <= top; id++)
+            if (added[id])
+                Py_SET_REFCNT(m->ids.objs[id], Py_REFCNT(m->ids.objs[id]) + added[id]);
     }
     for (size_t i = 0; i < b->n; i++) {
         PyObject *list = PyList_GET_ITEM(res, (Py_ssize_t)i);
         if (list)
             PyObject_GC_Track(list);
     }
-    for (size_t w = 0; counts && w < k; w++)
-        free(counts[w]);
-    PyMem_Free(counts);
+    free(added);
     PyMem_Free(dst);
     return rc;
 }
@@ -477,37 +368,25 @@ static PyObject *Encoder_encode_batch(Encoder *e, PyObject *args, PyObject *kw)
         return NULL;
     size_t n = (size_t)PyList_GET_SIZE(texts);
     size_t k = (size_t)threads < n ? (size_t)threads : (n ? n : 1);
-    Merger *m = e->merger;
     PyObject *res = NULL;
-    size_t taken = 0;
+    int entered = 0;
     EncBatch b;
-    memset(&b, 0, sizeof(b));
-    b.job = job_of(e, !ordinary);
-    b.n = n;
-    EncText *refs = PyMem_Calloc(n ? n : 1, sizeof(EncText));
-    b.texts = refs;
-    b.scratch = PyMem_Calloc(k, sizeof(EncScratch *));
-    b.ids = PyMem_Calloc(n ? n : 1, sizeof(uint32_t *));
-    b.n_ids = PyMem_Calloc(n ? n : 1, sizeof(size_t));
-    b.err = PyMem_Calloc(n ? n : 1, sizeof(int));
-    b.max_id = PyMem_Calloc(k, sizeof(uint32_t));
-    if (!refs || !b.scratch || !b.ids || !b.n_ids || !b.err || !b.max_id) {
+    EncText *refs;
+    if (enc_engine_batch_make(&e->eng, &b, &refs, n, k, !ordinary) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     for (size_t i = 0; i < n; i++)
         if (text_ref(PyList_GET_ITEM(texts, (Py_ssize_t)i), &refs[i]) < 0)
             goto done;
-    for (; taken < k; taken++)
-        if (!(b.scratch[taken] = take_scratch(e)))
-            goto done;
-    mr_enter(&m->readers);
-    e->active++;
+    if (enc_engine_enter(&e->eng, b.scratch, k) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    entered = 1;
     Py_BEGIN_ALLOW_THREADS
     enc_batch_encode(&b, k);
-    mr_leave(&m->readers);
     Py_END_ALLOW_THREADS
-    e->active--;
     for (size_t i = 0; i < n; i++)
         if (b.err[i] < 0) {
             encode_error(b.err[i], PyList_GET_ITEM(texts, (Py_ssize_t)i));
@@ -515,30 +394,22 @@ static PyObject *Encoder_encode_batch(Encoder *e, PyObject *args, PyObject *kw)
         }
     if (!(res = PyList_New((Py_ssize_t)n)))
         goto done;
-    if (as_array) {
-        for (size_t i = 0; i < n; i++) {
-            PyObject *a = bpe_py_id_array(b.ids[i], b.n_ids[i]);
-            if (!a) {
-                Py_CLEAR(res);
-                goto done;
-            }
-            PyList_SET_ITEM(res, (Py_ssize_t)i, a);
-            free(b.ids[i]);
-            b.ids[i] = NULL;
+    for (size_t i = 0; as_array && i < n; i++) {
+        PyObject *a = bpe_py_id_array(b.ids[i], b.n_ids[i]);
+        if (!a) {
+            Py_CLEAR(res);
+            goto done;
         }
-    } else if (batch_lists(m, &b, res, k) < 0) {
-        Py_CLEAR(res);
+        PyList_SET_ITEM(res, (Py_ssize_t)i, a);
+        free(b.ids[i]); /* (each text's ids gone once copied: the batch's peak) */
+        b.ids[i] = NULL;
     }
+    if (!as_array && batch_lists(e->merger, &b, res, k) < 0)
+        Py_CLEAR(res);
 done:
-    for (size_t j = 0; j < taken; j++)
-        give_scratch(e, b.scratch[j]);
-    enc_batch_free_ids(&b);
-    PyMem_Free(refs);
-    PyMem_Free(b.scratch);
-    PyMem_Free(b.ids);
-    PyMem_Free(b.n_ids);
-    PyMem_Free(b.err);
-    PyMem_Free(b.max_id);
+    if (entered)
+        enc_engine_leave(&e->eng, b.scratch, k);
+    enc_engine_batch_free(&b);
     Py_DECREF(texts);
     return res;
 }
@@ -547,18 +418,18 @@ static PyObject *Encoder_clear(Encoder *e, PyObject *Py_UNUSED(ignored))
 {
     if (encoder_ready(e) < 0)
         return NULL;
-    if (e->active) {
+    if (e->eng.active) {
         PyErr_SetString(PyExc_RuntimeError, "Encoder.clear(): another thread is encoding");
         return NULL;
     }
-    enc_cache_clear(&e->cache);
+    enc_cache_clear(&e->eng.cache);
     Py_RETURN_NONE;
 }
 
 static PyObject *Encoder_cached(Encoder *e, void *closure)
 {
     (void)closure;
-    return PyLong_FromSize_t(e->merger ? enc_cache_count(&e->cache) : 0);
+    return PyLong_FromSize_t(e->merger ? enc_cache_count(&e->eng.cache) : 0);
 }
 
 static PyObject *Encoder_holds(Encoder *e, PyObject *word)
@@ -570,14 +441,14 @@ static PyObject *Encoder_holds(Encoder *e, PyObject *word)
                      Py_TYPE(word)->tp_name);
         return NULL;
     }
-    return PyBool_FromLong(enc_cache_holds(&e->cache, (const unsigned char *)PyBytes_AS_STRING(word),
+    return PyBool_FromLong(enc_cache_holds(&e->eng.cache, (const unsigned char *)PyBytes_AS_STRING(word),
                                            (size_t)PyBytes_GET_SIZE(word)));
 }
 
 static PyObject *Encoder_scratches(Encoder *e, void *closure)
 {
     (void)closure;
-    return PyLong_FromSize_t(e->pool.n);
+    return PyLong_FromSize_t(e->eng.pool.n);
 }
 
 static PyMethodDef Encoder_methods[] = {
