@@ -51,9 +51,15 @@ BPE_FORCE_INLINE int pieces_emit(void *ctx, const int32_t *ids, size_t n)
 }
 
 int pieces_encode(const MergeTable *m, WordCacheTable *c, const uint8_t *joins,
-                  const unsigned char *blob, const int64_t *starts, size_t n_pieces,
-                  int32_t limit, IdList *out, int64_t *out_starts)
+                  const unsigned char *blob, size_t blob_len, const int64_t *starts,
+                  size_t n_pieces, int32_t limit, IdList *out, int64_t **out_starts_p)
 {
+    for (size_t i = 0; i < n_pieces; i++)
+        if (starts[i] < 0 || starts[i] > starts[i + 1] || starts[i + 1] > (int64_t)blob_len)
+            return -2;
+    int64_t *out_starts = *out_starts_p = malloc((n_pieces + 1) * sizeof(int64_t));
+    if (!out_starts)
+        return -1;
     if (c->limit != limit) {
         wc_reset(c);
         c->limit = limit;

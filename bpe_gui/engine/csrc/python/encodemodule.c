@@ -161,7 +161,6 @@ static PyObject *Merger_encode_pieces(Merger *m, PyObject *args)
     int64_t *out_starts = NULL;
     IdList out = {NULL, 0, 0};
     size_t n = starts.len >= 8 ? (size_t)starts.len / 8 - 1 : 0;
-    const int64_t *st = (const int64_t *)starts.buf;
     if (check_ready(m) < 0)
         goto done;
     if (joins.len != 65536 || starts.len % 8 || starts.len < 8) {
@@ -169,30 +168,18 @@ static PyObject *Merger_encode_pieces(Merger *m, PyObject *args)
                         "starts n + 1 int64 values");
         goto done;
     }
-    for (size_t i = 0; i < n; i++)
-        if (st[i] < 0 || st[i] > st[i + 1] || st[i + 1] > (int64_t)blob.len) {
-            PyErr_SetString(PyExc_ValueError, "encode_pieces: starts out of order or range");
-            goto done;
-        }
     if (!c->wc.slots || c->busy) {
         PyErr_SetString(PyExc_RuntimeError, "WordCache is not initialised or in use");
         goto done;
     }
-    out_starts = malloc((n + 1) * sizeof(int64_t));
-    if (!out_starts) {
-        PyErr_NoMemory();
-        goto done;
-    }
     int rc;
     mr_enter(&m->readers);
-    c->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = pieces_encode(m->t, &c->wc, (const uint8_t *)joins.buf,
-                       (const unsigned char *)blob.buf, st, n, limit, &out, out_starts);
-    mr_leave(&m->readers);
-    Py_END_ALLOW_THREADS
-    c->busy = 0;
-    if (rc < 0)
+    BPE_PY_UNLOCKED(c, rc = pieces_encode(m->t, &c->wc, joins.buf, blob.buf, (size_t)blob.len,
+                                          starts.buf, n, limit, &out, &out_starts);
+                       mr_leave(&m->readers));
+    if (rc == -2)
+        PyErr_SetString(PyExc_ValueError, "encode_pieces: starts out of order or range");
+    else if (rc < 0)
         PyErr_NoMemory();
     else
         res = Py_BuildValue("(y#y#)", (const char *)out.ids, (Py_ssize_t)(out.n * 4),
