@@ -1,6 +1,5 @@
 /*
- * batch.c -- texts encoded on native threads, their ids written out on them, and the
- * pool of idle scratches (batch.h).
+ * batch.c -- texts encoded on native threads, their ids written out on them (batch.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,10 +7,7 @@
 
 #include "merge/batch.h"
 #include "util/atomics.h"
-#include "util/grow.h"
 #include "util/threads.h"
-
-#define POOL_MAX 256 /* idle scratches kept at most */
 
 int enc_encode_text(const EncJob *j, EncScratch *sc, const EncText *t)
 {
@@ -20,38 +16,6 @@ int enc_encode_text(const EncJob *j, EncScratch *sc, const EncText *t)
                           t->len, t->len, j->limit);
     return enc_encode_ucs(j->m, j->preset, j->cache, sc, j->sp, t->kind, t->data, t->len,
                           j->limit);
-}
-
-/* ---------------------------------------------------------------- the pool */
-
-EncScratch *enc_pool_take(EncPool *p)
-{
-    if (p->n)
-        return p->idle[--p->n];
-    return calloc(1, sizeof(EncScratch));
-}
-
-void enc_pool_give(EncPool *p, EncScratch *sc)
-{
-    sc->n = 0;
-    enc_scratch_trim(sc, ENC_SCRATCH_KEEP);
-    if (p->n < POOL_MAX &&
-        bpe_grow((void **)&p->idle, &p->cap, p->n + 1, sizeof(EncScratch *), 8) == 0) {
-        p->idle[p->n++] = sc;
-        return;
-    }
-    enc_scratch_free(sc);
-    free(sc);
-}
-
-void enc_pool_free(EncPool *p)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        enc_scratch_free(p->idle[i]);
-        free(p->idle[i]);
-    }
-    free(p->idle);
-    memset(p, 0, sizeof(*p));
 }
 
 /* ---------------------------------------------------------------- batches */
@@ -130,12 +94,4 @@ void enc_batch_scatter(EncBatch *b, void *const *dst, void *const *table, size_t
     Scatter s = {b, dst, table, counts};
     b->next = 0; /* (before any worker starts: starting a thread orders it) */
     bpe_run_threads(k, scatter_worker, &s);
-}
-
-void enc_batch_free_ids(EncBatch *b)
-{
-    for (size_t i = 0; b->ids && i < b->n; i++) {
-        free(b->ids[i]);
-        b->ids[i] = NULL;
-    }
 }

@@ -1,7 +1,7 @@
 /*
  * batch.h -- texts encoded on native threads (encoder.h's enc_encode for each), the ids
- * written out on the threads too, and the pool of scratches an encoder keeps between
- * calls. Plain C: the bindings hold no lock of theirs while the threads run.
+ * written out on the threads too (an encoder's scratches between calls: encoder_pool.h).
+ * Plain C: the bindings hold no lock of theirs while the threads run.
  *
  * A batch runs in phases, each on k threads taking the next text from a shared counter
  * (bpe_run_threads): enc_batch_encode finds every text's ids (in a buffer of its own);
@@ -40,15 +40,6 @@ typedef struct {
 /* The text's ids appended to sc->ids: 0; -1 out of memory; -2 a lone surrogate. */
 int enc_encode_text(const EncJob *j, EncScratch *sc, const EncText *t);
 
-/* ---- idle scratches, one per thread that encoded at once (the caller serialises calls) */
-typedef struct {
-    EncScratch **idle;
-    size_t n, cap;
-} EncPool;
-
-EncScratch *enc_pool_take(EncPool *p); /* NULL: out of memory */
-void enc_pool_give(EncPool *p, EncScratch *sc); /* trimmed and kept, or freed */
-void enc_pool_free(EncPool *p);
 #define ENC_SCRATCH_KEEP ((size_t)1 << 20) /* a kept scratch's buffers hold at most this */
 
 /* ---- a batch ---- */
@@ -75,8 +66,5 @@ void enc_batch_encode(EncBatch *b, size_t k);
  * every id is below n_table). */
 void enc_batch_scatter(EncBatch *b, void *const *dst, void *const *table, size_t n_table,
                        uint32_t **counts, size_t k);
-
-/* The batch's buffers freed (not the scratches). */
-void enc_batch_free_ids(EncBatch *b);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 int enc_engine_init(EncEngine *e, const MergeTable *m, MergeReaders *readers, int preset,
                     int32_t limit, size_t cache_words, const unsigned char *const *tokens,
                     const size_t *lens, const int32_t *ids, size_t n_specials)
@@ -21,17 +23,37 @@ int enc_engine_init(EncEngine *e, const MergeTable *m, MergeReaders *readers, in
 
 void enc_engine_free(EncEngine *e)
 {
-    enc_pool_free(&e->pool);
+    for (size_t i = 0; i < e->pool.n; i++) {
+        enc_scratch_free(e->pool.idle[i]);
+        free(e->pool.idle[i]);
+    }
+    free(e->pool.idle);
     enc_cache_free(&e->cache);
     enc_specials_free(&e->sp);
 }
 
+/* sc trimmed and kept idle, or freed past ENC_POOL_MAX */
+static void give(EncPool *p, EncScratch *sc)
+{
+    sc->mark = 0;
+    sc->n = 0;
+    enc_scratch_trim(sc, ENC_SCRATCH_KEEP);
+    if (p->n < ENC_POOL_MAX &&
+        bpe_grow((void **)&p->idle, &p->cap, p->n + 1, sizeof(EncScratch *), 8) == 0) {
+        p->idle[p->n++] = sc;
+        return;
+    }
+    enc_scratch_free(sc);
+    free(sc);
+}
+
 int enc_engine_enter(EncEngine *e, EncScratch **sc, size_t k)
 {
+    EncPool *p = &e->pool;
     for (size_t i = 0; i < k; i++)
-        if (!(sc[i] = enc_pool_take(&e->pool))) {
+        if (!(sc[i] = p->n ? p->idle[--p->n] : calloc(1, sizeof(EncScratch)))) {
             while (i--)
-                enc_pool_give(&e->pool, sc[i]);
+                give(p, sc[i]);
             return -1;
         }
     mr_enter(e->readers);
@@ -42,10 +64,8 @@ int enc_engine_enter(EncEngine *e, EncScratch **sc, size_t k)
 void enc_engine_leave(EncEngine *e, EncScratch **sc, size_t k)
 {
     mr_leave(e->readers);
-    for (size_t i = 0; i < k; i++) {
-        sc[i]->mark = 0;
-        enc_pool_give(&e->pool, sc[i]);
-    }
+    for (size_t i = 0; i < k; i++)
+        give(&e->pool, sc[i]);
     e->active--;
 }
 
@@ -135,7 +155,8 @@ int enc_engine_batch_scatter(EncBatch *b, void *const *dst, void *const *table, 
 
 void enc_engine_batch_free(EncBatch *b)
 {
-    enc_batch_free_ids(b);
+    for (size_t i = 0; b->ids && i < b->n; i++)
+        free(b->ids[i]);
     free((void *)b->texts);
     free(b->scratch);
     free(b->ids);

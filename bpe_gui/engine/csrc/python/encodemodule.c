@@ -32,26 +32,19 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "python/cached_words.h"
 #include "python/convert.h"
 #include "python/encode_python.h"
 #include "merge/merge.h"
 #include "merge/pieces.h"
-#include "merge/readers.h"
 #include "scan/scan.h"
 #include "python/scan_python.h"
 #include "python/merge_strategies.h"
 #include "merge/wordcache.h"
 #include "merge/encoder.h"
-#include "merge/batch.h"
 #include "imported/offsets.h"
-#include "util/atomics.h"
-#include "util/grow.h"
 #include "util/simd.h"
-#include "util/utf8.h"
-#include "scan/scan_fast.h"
 
 
 /* ---- WordCache: a WordCacheTable (merge/wordcache.h), one per thread encoding; its
