@@ -153,8 +153,7 @@ setup(
     ext_modules=[
         # the training core (plain C in core/) and its Python type
         ext("train._core", files("python/coremodule.c", "python/core_columns.c") + CORE, ("core",)),
-        ext("tokenizers._encode", files("python/encodemodule.c", "python/encoder_python.c",
-                                        "imported/offsets.c") + MERGE
+        ext("tokenizers._encode", files("python/encodemodule.c", "imported/offsets.c") + MERGE
             + WORDCACHE + SCAN_SHARED,
             ("merge", "scan", "imported")),
         ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,

@@ -705,11 +705,6 @@ size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t lim
 
 #endif
 
-int mt_may_merge(const MergeTable *m, int32_t a, int32_t b)
-{
-    return filter_has(m, a, b);
-}
-
 int32_t mt_pair(const MergeTable *m, int32_t a, int32_t b, const unsigned char *ab, size_t len,
                 int32_t *new_id)
 {

@@ -196,9 +196,6 @@ int mt_reserve(MergeTable *m, size_t n);
    many merges: each one's slot is a cache miss). */
 void mt_prefetch(const MergeTable *m, int32_t a, int32_t b);
 
-/* Merge-based: 0 when the tokens a and b surely have no merge (a bit filter). */
-int mt_may_merge(const MergeTable *m, int32_t a, int32_t b);
-
 const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b);
 
 /* Room in x for a word of n symbols: 0 or -1. */

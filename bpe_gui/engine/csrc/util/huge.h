@@ -63,42 +63,4 @@ static inline void *bpe_calloc_huge(size_t n, size_t item)
  * first, and a 20 MB block took 60-150 ms to fault in instead of 15-19 in small pages.
  * Tables read at random keep them: there each lookup would miss the TLB as well.) */
 
-/* A table of megabytes of which a word touches a few kilobytes (the bucket queue's
- * bitmap of ranks: 8 MB for any rank, 16 KB for a vocabulary of 128k): address space
- * whose pages read as zeros and are faulted in, 4 KB at a time, only where written.
- * calloc gave no such promise: glibc raises its threshold for mmap when a block of
- * megabytes is freed (a tokenizer dropped, a long text's buffers), and then the 8 MB
- * came from the heap and calloc wrote zeros over all of it (seen under callgrind: 8% of
- * the instructions of an encode of 300 KB of long words). Free with bpe_unmap_zero and
- * the same size. Elsewhere: calloc and free. */
-static inline void *bpe_map_zero(size_t bytes)
-{
-#if defined(__linux__) || defined(__APPLE__)
-#ifndef MAP_ANONYMOUS
-#define MAP_ANONYMOUS MAP_ANON
-#endif
-    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-#if defined(MADV_NOHUGEPAGE)
-    (void)madvise(p, bytes, MADV_NOHUGEPAGE); /* a huge page would zero 2 MB for 16 KB */
-#endif
-    return p;
-#else
-    return calloc(1, bytes ? bytes : 1);
-#endif
-}
-
-static inline void bpe_unmap_zero(void *p, size_t bytes)
-{
-#if defined(__linux__) || defined(__APPLE__)
-    if (p)
-        (void)munmap(p, bytes ? bytes : 1);
-#else
-    (void)bytes;
-    free(p);
-#endif
-}
-
 #endif
