@@ -125,7 +125,8 @@ def run(w: int, h: int, out: Path) -> None:
     view.editor.set_body(MISTRAL)
     view.set_tokenizer_file(str(Path(mistral_common.__file__).parent / "data"
                                 / "tekken_240911.json"))
-    first = view.renderer.findText("Template that comes with the tokenizer")
+    from bpe_gui.gui.panels.chat.chat_view import BESIDE
+    first = view.renderer.findText(BESIDE)
     view.renderer.setCurrentIndex(first)
     view.renderer.activated.emit(first)
     pump(app, 0.8)

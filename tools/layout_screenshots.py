@@ -332,14 +332,16 @@ def run(w: int, h: int, out: Path, only: list[str] | None = None) -> None:
 # ----- after the resize sequence of issue 89 (real keys, clicks and window sizes) -----------
 # ``python -m tools.layout_screenshots --after-resize [OUT_DIR]``: one Xvfb of 1920x1080
 # with openbox, a fresh profile (HOME, XDG_CONFIG_HOME and the settings file in a temporary
-# folder). At 1920x1080 it opens an English corpus of CORPORA by File > Open (typed into the
-# file dialog), trains 30 merges (F5 after the merges box), then a Chinese + English one,
-# steps 20 times (F10), gives the Chat dock Focus (Ctrl+Shift+F), resizes the window to
-# 800x600, then 1024x700 (xdotool), and leaves Focus. Then at each of 800x600, 1024x700 and
-# 1920x1080 (the window's size, xdotool): every panel in front (after-SIZE-NAME.png), every
-# menu (menu-...) and every dialog a key opens (dialog-...), each cropped to the window and
-# whatever it opened. A modal dialog runs its own loop: the keys and the shot come from a
-# thread, while a timer on the GUI thread notes where the windows are.
+# folder). At 1920x1080 it opens an English corpus of CORPORA by File > Open (typed into
+# the file dialog), trains 30 merges (F5 after the merges box), then 60 on a Chinese +
+# English one, steps back 10 and on 5 (Shift+F10, F10), gives the Chat dock Focus
+# (Ctrl+Shift+F), resizes the window to 800x600, then 1024x700 (xdotool), and leaves
+# Focus. Then at each of 800x600, 1024x700 and 1920x1080 (the window's size; maximized for
+# the last): every panel in front (after-SIZE-NAME.png), every menu (menu-...) and every
+# dialog a key opens (dialog-...), each cropped to the window and whatever it opened.
+# A modal dialog runs its own loop: the keys and the shot come from a thread, while a
+# timer on the GUI thread notes where the windows are. Default OUT_DIR:
+# screenshots/after-resize (ignored by git).
 CORPORA = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or "/work/shared/corpora")
 SIZES = ((800, 600), (1024, 700), (1920, 1080))
 PANELS = ("corpus", "settings", "encode", "vocab", "charts", "compare", "chat", "playback")
@@ -364,6 +366,8 @@ class Walk:
         from PySide6.QtWidgets import QApplication
         rects = [w.frameGeometry() for w in QApplication.topLevelWidgets()
                  if w.isVisible() and w.isWindow() and w.windowType() != 0x0c]   # no tips
+        if not rects:   # (the window closed)
+            return
         x0, y0 = min(r.x() for r in rects), min(r.y() for r in rects)
         x1, y1 = max(r.right() for r in rects), max(r.bottom() for r in rects)
         self.box = (max(0, x0), max(0, y0), x1 - max(0, x0) + 1, y1 - max(0, y0) + 1)
@@ -431,7 +435,7 @@ class Walk:
                      "click", "--repeat", "2", "--delay", "80", "1", seconds=1.0)
         if not full:
             self.xdo("windowsize", wid, str(w), str(h))
-            self.xdo("windowmove", wid, "0", "0", seconds=1.0)
+            self.xdo("windowmove", wid, "10", "40", seconds=1.0)   # its title bar on screen
         print(f"window {self.win.width()}x{self.win.height()} (asked {w}x{h})", flush=True)
 
     def click(self, widget, seconds: float = 0.5) -> None:
@@ -477,9 +481,9 @@ def resize_sequence(walk: Walk) -> None:
     train_merges(walk, 30)
     walk.shot("seq-1-english")
     open_corpus(walk, CORPORA / "zh-en-d2l-zh-markdown.txt.xz")
-    train_merges(walk, 30)
-    for _ in range(20):
-        walk.xdo("key", "F10", seconds=0.05)
+    train_merges(walk, 60)
+    for key in ("shift+F10",) * 10 + ("F10",) * 5:   # back 10 steps, on 5: step 55
+        walk.xdo("key", key, seconds=0.05)
         walk.idle()
     walk.shot("seq-2-chinese")
     dl.chat_dock.show()

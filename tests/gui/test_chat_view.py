@@ -568,3 +568,23 @@ def test_copy_is_greyed_with_its_reason_until_a_prompt_is_rendered(qtbot, model_
     settled(v)
     qtbot.waitUntil(lambda: v.result is not None, timeout=60_000)
     assert v.copy_ids.isEnabled() and v.copy_json.isEnabled() and not v.copy_ids.statusTip()
+
+
+@pytest.mark.regression
+def test_the_renderers_first_entry_reads_whole_in_a_narrow_dock(qtbot):
+    """In the Chat dock of an 800x600 window (about 520 pixels) the list showed
+    "Template that comes with the": its first entry is short enough to read whole."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+    v = ChatView(NoTokenizer())
+    qtbot.addWidget(v)
+    v.resize(520, 500)
+    v.show()
+    qtbot.waitExposed(v)
+    box = v.renderer
+    assert box.currentIndex() == 0
+    opt = QStyleOptionComboBox()
+    box.initStyleOption(opt)
+    field = box.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                       QStyle.SubControl.SC_ComboBoxEditField, box)
+    assert field.width() >= box.fontMetrics().horizontalAdvance(box.currentText()), \
+        (field.width(), box.currentText())

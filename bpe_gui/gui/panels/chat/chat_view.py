@@ -37,7 +37,7 @@ STATE_KEY = "chat/state"     # QSettings: what a relaunch brings back (ChatView.
 MAX_SAVED_CHARS = 1 << 20
 WIDE = 900   # wider than this: the prompt beside the conversation
 EDITOR_WIDTH = 380   # the conversation beside the prompt: at least this wide
-BESIDE = "Template that comes with the tokenizer"
+BESIDE = "The tokenizer's own template"
 FILE = "Template file…"
 RENDERERS = (BESIDE, FILE, "mistral-common", "harmony", "llama3-meta")
 # what to do in the window where the tokenizer brings no template of its own
