@@ -2,6 +2,7 @@
 server (run by hand, from the repository's root)::
 
     python -m tools.layout_screenshots 800x600 [OUT_DIR] [--only NAME,NAME]
+    python -m tools.layout_screenshots --after-resize [OUT_DIR]   # issue 89's walk, below
 
 Starts its own Xvfb of that size and openbox (both needed: Xvfb, openbox and
 ImageMagick's ``import``), opens the window maximized as ``bpe-gui`` does on that screen,
@@ -476,7 +477,7 @@ def train_merges(walk: Walk, n: int) -> None:
 
 def resize_sequence(walk: Walk) -> None:
     """Issue 89's walk: corpora at 1920x1080, Chat in Focus, 800x600, 1024x700, Focus off."""
-    win, dl = walk.win, walk.win.dock_layout
+    dl = walk.win.dock_layout
     open_corpus(walk, CORPORA / "en-tinyshakespeare.txt.xz")
     train_merges(walk, 30)
     walk.shot("seq-1-english")
