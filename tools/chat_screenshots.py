@@ -69,9 +69,15 @@ def key(app, keys: str) -> None:
     pump(app, 0.8)
 
 
-def shot(app, path: Path, seconds: float = 0.8) -> None:
-    """The whole screen once the window has drawn."""
+def shot(app, path: Path, view=None, seconds: float = 0.8) -> None:
+    """The whole screen once the window has drawn (and ``view``'s render, a job, is back:
+    a tekken.json takes seconds, and the last tokenizer's prompt was shot)."""
+    import time
     from tools.screenshots import grab_screen, pump
+    end = time.monotonic() + 120
+    while view is not None and (view.rendering or view.timer.isActive()) and \
+            time.monotonic() < end:
+        pump(app, 0.05)
     pump(app, seconds)
     grab_screen(path)
 
@@ -107,29 +113,30 @@ def run(w: int, h: int, out: Path) -> None:
     view.set_template_file(str(folder / "llama31.jinja"))
     size = f"{w}x{h}"
     pump(app, 0.8)
-    shot(app, out / f"chat_sample-{size}.png")
+    shot(app, out / f"chat_sample-{size}.png", view)
 
     click(app, view.editor.as_json, view.editor_area)   # Edit as JSON: the body as it is
     view.editor.json_edit.setPlainText(json.dumps(LLAMA, ensure_ascii=False, indent=2))
     pump(app, 0.8)
-    shot(app, out / f"chat_json-{size}.png")
+    shot(app, out / f"chat_json-{size}.png", view)
     click(app, view.editor.as_json, view.editor_area)   # back to the rows: a tool call's
     view.editor_area.verticalScrollBar().setValue(0)
-    shot(app, out / f"chat_llama3-{size}.png")
+    shot(app, out / f"chat_llama3-{size}.png", view)
     view.setFocus()
     key(app, "ctrl+shift+f")                      # Focus: the Chat panel alone
-    shot(app, out / f"chat_focus-{size}.png")
+    shot(app, out / f"chat_focus-{size}.png", view)
     key(app, "ctrl+shift+f")
 
     import mistral_common
     view.editor.set_body(MISTRAL)
     view.set_tokenizer_file(str(Path(mistral_common.__file__).parent / "data"
                                 / "tekken_240911.json"))
-    first = view.renderer.findText("Template that comes with the tokenizer")
+    from bpe_gui.gui.panels.chat.chat_view import BESIDE
+    first = view.renderer.findText(BESIDE)
     view.renderer.setCurrentIndex(first)
     view.renderer.activated.emit(first)
     pump(app, 0.8)
-    shot(app, out / f"chat_mistral-{size}.png")
+    shot(app, out / f"chat_mistral-{size}.png", view)
     print("warnings:", view.warnings.text()[:200].replace("\n", " | "))
     win.controller.mark_corpus_saved()
     win.close()

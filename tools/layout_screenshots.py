@@ -2,6 +2,7 @@
 server (run by hand, from the repository's root)::
 
     python -m tools.layout_screenshots 800x600 [OUT_DIR] [--only NAME,NAME]
+    python -m tools.layout_screenshots --after-resize [OUT_DIR]   # issue 89's walk, below
 
 Starts its own Xvfb of that size and openbox (both needed: Xvfb, openbox and
 ImageMagick's ``import``), opens the window maximized as ``bpe-gui`` does on that screen,
@@ -328,8 +329,235 @@ def run(w: int, h: int, out: Path, only: list[str] | None = None) -> None:
     print(f"screenshots at {w}x{h} in {out}")
 
 
+
+# ----- after the resize sequence of issue 89 (real keys, clicks and window sizes) -----------
+# ``python -m tools.layout_screenshots --after-resize [OUT_DIR]``: one Xvfb of 1920x1080
+# with openbox, a fresh profile (HOME, XDG_CONFIG_HOME and the settings file in a temporary
+# folder). At 1920x1080 it opens an English corpus of CORPORA by File > Open (typed into
+# the file dialog), trains 30 merges (F5 after the merges box), then 60 on a Chinese +
+# English one, steps back 10 and on 5 (Shift+F10, F10), gives the Chat dock Focus
+# (Ctrl+Shift+F), resizes the window to 800x600, then 1024x700 (xdotool), and leaves
+# Focus. Then at each of 800x600, 1024x700 and 1920x1080 (the window's size; maximized for
+# the last): every panel in front (after-SIZE-NAME.png), every menu (menu-...) and every
+# dialog a key opens (dialog-...), each cropped to the window and whatever it opened.
+# A modal dialog runs its own loop: the keys and the shot come from a thread, while a
+# timer on the GUI thread notes where the windows are. Default OUT_DIR:
+# screenshots/after-resize (ignored by git).
+CORPORA = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or "/work/shared/corpora")
+SIZES = ((800, 600), (1024, 700), (1920, 1080))
+PANELS = ("corpus", "settings", "encode", "vocab", "charts", "compare", "chat", "playback")
+MENUS = ("f", "t", "v", "a", "h")     # Alt+ these: File, Training, View, Analysis, Help
+DIALOGS = {"run-to-step": "ctrl+g", "import": "ctrl+i", "open-model": "ctrl+shift+i",
+           "export": "ctrl+e", "check": "ctrl+shift+b", "language-cost": "ctrl+shift+l",
+           "training-mixture": "ctrl+shift+m", "shortcuts": "F1", "open": "ctrl+o"}
+
+
+class Walk:
+    """The window driven from outside: xdotool in a thread, Qt's loop here."""
+
+    def __init__(self, app, win, out: Path):
+        from PySide6.QtCore import QTimer
+        self.app, self.win, self.out = app, win, out
+        self.box = (0, 0, 1, 1)   # x, y, w, h around every visible window
+        self.timer = QTimer()
+        self.timer.timeout.connect(self._note_boxes)
+        self.timer.start(100)
+
+    def _note_boxes(self) -> None:
+        from PySide6.QtWidgets import QApplication
+        rects = [w.frameGeometry() for w in QApplication.topLevelWidgets()
+                 if w.isVisible() and w.isWindow() and w.windowType() != 0x0c]   # no tips
+        if not rects:   # (the window closed)
+            return
+        x0, y0 = min(r.x() for r in rects), min(r.y() for r in rects)
+        x1, y1 = max(r.right() for r in rects), max(r.bottom() for r in rects)
+        self.box = (max(0, x0), max(0, y0), x1 - max(0, x0) + 1, y1 - max(0, y0) + 1)
+
+    def run(self, job: Callable[[], None], seconds: float = 0.3) -> None:
+        """job in a thread (no Qt there), Qt's loop here until it ends."""
+        import threading
+        errors: list[BaseException] = []
+
+        def guarded() -> None:
+            try:
+                job()
+            except BaseException as e:   # (shown below, on this thread)
+                errors.append(e)
+        t = threading.Thread(target=guarded)
+        t.start()
+        while t.is_alive():
+            self.app.processEvents()
+            time.sleep(0.01)
+        self.pump(seconds)
+        if errors:
+            raise errors[0]
+
+    def pump(self, seconds: float = 0.3) -> None:
+        from tools.screenshots import pump
+        pump(self.app, seconds)
+
+    def idle(self) -> None:
+        from tools.screenshots import wait_idle
+        wait_idle(self.app, self.win, 600)
+
+    def xdo(self, *args: str, seconds: float = 0.3) -> None:
+        self.run(lambda: subprocess.run(["xdotool", *args], check=True), seconds)
+
+    def grab(self, name: str) -> None:
+        """The screen around the window and what it opened (in the thread)."""
+        time.sleep(1.0)
+        x, y, w, h = self.box
+        path = self.out / f"{name}.png"
+        subprocess.run(["import", "-window", "root", "-crop", f"{w}x{h}+{x}+{y}", "+repage",
+                        str(path)], check=True)
+        print("saved", path, flush=True)
+
+    def shot(self, name: str) -> None:
+        self.pump(0.8)
+        self.run(lambda: self.grab(name))
+
+    def keyed(self, name: str, keys: str, then: str = "Escape") -> None:
+        """Press keys, shoot what they opened, close it with ``then``."""
+        def job() -> None:
+            subprocess.run(["xdotool", "key", keys], check=True)
+            time.sleep(1.0)
+            self.grab(name)
+            subprocess.run(["xdotool", "key", then], check=True)
+        self.run(job, 0.5)
+
+    def resize(self, w: int, h: int) -> None:
+        """The window to w x h (the screen's size: maximized, by a double click on its
+        title bar, as a user does; any other: unmaximized that way, then resized)."""
+        wid = str(int(self.win.winId()))
+        full = (w, h) == (1920, 1080)
+        if self.win.isMaximized() != full:
+            top = self.win.frameGeometry()
+            self.xdo("mousemove", str(top.x() + top.width() // 2), str(top.y() + 5),
+                     "click", "--repeat", "2", "--delay", "80", "1", seconds=1.0)
+        if not full:
+            self.xdo("windowsize", wid, str(w), str(h))
+            self.xdo("windowmove", wid, "10", "40", seconds=1.0)   # its title bar on screen
+        print(f"window {self.win.width()}x{self.win.height()} (asked {w}x{h})", flush=True)
+
+    def click(self, widget, seconds: float = 0.5) -> None:
+        from PySide6.QtCore import QPoint
+        p = widget.mapToGlobal(QPoint(widget.width() // 2, widget.height() // 2))
+        self.xdo("mousemove", str(p.x()), str(p.y()), "click", "1", seconds=seconds)
+
+
+def open_corpus(walk: Walk, path: Path) -> None:
+    """File > Open (Ctrl+O), the path typed into Qt's file dialog, Enter."""
+    def job() -> None:
+        subprocess.run(["xdotool", "key", "ctrl+o"], check=True)
+        time.sleep(2.0)
+        subprocess.run(["xdotool", "type", "--delay", "10", str(path)], check=True)
+        subprocess.run(["xdotool", "key", "Return"], check=True)
+        time.sleep(2.0)
+        asked = subprocess.run(["xdotool", "getactivewindow", "getwindowname"],
+                               capture_output=True, text=True).stdout
+        if asked.startswith("Open "):   # "This throws away: the training": Open, not Cancel
+            subprocess.run(["xdotool", "key", "shift+Tab", "space"], check=True)
+    walk.run(job, 1.0)
+    walk.idle()
+
+
+def train_merges(walk: Walk, n: int) -> None:
+    """n in the settings' merges box (clicked, selected, typed), then Train (F5)."""
+    dl = walk.win.dock_layout
+    dl.settings_dock.show()
+    dl.settings_dock.raise_()
+    walk.pump(0.5)
+    panel = dl.settings_panel
+    walk.click(panel.merges_radio)
+    walk.click(panel.merges_spin)
+    walk.xdo("key", "ctrl+a", "type", str(n))
+    walk.xdo("key", "F5", seconds=1.0)
+    walk.idle()
+
+
+def resize_sequence(walk: Walk) -> None:
+    """Issue 89's walk: corpora at 1920x1080, Chat in Focus, 800x600, 1024x700, Focus off."""
+    dl = walk.win.dock_layout
+    open_corpus(walk, CORPORA / "en-tinyshakespeare.txt.xz")
+    train_merges(walk, 30)
+    walk.shot("seq-1-english")
+    open_corpus(walk, CORPORA / "zh-en-d2l-zh-markdown.txt.xz")
+    train_merges(walk, 60)
+    for key in ("shift+F10",) * 10 + ("F10",) * 5:   # back 10 steps, on 5: step 55
+        walk.xdo("key", key, seconds=0.05)
+        walk.idle()
+    walk.shot("seq-2-chinese")
+    dl.chat_dock.show()
+    dl.chat_dock.raise_()
+    walk.pump(0.5)
+    walk.click(dl.chat_view)
+    walk.xdo("key", "ctrl+shift+f", seconds=1.0)
+    print("focused:", dl.focused and dl.focused.objectName(), flush=True)
+    walk.shot("seq-3-chat-focus")
+    walk.resize(800, 600)
+    walk.shot("seq-4-800x600")
+    walk.resize(1024, 700)
+    walk.shot("seq-5-1024x700")
+    walk.xdo("key", "ctrl+shift+f", seconds=1.0)
+    print("focused:", dl.focused and dl.focused.objectName(), flush=True)
+    walk.shot("seq-6-focus-off")
+
+
+def after_resize(out: Path) -> None:
+    """The sequence, then every panel, menu and dialog at each size (see Walk)."""
+    tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-resize-walk-"))
+    os.environ.update(HOME=str(tmp), XDG_CONFIG_HOME=str(tmp / "config"),
+                      QT_QPA_PLATFORM="xcb")
+    out.mkdir(parents=True, exist_ok=True)
+    procs = start_x(1920, 1080)
+    try:
+        from PySide6.QtCore import QSettings
+        from bpe_gui.gui.app import create_application
+        app = create_application([sys.argv[0]])
+        from bpe_gui.gui.window.main_window import MainWindow
+        win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
+        win.themes.set("light", save=False)
+        win.showMaximized()
+        walk = Walk(app, win, out)
+        walk.pump(1.5)
+        walk.idle()
+        resize_sequence(walk)
+        dl = win.dock_layout
+        docks = dict(zip(PANELS, (dl.corpus_dock, dl.settings_dock, dl.encode_dock,
+                                  dl.vocab_dock, dl.charts_dock, dl.compare_dock,
+                                  dl.chat_dock, dl.playback_dock)))
+        dl.encode_view.set_text("分词器把一句话切成 token。Byte-pair encoding merges "
+                                "the most frequent pair: 2024 年。")
+        for w, h in SIZES:
+            walk.resize(w, h)
+            tag = f"{w}x{h}"
+            walk.shot(f"after-{tag}-main")
+            for name, dock in docks.items():
+                dock.show()
+                dock.raise_()
+                walk.shot(f"after-{tag}-{name}")
+            for letter in MENUS:
+                walk.keyed(f"after-{tag}-menu-{letter}", f"alt+{letter}")
+            for name, keys in DIALOGS.items():
+                walk.keyed(f"after-{tag}-dialog-{name}", keys)
+                for d in app.topLevelWidgets():   # a non-modal one Escape left open
+                    if d is not win and d.isVisible() and d.isWindow():
+                        d.close()
+                walk.pump(0.3)
+        win.controller.set_corpus_text(win.controller.corpus_text, dirty=False)
+        win.close()
+        walk.pump(0.3)
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait()
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--after-resize" in sys.argv:
+        after_resize(Path(args[0]) if args else ROOT / "screenshots" / "after-resize")
+        raise SystemExit(0)
     only = None
     if "--only" in sys.argv:
         only = sys.argv[sys.argv.index("--only") + 1].split(",")

@@ -568,3 +568,47 @@ def test_copy_is_greyed_with_its_reason_until_a_prompt_is_rendered(qtbot, model_
     settled(v)
     qtbot.waitUntil(lambda: v.result is not None, timeout=60_000)
     assert v.copy_ids.isEnabled() and v.copy_json.isEnabled() and not v.copy_ids.statusTip()
+
+
+@pytest.mark.regression
+def test_the_renderers_first_entry_reads_whole_in_a_narrow_dock(qtbot):
+    """In the Chat dock of an 800x600 window (about 520 pixels) the list showed
+    "Template that comes with the": its first entry is short enough to read whole."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+    v = ChatView(NoTokenizer())
+    qtbot.addWidget(v)
+    v.resize(520, 500)
+    v.show()
+    qtbot.waitExposed(v)
+    box = v.renderer
+    assert box.currentIndex() == 0
+    opt = QStyleOptionComboBox()
+    box.initStyleOption(opt)
+    field = box.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                       QStyle.SubControl.SC_ComboBoxEditField, box)
+    assert field.width() >= box.fontMetrics().horizontalAdvance(box.currentText()), \
+        (field.width(), box.currentText())
+
+
+@pytest.mark.regression
+def test_copy_is_greyed_while_the_prompt_shown_is_rendered_again(view, qtbot, monkeypatch):
+    """A tokenizer opened in the view: until its render came back (a large tekken.json:
+    seconds) the last tokenizer's prompt stayed shown, and Copy ids copied its ids."""
+    import threading
+    from bpe_gui.gui.panels.chat import chat_view
+    real, gate = chat_view.encode_chat, threading.Event()
+
+    def held(*args, **kw):
+        assert gate.wait(20)
+        return real(*args, **kw)
+    monkeypatch.setattr(chat_view, "encode_chat", held)
+    assert view.copy_ids.isEnabled()
+    view.editor.rows[-1].content.setPlainText("an edit")
+    view.render_now()
+    for b in (view.copy_ids, view.copy_json):
+        assert not b.isEnabled() and "being rendered again" in b.statusTip()
+    gate.set()
+    settled(view)
+    assert "an edit" in view.result.text
+    assert view.copy_ids.isEnabled() and view.copy_json.isEnabled()
+    assert not view.copy_ids.statusTip()

@@ -37,7 +37,7 @@ STATE_KEY = "chat/state"     # QSettings: what a relaunch brings back (ChatView.
 MAX_SAVED_CHARS = 1 << 20
 WIDE = 900   # wider than this: the prompt beside the conversation
 EDITOR_WIDTH = 380   # the conversation beside the prompt: at least this wide
-BESIDE = "Template that comes with the tokenizer"
+BESIDE = "The tokenizer's own template"
 FILE = "Template file…"
 RENDERERS = (BESIDE, FILE, "mistral-common", "harmony", "llama3-meta")
 # what to do in the window where the tokenizer brings no template of its own
@@ -382,6 +382,7 @@ class ChatView(QWidget):
                 out.append(_encode(tok, path, body, choice, template_path, harmony))
             return out
         self.rendering = True
+        self._copyable()   # (what is shown is the last render's until this one is back)
         renders.render(work, lambda got: self._show(got, len(body.get("messages") or ())),
                     self._failed)
 
@@ -407,9 +408,11 @@ class ChatView(QWidget):
         self._copyable()
 
     def _copyable(self) -> None:
-        """The copy buttons are greyed, saying why, while no prompt is rendered."""
-        why = "" if self.result is not None else \
-            "Greyed: no prompt is rendered yet (choose a tokenizer and a template)."
+        """The copy buttons are greyed, saying why, while no prompt is rendered or the
+        one shown is being rendered again (a tokenizer just opened: the last one's ids)."""
+        why = "Greyed: no prompt is rendered yet (choose a tokenizer and a template)." \
+            if self.result is None else \
+            "Greyed: the prompt is being rendered again." if self.rendering else ""
         for b in (self.copy_ids, self.copy_json):
             b.setEnabled(not why)
             b.setStatusTip(why)
