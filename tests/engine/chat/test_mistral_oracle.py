@@ -3,6 +3,7 @@ on the tokenizer files its wheel ships (v1, v2, v3, v7 SentencePiece; tekken).""
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 
 import pytest
@@ -175,8 +176,15 @@ CASES |= {
 }
 
 
+@functools.cache
+def _mistral(name: str) -> MistralTokenizer:
+    """mistral-common's tokenizer of a file its wheel ships, read once a process (tekken
+    takes seconds to read)."""
+    return MistralTokenizer.from_file(str(DATA / name))
+
+
 def _want(path: Path, body: dict) -> list[int]:
-    mt = MistralTokenizer.from_file(str(path))
+    mt = _mistral(path.name)
     return mt.encode_chat_completion(ChatCompletionRequest(**copy.deepcopy(body))).tokens
 
 
@@ -307,7 +315,7 @@ def _conversations(draw):
 
 @pytest.fixture(scope="module")
 def mistral_tokenizers():
-    return {f: MistralTokenizer.from_file(str(DATA / f)) for f in FILES}
+    return {f: _mistral(f) for f in FILES}
 
 
 @settings(max_examples=60, deadline=None,
