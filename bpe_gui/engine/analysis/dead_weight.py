@@ -51,6 +51,7 @@ from ..text.pretokenize import Pretokenizer
 from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.explain import safe_end, safe_start
 from ..tokenizers.model import Playback, clean_text
+from ..tokenizers.pipeline import PatternParts
 from ..tokenizers.trained import Tokenizer
 
 THRESHOLD = 0.9          # PickyBPE's default
@@ -328,7 +329,7 @@ def _piece_counter(tok: BaseTokenizer) -> Count:
         return by_pattern
 
     pipeline = getattr(tok, "pipeline", None)
-    if pipeline is not None and pipeline.kind == "hf" and getattr(pipeline, "plain", False):
+    if pipeline is not None and getattr(pipeline, "plain", False):
         def by_plain_words(text: str, words: Counter, specials: Counter) -> None:
             for got, tid in pipeline.plain_words(text):
                 if tid is not None:
@@ -353,8 +354,9 @@ def _words_of(tok: BaseTokenizer) -> tuple[Pretokenizer | None, Mapping[str, int
     if isinstance(tok, Tokenizer):
         return tok.pre, tok.special_ids, None
     pipeline = getattr(tok, "pipeline", None)
-    if pipeline is not None and pipeline.kind == "words" and pipeline.words is not None:
-        return pipeline.words, pipeline.special_map, pipeline.model_word
+    parts = getattr(pipeline, "pre", None)
+    if isinstance(parts, PatternParts):   # (its pieces are the pattern's words)
+        return parts.words, parts.special_map, pipeline.model_word
     return None, {}, None
 
 

@@ -229,7 +229,7 @@ class SpmPipeline(Pipeline):
 
     def __init__(self, model: SpmModel, vocab: dict[int, bytes] | Later[dict[int, bytes]],
                  specials: frozenset[int], added=None):
-        super().__init__(model, kind="spm", vocab=vocab, added=added, specials=specials,
+        super().__init__(model, vocab=vocab, added=added, specials=specials,
                          key_of=model.key_text, stream_safe=False)   # ('▁the': its pieces)
         self.spec = model.spec
         self.native = model.native
