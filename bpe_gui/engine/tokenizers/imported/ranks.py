@@ -92,7 +92,7 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
         raise PatternError(f"the pattern {what}: {e}.") from None
     matched = sorted(specials, key=specials.__getitem__) if match_specials else []
     words = Pretokenizer(text, matched, classes=classes)
-    model = PipelineModel(native, vocab)
+    model = PipelineModel(native, vocab, by_bytes=True)
     words.source = source
     if trusted:
         words.timeout = None

@@ -116,7 +116,6 @@ class SpmModel(PipelineModel):
         unk = -1 if spec.llama else bytes(spec.types).find(bytes([UNKNOWN]))
         super().__init__(native, vocab, byte_level=False,
                          byte_fallback=spec.byte_fallback, unk_id=unk)
-        self.kind = "spm"
         self.spec = spec
         self._derived = True
         self._merges: list[tuple[int, int, int]] | None = None
