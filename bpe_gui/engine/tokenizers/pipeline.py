@@ -119,6 +119,7 @@ class Pipeline:
         :meth:`restricted`); the encoder itself is made at first use."""
         self.reset()
         model, pre = self.model, self.pre
+        self._own = model.text_encoder(self.added)   # (SentencePiece's: see route)
         added, normalize = self.added, self.normalize
         # a pattern the native scanner runs, on byte-level tables: whole texts go to the
         # one-pass C encoder of _encode (Encoder), which reads this model's table, finds
@@ -146,6 +147,7 @@ class Pipeline:
             scanner = native_scanner(scanner_kind(pre.tiling_pattern), pre.classes)
             preset = scanner.preset_id if scanner is not None else None
         whole = model.whole_text() if preset is not None and _encode is not None else None
+        self._whole = self._own is not None
         if whole is None:
             return
         self._native = preset
@@ -167,7 +169,7 @@ class Pipeline:
     def _encoder(self):
         """The C encoder of whole texts (None: the model's own loop), made when first
         used; two threads may both make one: either serves."""
-        enc = self._made
+        enc = self._made or self._own
         if enc is None and self._whole_made is not None:
             merger, limit, words, preset, specials = self._whole_made
             enc = self._made = _encode.Encoder(merger, preset, limit, specials=specials,
@@ -198,6 +200,8 @@ class Pipeline:
         matched after a normalizer (unchanged: on texts the normalizer leaves as they
         are, where matching before or after it is the same). None: they are split here,
         in Python."""
+        if self._own is not None:
+            return None   # the model's own encoder finds them (SentencePiece's)
         if self.normalize is not None and not unchanged:
             return None
         if self.pre is not None and self.pre.native_by_text:
