@@ -32,6 +32,7 @@ from ..text.presets import line_break_ends_words
 from ..text.scanner import native_scanner
 from ..text.boundaries import stream_boundary
 from ..text.pretokenize import Pretokenizer
+from .imported.added_tokens import AddedToken
 from .imported.lazy import Later, Lazy
 from .imported.normalized import NStr
 from .model import Word, char_spans
@@ -189,7 +190,7 @@ class Pipeline:
         if self.added is not None:
             clone.added = self.added.restricted(allow)
             if self.pre is self.added:   # a pattern's parts: its words cut at the kept tokens
-                clone.pre = clone.added
+                clone.pre = clone.added  # type: ignore[assignment]  # (a PatternParts)
         clone._setup_encoder()
         return clone
 
@@ -305,10 +306,9 @@ class Pipeline:
         enc = self.model.encode_words
         if self._plain:   # ids only: no offsets kept
             return self._encode_plain(text)
-        alpha = self.pre is not None and self.pre.alphabet
         for piece, tid in self.pieces(text):
             if tid is None:
-                words.append(model_word(piece.text) if alpha else piece.text)
+                words.append(self.model_word(piece.text))
                 continue
             if words:
                 out += enc(words, self._cache, CACHE_LIMIT)
@@ -621,14 +621,11 @@ class PatternParts:
     def __init__(self, words: Pretokenizer, special_map: dict[str, int]):
         self.words = words
         self.special_map = special_map
-        self.tokens = [_Special(t, i) for t, i in special_map.items()]
+        self.longest = words.max_special_len
+        self.tokens = [AddedToken(i, t, normalized=False) for t, i in special_map.items()]
         self.scanner_preset = words.native.preset_id if words.native is not None else None
 
     # ----- the splitter ---------------------------------------------------------------
-    @property
-    def longest(self) -> int:
-        return self.words.max_special_len
-
     def special_texts(self) -> list[str]:
         return list(self.special_map)
 
@@ -660,14 +657,6 @@ class PatternParts:
     def stream_cut(self, buf: str, chunk_chars: int, hold: int) -> int:
         """Where a stream's buffer may be cut: where the pattern allows (boundaries.py)."""
         return stream_boundary(self.words, buf, chunk_chars)
-
-
-class _Special:
-    """A special token as the C encoder takes it: found as it is, no whitespace rule."""
-    lstrip = rstrip = single_word = normalized = False
-
-    def __init__(self, content: str, tid: int):
-        self.content, self.id = content, tid
 
 
 _SPACE_ENDS = frozenset("Ġ")

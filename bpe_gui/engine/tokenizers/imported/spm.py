@@ -249,8 +249,6 @@ class SpmEncoder:
                 after_token = False
 
     def encode(self, text: str) -> list[int]:
-        if self.added is None:
-            return self.native.spm_encode(text, self.prefix)
         out: list[int] = []
         for part, tid, prefix in self._parts(text):
             out += [tid] if tid is not None else self.native.spm_encode(part.text, prefix)
@@ -303,42 +301,32 @@ class SpmPipeline(Pipeline):
         self.native = model.native
 
     # ----- pieces --------------------------------------------------------------------
-    def pieces(self, text: str, start: int = 0):
-        """The encoder's text parts, normalized and cut where no piece crosses."""
+    def played_pieces(self, text: str, start: int = 0):
+        """The text parts between special tokens, each whole and normalized: sentencepiece
+        (and llama.cpp) merge a whole normalized text by score, so a word's merges
+        interleave across the segments :meth:`pieces` cuts for speed (no piece crosses a
+        cut, so the tokens are the same, not the order the merges happen in)."""
         for part, tid, prefix in self._own._parts(text):
             if tid is not None:
                 yield part, tid
                 continue
             norm, src = self.native.spm_normalize(part.text, prefix)
             base = part.span(0, 0)[0] + start
-            a = 0
-            for b in self.native.spm_segments(norm):
-                spans = [(src[k] + base, src[k + 1] + base) for k in range(a, b)]
-                if spans:   # the segment's span runs to the source of the next character
-                    spans[-1] = (spans[-1][0], max(spans[-1][0], src[b] + base))
-                yield NStr(norm[a:b], spans), None
-                a = b
+            yield NStr(norm, [(src[k] + base, src[k + 1] + base) for k in range(len(norm))]), None
 
-    def played_pieces(self, text: str):
-        """The text parts between special tokens, each whole: sentencepiece (and
-        llama.cpp) merge a whole normalized text by score, so a word's merges interleave
-        across the segments :meth:`pieces` cuts for speed (no piece crosses a cut, so the
-        tokens are the same, not the order the merges happen in)."""
-        run: list[NStr] = []
-
-        def whole() -> NStr:
-            return NStr("".join(p.text for p in run), [s for p in run for s in p.spans()])
-
-        for part, tid in self.pieces(text):
-            if tid is None:
-                run.append(part)
+    def pieces(self, text: str, start: int = 0):
+        """The encoder's text parts, normalized and cut where no piece crosses."""
+        for part, tid in self.played_pieces(text, start):
+            if tid is not None:
+                yield part, tid
                 continue
-            if run:
-                yield whole(), None
-                run = []
-            yield part, tid
-        if run:
-            yield whole(), None
+            a = 0
+            for b in self.native.spm_segments(part.text):
+                spans = part.spans()[a:b]
+                if spans:   # the segment's span runs to the source of the next character
+                    spans[-1] = (spans[-1][0], max(spans[-1][0], spans[-1][1]))
+                yield NStr(part.text[a:b], spans), None
+                a = b
 
     # ----- decoding ----------------------------------------------------------------
     def decodes_bytes(self) -> bool:
