@@ -116,7 +116,6 @@ class SpmModel(PipelineModel):
         super().__init__(native, vocab, byte_level=False,
                          byte_fallback=spec.byte_fallback, unk_id=unk)
         self.spec = spec
-        self._derived = True
         self._merges: list[tuple[int, int, int]] | None = None
         self._slow = None   # the Python model, for playback's trace
 
@@ -249,6 +248,8 @@ class SpmEncoder:
                 after_token = False
 
     def encode(self, text: str) -> list[int]:
+        if self.added is None:   # (one C call, no parts made)
+            return self.native.spm_encode(text, self.prefix)
         out: list[int] = []
         for part, tid, prefix in self._parts(text):
             out += [tid] if tid is not None else self.native.spm_encode(part.text, prefix)
