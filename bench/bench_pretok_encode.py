@@ -67,7 +67,7 @@ def main() -> None:
                                     load_tiktoken_bpe(str(path)), special_tokens={})
             t_ours, ids = best(lambda: tok.encode(text), args.repeat)
             t_tt, ref = best(lambda: enc.encode_ordinary(text), args.repeat)
-            words = tok.pipeline.words                         # its Pretokenizer
+            words = tok.pipeline.pre.words                       # its Pretokenizer
             native, words.native = words.native, None          # the same pattern on regex
             t_rx, ids_rx = best(lambda: tok.encode(text), 1)
             words.native = native

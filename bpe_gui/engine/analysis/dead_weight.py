@@ -47,11 +47,9 @@ from typing import Callable, Iterable, Mapping, Sequence
 from .. import checks
 from ..corpus.files import read_text_chunks
 from ..errors import ArgumentError, Cancelled, CancelFn
-from ..text.pretokenize import Pretokenizer
 from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.explain import safe_end, safe_start
 from ..tokenizers.model import Playback, clean_text
-from ..tokenizers.trained import Tokenizer
 
 THRESHOLD = 0.9          # PickyBPE's default
 PART_CHARS = 1 << 20     # a long text is read in parts of about this many characters
@@ -312,23 +310,12 @@ Count = Callable[[str, Counter, Counter], None]
 
 def _piece_counter(tok: BaseTokenizer) -> Count:
     """A function adding a text's pieces (model input -> count) and special tokens (id
-    -> count) to two counters: the native scanner's words where the tokenizer's pieces
-    are its pattern's words (trained tokenizers, GPT-2 files, tiktoken files), a
-    tokenizer.json's words as its encode cuts them without offsets, else the
-    tokenizer's own :meth:`~BaseTokenizer.split`."""
-    pre, ids_of, word = _words_of(tok)
-    if pre is not None:
-        def by_pattern(text: str, words: Counter, specials: Counter) -> None:
-            for piece in pre.pieces(text):
-                if piece.special:
-                    specials[ids_of[piece.text]] += 1
-                else:
-                    got = pre.findall(piece.text)
-                    words.update(got if word is None else map(word, got))
-        return by_pattern
-
+    -> count) to two counters: the words its pipeline's encode cuts without offsets
+    (a pattern's words for trained tokenizers, GPT-2 and tiktoken files; a
+    tokenizer.json's pre-tokenizer's), else the tokenizer's own
+    :meth:`~BaseTokenizer.split`."""
     pipeline = getattr(tok, "pipeline", None)
-    if pipeline is not None and pipeline.kind == "hf" and getattr(pipeline, "plain", False):
+    if pipeline is not None and getattr(pipeline, "plain", False):
         def by_plain_words(text: str, words: Counter, specials: Counter) -> None:
             for got, tid in pipeline.plain_words(text):
                 if tid is not None:
@@ -344,18 +331,6 @@ def _piece_counter(tok: BaseTokenizer) -> Count:
             elif p.text:
                 words[p.text] += 1
     return by_split
-
-
-def _words_of(tok: BaseTokenizer) -> tuple[Pretokenizer | None, Mapping[str, int],
-                                             Callable[[str], str] | None]:
-    """(the pattern's pretokenizer, special token -> id, what the model gets for a
-    word) when the tokenizer's pieces are a pattern's words, else (None, {}, None)."""
-    if isinstance(tok, Tokenizer):
-        return tok.pre, tok.special_ids, None
-    pipeline = getattr(tok, "pipeline", None)
-    if pipeline is not None and pipeline.kind == "words" and pipeline.words is not None:
-        return pipeline.words, pipeline.special_map, pipeline.model_word
-    return None, {}, None
 
 
 def ios_text(value: float | None) -> str:

@@ -184,7 +184,7 @@ def load(path: str | Path, special_tokens=None, **kwargs):
     def decode(keys: list[str]) -> str:   # SimpleTokenizer.decode
         return gpt2_bytes("".join(keys)).decode("utf-8", "replace").replace(EOW, " ")
 
-    pipe = Pipeline(model, kind="hf", vocab=table, added=clip.ClipSplit(specials),
+    pipe = Pipeline(model, vocab=table, added=clip.ClipSplit(specials),
                     pre=clip.pre_tokenizer(), decode=decode,
                     key_of=lambda i: tokens[i] if 0 <= i < len(tokens) else None,
                     specials=frozenset(specials.values()), stream_safe=False)

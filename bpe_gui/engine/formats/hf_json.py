@@ -134,7 +134,7 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
             got = native.text_id(token)
         return got if got >= 0 else None
 
-    pipe = Pipeline(model, kind="hf", vocab=vocab,
+    pipe = Pipeline(model, vocab=vocab,
                     added=AddedTokens(added, norm) if added else None, normalize=norm,
                     pre=pre, trim_offsets=trim, decode=dec, key_of=key_of, id_of=id_of,
                     specials=frozenset(specials.values()),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..errors import BPEError, FormatError
 from ..text.presets import PRESETS
 from ..text.pretokenize import Pretokenizer, resolve_pattern
+from ..tokenizers.imported.spm import SpmModel
 from ..tokenizers.symbols import EOW, UNK
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class Snapshot:
 
 def snapshot(tok: Tokenizer) -> Snapshot:
     """The exportable view of ``tok`` at the step it shows."""
-    if getattr(tok.model, "kind", None) == "spm":   # merges by score: its own writer
+    if isinstance(tok.model, SpmModel):   # merges by score: its own writer
         return Snapshot(vocab=dict(tok.vocab), merges=[], merge_ids=[],
                         special_tokens=list(tok.special_tokens),
                         special_ids=dict(tok.special_ids), mode="spm", end_of_word="",

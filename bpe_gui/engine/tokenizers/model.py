@@ -131,6 +131,13 @@ class WordModel(ABC):
         """(id, why) when the piece becomes one token before any merge; None otherwise."""
         return None
 
+    def text_encoder(self, added):
+        """The model's own encoder of whole texts (normalizer and merges in one C call,
+        SentencePiece's), with the route interface of ``_encode.Encoder`` (encode,
+        encode_to_array, encode_batch, encode_offsets), finding ``added``'s tokens; None:
+        the pipeline's C encoder over :meth:`whole_text`'s table, or the pieces."""
+        return None
+
     @abstractmethod
     def merge(self, piece: Word) -> tuple[int, ...]:
         """The piece's token ids (what encoding gives)."""

@@ -1,15 +1,13 @@
 """The one runtime every tokenizer encodes through: text -> pieces -> model -> ids.
 
-A :class:`Pipeline` has one of two shapes:
-
-* "words": special tokens cut out, then one pattern's words (a :class:`Pretokenizer`)
-  merged by the model: a tokenizer trained here or read from GPT-2 files (its model a
-  :class:`~.merge_model.MergeModel`), a ``.tiktoken`` file or a known encoding, a tekken
-  file (tiktoken's rank rule, :mod:`.imported.ranks`).
-* "hf": the parts a ``tokenizer.json`` is made of (added tokens, normalizer,
-  pre-tokenizer steps, model, post-processor offsets, decoder: :mod:`.imported.hf_parts`,
-  :mod:`.imported.added_tokens`, :mod:`.imported.decoders`), and the readers that build
-  the same parts for GGUF, SentencePiece and CLIP files.
+A :class:`Pipeline` is made of parts, each asked one thing: the splitter of special
+(added) tokens, the normalizer, the pre-tokenizer, the model, the post-processor's
+offsets, the decoder. A ``tokenizer.json`` gives them (:mod:`.imported.hf_parts`,
+:mod:`.imported.added_tokens`, :mod:`.imported.decoders`), and the readers build the same
+parts for GGUF, SentencePiece and CLIP files. A pattern's words with its special tokens
+(:class:`PatternParts`: a tokenizer trained here or read from GPT-2 files, a
+``.tiktoken`` file or a known encoding, a tekken file) are one part that is both the
+splitter and the pre-tokenizer.
 
 Which route a text takes is decided here alone (:meth:`Pipeline.route`): the one-pass C
 encoder of whole texts (``_encode.Encoder``: special tokens found, words cut by the native
@@ -33,6 +31,8 @@ from ..text.pattern_kinds import scanner_kind
 from ..text.presets import line_break_ends_words
 from ..text.scanner import native_scanner
 from ..text.boundaries import stream_boundary
+from ..text.pretokenize import Pretokenizer
+from .imported.added_tokens import AddedToken
 from .imported.lazy import Later, Lazy
 from .imported.normalized import NStr
 from .model import Word, char_spans
@@ -74,23 +74,19 @@ class Pipeline:
 
     vocab = Lazy[dict[int, bytes]]()   # a dict, or a Later made when first read
 
-    def __init__(self, model, *, kind: str, vocab: dict[int, bytes] | Later[dict[int, bytes]],
+    def __init__(self, model, *, vocab: dict[int, bytes] | Later[dict[int, bytes]],
                  added: Splitter | None = None, normalize=None,
-                 pre: PreTokenizer | None = None, words=None,
-                 special_map: dict[str, int] | None = None,
+                 pre: "PreTokenizer | PatternParts | None" = None,
                  trim_offsets: tuple[bool, bool] | None = None,
                  decode: Callable[[list[str]], str] | None = None,
                  key_of: Callable[[int], str | None] | None = None,
                  id_of: Callable[[str], int | None] | None = None,
                  specials: frozenset[int] = frozenset(), stream_safe: bool = True):
         self.model = model                # a MergeModel or a word_model.PipelineModel
-        self.kind = kind                  # "hf" or "words" (the module docstring)
         self.vocab = vocab                # id -> the bytes a token stands for
         self.added = added
         self.normalize = normalize
-        self.pre = pre
-        self.words = words                # "words": a Pretokenizer (specials + regex)
-        self.special_map = special_map or {}  # "words": special token -> id
+        self.pre = pre                    # (a PatternParts: also the splitter, added)
         self.trim_offsets = trim_offsets  # (on, add_prefix_space) of a ByteLevel post-processor
         self._decode = decode
         self.key_of = key_of
@@ -123,7 +119,8 @@ class Pipeline:
         when the model or the special tokens change: :meth:`with_model`,
         :meth:`restricted`); the encoder itself is made at first use."""
         self.reset()
-        model, kind, words, pre = self.model, self.kind, self.words, self.pre
+        model, pre = self.model, self.pre
+        self._own = model.text_encoder(self.added)   # (SentencePiece's: see route)
         added, normalize = self.added, self.normalize
         # a pattern the native scanner runs, on byte-level tables: whole texts go to the
         # one-pass C encoder of _encode (Encoder), which reads this model's table, finds
@@ -138,21 +135,20 @@ class Pipeline:
         # takes it without added tokens when none is in the text, None neither
         self._normed_in_c: str | None = None
         self._cut: bool | None = None   # False: long words are merged whole
-        suffix: bytes = getattr(model, "end_of_word", b"") if kind == "hf" else b""
-        if suffix:
+        if getattr(model, "end_of_word", b"") or not hasattr(model, "encode_cut"):
             self._cut = False   # a word's last symbol carries the suffix: no segments alone
         # the scanner id: the pattern's kind with the Unicode tables of the file's library
-        preset = words.native.preset_id \
-            if kind == "words" and words is not None and words.native is not None else None
+        preset = getattr(pre, "scanner_preset", None)
         # ids without offsets: the normalizer on plain text (hf_parts.Normalizer.text)
         # (a splitter of added tokens without a plain-text side, llama.cpp's or CLIP's,
         # cuts an NStr: fine without a normalizer)
-        self._plain = kind == "hf" and pre is not None and (
+        self._plain = pre is not None and (
             added is None or hasattr(added, "split_text") or normalize is None)
-        if kind == "hf" and pre is not None and pre.tiling_pattern:
+        if pre is not None and pre.tiling_pattern:
             scanner = native_scanner(scanner_kind(pre.tiling_pattern), pre.classes)
             preset = scanner.preset_id if scanner is not None else None
         whole = model.whole_text() if preset is not None and _encode is not None else None
+        self._whole = self._own is not None
         if whole is None:
             return
         self._native = preset
@@ -174,7 +170,7 @@ class Pipeline:
     def _encoder(self):
         """The C encoder of whole texts (None: the model's own loop), made when first
         used; two threads may both make one: either serves."""
-        enc = self._made
+        enc = self._made or self._own
         if enc is None and self._whole_made is not None:
             merger, limit, words, preset, specials = self._whole_made
             enc = self._made = _encode.Encoder(merger, preset, limit, specials=specials,
@@ -184,8 +180,6 @@ class Pipeline:
     def matched_specials(self) -> list[str]:
         """The special tokens this pipeline finds in text (tiktoken's specials, a
         splitter's tokens marked special)."""
-        if self.kind == "words":
-            return list(self.special_map)
         return list(self.added.special_texts()) if self.added is not None else []
 
     def restricted(self, allow: frozenset[str]) -> "Pipeline":
@@ -193,11 +187,10 @@ class Pipeline:
         others read as ordinary text; tokens a splitter holds that are not special,
         such as tokenizer.json's ``special: false`` added tokens, are always found)."""
         clone = copy.copy(self)
-        if self.kind == "words":
-            clone.special_map = {t: i for t, i in self.special_map.items() if t in allow}
-            clone.words = self.words.with_specials(list(clone.special_map))
-        elif self.added is not None:
+        if self.added is not None:
             clone.added = self.added.restricted(allow)
+            if self.pre is self.added:   # a pattern's parts: its words cut at the kept tokens
+                clone.pre = clone.added  # type: ignore[assignment]  # (a PatternParts)
         clone._setup_encoder()
         return clone
 
@@ -208,8 +201,8 @@ class Pipeline:
         matched after a normalizer (unchanged: on texts the normalizer leaves as they
         are, where matching before or after it is the same). None: they are split here,
         in Python."""
-        if self.kind == "words":
-            return dict(self.special_map)
+        if self._own is not None:
+            return None   # the model's own encoder finds them (SentencePiece's)
         if self.normalize is not None and not unchanged:
             return None
         if self.pre is not None and self.pre.native_by_text:
@@ -283,12 +276,7 @@ class Pipeline:
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
         """(piece, None) for text the model tokenizes, (piece, id) for an added token."""
-        if self.kind == "words":
-            for s, e, special in self.words.spans(text):
-                w = text[s:e]
-                yield NStr.of(w, start + s), (self.special_map[w] if special else None)
-            return
-        assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
+        assert self.pre is not None   # (SpmPipeline cuts its own pieces)
         whole = NStr.of(text, start)
         if self.added is not None:
             parts = self.added.split(whole)
@@ -316,22 +304,11 @@ class Pipeline:
         out: list[int] = []
         words: list[Word] = []
         enc = self.model.encode_words
-        if self.kind == "words":
-            w = self.words
-            for piece in w.pieces(text):
-                if piece.special:
-                    out.append(self.special_map[piece.text])
-                elif self._native is not None:
-                    out += self._encode_native(piece.text)
-                else:
-                    out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
-            return out
         if self._plain:   # ids only: no offsets kept
             return self._encode_plain(text)
-        alpha = self.pre is not None and self.pre.alphabet
         for piece, tid in self.pieces(text):
             if tid is None:
-                words.append(model_word(piece.text) if alpha else piece.text)
+                words.append(self.model_word(piece.text))
                 continue
             if words:
                 out += enc(words, self._cache, CACHE_LIMIT)
@@ -428,11 +405,8 @@ class Pipeline:
         try:
             return self._encoder.encode_ordinary(text)
         except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
-            if self.kind == "words":
-                words = self.words.findall(text)
-            else:
-                assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
-                words = [p.text for p in self.pre([NStr.of(text)])]
+            assert self.pre is not None   # (the C encoder runs a pre-tokenizer's words)
+            words = [p.text for p in self.pre([NStr.of(text)])]
             return self.model.encode_words(words, self._cache, CACHE_LIMIT)
 
     def encode_with_offsets(self, text: str):
@@ -594,8 +568,7 @@ class Pipeline:
             if size < limit:
                 continue
             buf = "".join(parts)
-            cut = stream_boundary(self.words, buf, chunk_chars) if self.words is not None \
-                else _safe_cut(buf, hold)
+            cut = getattr(self.pre, "stream_cut", _safe_cut)(buf, chunk_chars, hold)
             if cut > 0:
                 yield self._encode_at(buf[:cut], done)
                 done += cut
@@ -635,6 +608,57 @@ class Pipeline:
         return self._decode([self.key_of(i) or "" for i in ids])
 
 
+class PatternParts:
+    """A pattern's words and its special tokens (a :class:`Pretokenizer`, special token
+    -> id) as one part that is both the pipeline's splitter (``added``) and its
+    pre-tokenizer (``pre``): special tokens found leftmost-longest as they are (in C too),
+    the text between them cut into the pattern's words."""
+
+    alphabet = needs_start = native_by_text = False   # what a pre-tokenizer is asked
+    kinds: tuple[str, ...] = ()   # (no tokenizer.json steps)
+    tiling_pattern = None         # (the scanner is the Pretokenizer's own: scanner_preset)
+
+    def __init__(self, words: Pretokenizer, special_map: dict[str, int]):
+        self.words = words
+        self.special_map = special_map
+        self.longest = words.max_special_len
+        self.tokens = [AddedToken(i, t, normalized=False) for t, i in special_map.items()]
+        self.scanner_preset = words.native.preset_id if words.native is not None else None
+
+    # ----- the splitter ---------------------------------------------------------------
+    def special_texts(self) -> list[str]:
+        return list(self.special_map)
+
+    def restricted(self, allow: frozenset[str]) -> "PatternParts":
+        kept = {t: i for t, i in self.special_map.items() if t in allow}
+        return PatternParts(self.words.with_specials(list(kept)), kept)
+
+    def split(self, text: NStr) -> Iterator[tuple[NStr, int | None]]:
+        for p in self.words.pieces(text.text):
+            yield text.slice(p.start, p.start + len(p.text)), \
+                (self.special_map[p.text] if p.special else None)
+
+    def split_text(self, text: str) -> Iterator[tuple[str, int | None, bool]]:
+        for p in self.words.pieces(text):
+            yield ("", self.special_map[p.text], False) if p.special else (p.text, None, False)
+
+    # ----- the pre-tokenizer ----------------------------------------------------------
+    def __call__(self, pieces: Iterable[NStr]) -> Iterator[NStr]:
+        for piece in pieces:
+            for s, e, _ in self.words.spans(piece.text):
+                yield piece.slice(s, e)
+
+    def native_ok(self, text: str) -> bool:
+        return True
+
+    def words_text(self, text: str, at_start: bool) -> list[str]:
+        return self.words.findall(text)
+
+    def stream_cut(self, buf: str, chunk_chars: int, hold: int) -> int:
+        """Where a stream's buffer may be cut: where the pattern allows (boundaries.py)."""
+        return stream_boundary(self.words, buf, chunk_chars)
+
+
 _SPACE_ENDS = frozenset("Ġ")
 
 
@@ -648,7 +672,7 @@ def _spaces(chars) -> int:
     return n
 
 
-def _safe_cut(buf: str, hold: int) -> int:
+def _safe_cut(buf: str, chunk_chars: int, hold: int) -> int:
     """The last line start after a break that ends every published pattern's words
     (``presets.line_break_ends_words``), short of the last ``hold`` characters (an added
     token could straddle them); 0 if none."""

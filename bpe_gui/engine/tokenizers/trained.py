@@ -21,7 +21,7 @@ from .base import BaseTokenizer
 from ..errors import ArgumentError, BPEError, FormatError
 from .gpt2_files import read_gpt2_files
 from .merge_model import EOW, UNK, MergeModel
-from .pipeline import Pipeline
+from .pipeline import PatternParts, Pipeline
 from ..text.pretokenize import Pretokenizer
 
 __all__ = ["EOW", "UNK", "Tokenizer"]
@@ -74,8 +74,8 @@ class Tokenizer(BaseTokenizer):
         self._vocab_of = None
         # the runtime: no normalizer, the pattern's words and the special tokens, the
         # merges (pipeline.py)
-        self.pipeline = Pipeline(model, kind="words", vocab=vocab, words=pre,
-                                 special_map={t: special_ids[t] for t in pre.special_tokens},
+        parts = PatternParts(pre, {t: special_ids[t] for t in pre.special_tokens})
+        self.pipeline = Pipeline(model, vocab=vocab, added=parts, pre=parts,
                                  specials=frozenset(special_ids.values()))
 
     def add_merges(self, merges: Iterable[tuple[bytes, bytes, int | None]]) -> None:

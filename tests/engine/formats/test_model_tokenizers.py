@@ -91,8 +91,8 @@ def test_tekken_pattern_runs_natively_with_mistral_commons_ids(tekken_pattern_fi
     whose class differs between Unicode versions."""
     tok, mc = load_tokenizer(tekken_pattern_file), _tekkenizer(tekken_pattern_file)
     pipe = tok.pipeline
-    assert pipe.words.kind == "tekken" and pipe.words.classes.library == "tiktoken"
-    assert pipe.words.native is not None and pipe.whole_text_encoder is not None
+    assert pipe.pre.words.kind == "tekken" and pipe.pre.words.classes.library == "tiktoken"
+    assert pipe.pre.words.native is not None and pipe.whole_text_encoder is not None
     texts = {**TEXTS, **TEKKEN_EDGES, "unicode versions": _version_letters()}
     for name, text in texts.items():
         assert tok.encode(text, allowed_special="all") == mc.encode(text, bos=False, eos=False), name

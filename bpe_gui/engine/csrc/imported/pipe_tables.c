@@ -502,10 +502,6 @@ ptrdiff_t pipe_n_tokens(const PipeModel *m) {
     return k;
 }
 
-const char *pipe_kind_name(int kind) {
-    return kind == KIND_HF ? "hf" : kind == KIND_SPM ? "spm" : "tiktoken";
-}
-
 int pipe_shown_all(const PipeModel *m, const char *rep, ptrdiff_t rep_len, int byte_fallback,
                    char **bytes, size_t **off, int32_t **ids, size_t *k) {
     /* shown bytes are at most the key's (a byte's <0xNN>, a ByteLevel character and the

@@ -192,9 +192,8 @@ int text_id(const PipeModel *m, const char *p, size_t n, int32_t *id);
 char *key_text(const PipeModel *m, int64_t id, size_t *n);
 /* The key of id as it is stored (*n bytes, in the model's arena), or NULL when id has none. */
 const char *pipe_key(const PipeModel *m, int64_t id, size_t *n);
-/* How many ids have a token; the kind's name ("hf", "tiktoken", "spm"). */
+/* How many ids have a token. */
 ptrdiff_t pipe_n_tokens(const PipeModel *m);
-const char *pipe_kind_name(int kind);
 /* The bytes every token stands for (shown_bytes), end to end in *bytes (malloc'ed),
  * token k's at [(*off)[k], (*off)[k + 1]) and its id (*ids)[k] (malloc'ed, in id order),
  * *k of them. 0, or PIPE_NOMEM (nothing to free). */

@@ -482,11 +482,6 @@ static PyObject *Model_get_n_tokens(Model *m, void *c) {
     return PyLong_FromSsize_t(pipe_n_tokens(&m->pm));
 }
 
-static PyObject *Model_get_kind(Model *m, void *c) {
-    (void)c;
-    return PyUnicode_FromString(pipe_kind_name(m->pm.kind));
-}
-
 static PyMethodDef Model_methods[] = {
     {"from_hf", (PyCFunction)Model_from_hf, METH_VARARGS | METH_CLASS,
      "from_hf(vocab, merges, byte_level) -> (Model, problem)"},
@@ -556,7 +551,6 @@ static PyMemberDef Model_members[] = {
 
 static PyGetSetDef Model_getset[] = {
     {"n_tokens", (getter)Model_get_n_tokens, NULL, "how many ids have a token", NULL},
-    {"kind", (getter)Model_get_kind, NULL, "'hf', 'tiktoken' or 'spm'", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

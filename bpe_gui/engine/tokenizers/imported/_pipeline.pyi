@@ -85,9 +85,6 @@ class Model:
         """How many ids have a token (len(tables()[0]))."""
     @property
     def n_merges(self) -> int: ...
-    @property
-    def kind(self) -> str:
-        """'hf', 'tiktoken' or 'spm'."""
     def configure(self, ignore_merges: bool, byte_fallback: bool, unk_id: int,
                   fuse_unk: bool, /) -> None: ...
     def set_end_of_word_suffix(self, suffix: Buffer, /) -> None:

@@ -20,8 +20,10 @@ _MAX = sys.maxsize
 
 
 class Model:
-    def __init__(self, kind: str):
-        self.kind = kind
+    def __init__(self, by_bytes: bool = False):
+        # tiktoken's rule (from_tiktoken): a pair's rank is its concatenated bytes', a
+        # word that is a token is taken whole, pieces start from bytes, merges derived
+        self.by_bytes = by_bytes
         self.byte_level = False
         self.keys: dict[bytes, int] = {}       # lookup keys
         self.first: dict[int, bytes] = {}      # id -> its first key (shown)
@@ -37,7 +39,7 @@ class Model:
     # ----- loading ----------------------------------------------------------------------
     @classmethod
     def from_hf(cls, vocab: dict, merges: list, byte_level: bool):
-        m = cls("hf")
+        m = cls()
         m.byte_level = bool(byte_level)
         for pos, (k, v) in enumerate(vocab.items()):
             if not isinstance(k, str) or isinstance(v, bool) or not isinstance(v, int) or v < 0:
@@ -79,7 +81,7 @@ class Model:
 
     @classmethod
     def from_tiktoken(cls, data: bytes):
-        m = cls("tiktoken")
+        m = cls(by_bytes=True)
         ranks: dict[int, bytes] = {}
         for lineno, line in enumerate(bytes(data).split(b"\n"), 1):
             line = line.rstrip(b"\r")
@@ -133,7 +135,7 @@ class Model:
         rep = replacement.encode("utf-8") if replacement else None
         for i in sorted(self.first):
             k = self.first[i]
-            if self.kind == "hf" and not self.byte_level:
+            if not (self.by_bytes or self.byte_level):
                 if byte_fallback and len(k) == 6 and k.startswith(b"<0x") and k.endswith(b">") \
                         and all(c in b"0123456789ABCDEF" for c in k[3:5]):
                     k = bytes([int(k[3:5], 16)])
@@ -161,7 +163,7 @@ class Model:
         k = self.first.get(i)
         if k is None:
             return None
-        if self.kind == "hf" and self.byte_level and i not in self.text_only:
+        if self.byte_level and i not in self.text_only:
             return gpt2_text(k)
         return k.decode("utf-8", errors="replace")
 
@@ -204,14 +206,14 @@ class Model:
     def _tokens(self, w: bytes, limit: int = _MAX) -> list[list[int]]:
         if not w:
             return []
-        if (self.kind == "tiktoken" or self.ignore_merges) and w in self.keys and limit == _MAX:
+        if (self.by_bytes or self.ignore_merges) and w in self.keys and limit == _MAX:
             return [[self.keys[w], 0, len(w)]]
         syms = self._initial(w)
         return self._merge(syms, w, limit)
 
     def _initial(self, w: bytes) -> list[list[int]]:
         syms: list[list[int]] = []
-        if self.kind == "tiktoken" or self.byte_level:
+        if self.by_bytes or self.byte_level:
             for i in range(len(w)):
                 t = self.keys.get(w[i:i + 1] + (self.eow if i == len(w) - 1 else b""), -1)
                 if t >= 0:
@@ -252,7 +254,7 @@ class Model:
         return syms
 
     def _rank(self, a: list[int], b: list[int], w: bytes) -> tuple[int, int]:
-        if self.kind == "hf":
+        if not self.by_bytes:
             return self.pairs.get((a[0], b[0]), (_MAX, -1))
         t = self.keys.get(w[a[1]:b[2]], -1)
         return (t, t) if t >= 0 else (_MAX, -1)
@@ -292,7 +294,7 @@ class Model:
 
     def rebuild(self) -> list[int]:
         stray: list[int] = []
-        if self.kind != "tiktoken" or self.merges:
+        if not self.by_bytes or self.merges:
             return stray
         for i in sorted(self.first):
             w = self.first[i]

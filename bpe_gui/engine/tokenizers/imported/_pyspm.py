@@ -244,7 +244,6 @@ Trace = Callable[[int, int, int], None]   # (position among the symbols, new id,
 class SpmNative:
     """The stand-in for a ``_pipeline.Model`` of kind "spm" (same methods)."""
 
-    kind = "spm"
     n_merges = 0
 
     def __init__(self, pieces: list, scores: list[float], types: bytes, llama: bool,

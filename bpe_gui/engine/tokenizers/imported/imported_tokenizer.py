@@ -87,7 +87,7 @@ class PipelineTokenizer(BaseTokenizer):
             pre = Pretokenizer(pattern, matched)
         steps = getattr(pipeline, "pre", None)
         norm = getattr(pipeline, "normalize", None)
-        if pipeline.kind == "hf" and steps is not None and steps.kinds and \
+        if steps is not None and steps.kinds and \
                 (steps.tiling_pattern is None or norm is not None):
             # the words are the pre-tokenizer's pieces, which no one regex finds (nor a
             # regex over the text as typed, when a normalizer changes it first); a Split
@@ -115,8 +115,8 @@ class PipelineTokenizer(BaseTokenizer):
         if n_merges >= self.n_merges:
             return self
         fmt = self.meta.get("format") if isinstance(self.meta, dict) else None
-        what = {"gguf": "GGUF", "tekken": "tekken.json", "clip": "CLIP"}.get(
-            str(fmt), "tokenizer.json" if self.pipeline.kind == "hf" else ".tiktoken")
+        what = {"gguf": "GGUF", "tekken": "tekken.json", "clip": "CLIP", "hf": "tokenizer.json",
+                "sentencepiece": "SentencePiece"}.get(str(fmt), ".tiktoken")
         raise SettingsError(f"This imported {what} tokenizer runs with "
                             f"all its {self.n_merges:,} merges and cannot be cut at step "
                             f"{n_merges:,}. Steps need a tokenizer with a merge list "
@@ -138,5 +138,5 @@ class PipelineTokenizer(BaseTokenizer):
         return self.pipeline.decodes_bytes()
 
     def __repr__(self) -> str:
-        return (f"PipelineTokenizer({len(self.vocab)} tokens, {self.pipeline.kind}, "
+        return (f"PipelineTokenizer({len(self.vocab)} tokens, "
                 f"specials={len(self.special_tokens)})")

@@ -207,7 +207,7 @@ def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
     specials = specials_of(v, types, parse_special)
     every = specials_of(v, types, True)
     pre = LlamaPreTokenizer(t.kind)
-    pipe = Pipeline(model, kind="hf", vocab=table,
+    pipe = Pipeline(model, vocab=table,
                     added=LlamaSpecials(specials) if specials else None, pre=pre,
                     specials=frozenset(s.id for s in every if s.special))
     special_ids = {s.text: s.id for s in every if s.special}
@@ -314,7 +314,7 @@ def build_gemma4(v: LlamaVocab, *, parse_special: bool = True,
     types = token_attrs(v, vocab)
     specials = specials_of(v, types, parse_special)
     every = specials_of(v, types, True)
-    pipe = Pipeline(model, kind="hf", vocab=table,
+    pipe = Pipeline(model, vocab=table,
                     added=LlamaSpecials(specials) if specials else None,
                     pre=pre_tokenizer(GEMMA4_PRE, source=str(v.path)),
                     decode=decoder(GEMMA4_DECODER), key_of=native.key_text,

@@ -15,7 +15,7 @@ from ...errors import FormatError, PatternError
 from ...text.dialects import DialectError, read_pattern
 from ...text.pretokenize import Pretokenizer, resolve_pattern
 from ...text.unicode_versions import TIKTOKEN
-from ..pipeline import Pipeline
+from ..pipeline import PatternParts, Pipeline
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .lazy import lazy_tables
 from .word_model import PipelineModel, model_class
@@ -92,12 +92,12 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
         raise PatternError(f"the pattern {what}: {e}.") from None
     matched = sorted(specials, key=specials.__getitem__) if match_specials else []
     words = Pretokenizer(text, matched, classes=classes)
-    model = PipelineModel(native, vocab)
+    model = PipelineModel(native, vocab, by_bytes=True)
     words.source = source
     if trusted:
         words.timeout = None
-    pipe = Pipeline(model, kind="words", vocab=vocab, words=words,
-                    special_map={s: specials[s] for s in matched},
+    parts = PatternParts(words, {s: specials[s] for s in matched})
+    pipe = Pipeline(model, vocab=vocab, added=parts, pre=parts,
                     specials=frozenset(specials.values()))
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     tok = PipelineTokenizer(pipe, vocab=vocab, bytes_to_id=t2i, merges=merges,

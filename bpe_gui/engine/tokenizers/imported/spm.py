@@ -28,9 +28,8 @@ import array
 import codecs
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
-from ..encoding import Encoding
 from ..model import MergeApplied, Playback, Word, clean_text, word_text
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .lazy import Later, Lazy
@@ -116,9 +115,7 @@ class SpmModel(PipelineModel):
         unk = -1 if spec.llama else bytes(spec.types).find(bytes([UNKNOWN]))
         super().__init__(native, vocab, byte_level=False,
                          byte_fallback=spec.byte_fallback, unk_id=unk)
-        self.kind = "spm"
         self.spec = spec
-        self._derived = True
         self._merges: list[tuple[int, int, int]] | None = None
         self._slow = None   # the Python model, for playback's trace
 
@@ -183,6 +180,9 @@ class SpmModel(PipelineModel):
     def whole(self, piece: Word) -> tuple[int, str] | None:
         return None
 
+    def text_encoder(self, added) -> "SpmEncoder":
+        return SpmEncoder(self.native, added, self.spec.add_dummy_prefix)
+
     def merge(self, piece: Word) -> tuple[int, ...]:
         return tuple(self.native.tokenize(word_text(piece))[0])
 
@@ -222,6 +222,73 @@ class SpmModel(PipelineModel):
         return Playback(word, first_syms, first_ids, tuple(steps), self.n_merges)
 
 
+class SpmEncoder:
+    """Whole texts to ids through the C model, in the route interface of
+    ``_encode.Encoder`` (Pipeline.route): the splitter's tokens (llama.cpp's special
+    tokens) cut out first, each text part normalized and merged in one C call (the GIL
+    released), the space prefix before a part that starts the text or follows a token
+    cut out (llama.cpp's add_space_prefix; sentencepiece's dummy prefix)."""
+
+    def __init__(self, native, added, prefix: bool):
+        self.native, self.added, self.prefix = native, added, prefix
+
+    def _parts(self, text: str) -> Iterator[tuple[NStr, int | None, bool]]:
+        """(text part, None, prefix) and (token, id, False)."""
+        if self.added is None:
+            if text:
+                yield NStr.of(text), None, self.prefix
+            return
+        after_token = True
+        for part, tid in self.added.split(NStr.of(text)):
+            if tid is not None:
+                yield part, tid, False
+                after_token = True
+            elif part.text:
+                yield part, None, after_token and self.prefix
+                after_token = False
+
+    def encode(self, text: str) -> list[int]:
+        if self.added is None:   # (one C call, no parts made)
+            return self.native.spm_encode(text, self.prefix)
+        out: list[int] = []
+        for part, tid, prefix in self._parts(text):
+            out += [tid] if tid is not None else self.native.spm_encode(part.text, prefix)
+        return out
+
+    def encode_to_array(self, text: str, around=None) -> array.array:
+        before, after = around or ((), ())
+        return array.array("I", [*before, *self.encode(text), *after])
+
+    def encode_batch(self, texts: list[str], threads: int = 1, as_array: bool = False,
+                     ordinary: bool = False) -> list:
+        one = self.encode_to_array if as_array else self.encode
+        if threads < 2 or len(texts) < 2:
+            return [one(t) for t in texts]
+        from concurrent.futures import ThreadPoolExecutor   # (the C call drops the GIL)
+        with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
+            return list(pool.map(one, texts))
+
+    def encode_offsets(self, text: str, lengths, tokens: list[bytes], ordinary: bool = False,
+                       align=None, trim=None):
+        """(ids, tokens, character spans, indices of the tokens cut out): offsets as
+        sentencepiece gives them (a byte-fallback character's span on its last byte
+        token, the others empty)."""
+        ids: list[int] = []
+        offs: list[tuple[int, int]] = []
+        marks: list[int] = []
+        for part, tid, prefix in self._parts(text):
+            if tid is not None:
+                marks.append(len(ids))
+                ids.append(tid)
+                offs.append(part.span(0, len(part.text)))
+                continue
+            base = part.span(0, 0)[0]
+            got, st, en = self.native.spm_encode_offsets(part.text, prefix)
+            ids += got
+            offs += [(s + base, e + base) for s, e in zip(st, en)]
+        return ids, [tokens[i] if 0 <= i < len(tokens) else b"" for i in ids], offs, marks
+
+
 class SpmPipeline(Pipeline):
     """The text as the SentencePiece-style model takes it: no pre-tokenizer, one C call."""
 
@@ -229,109 +296,38 @@ class SpmPipeline(Pipeline):
 
     def __init__(self, model: SpmModel, vocab: dict[int, bytes] | Later[dict[int, bytes]],
                  specials: frozenset[int], added=None):
-        super().__init__(model, kind="spm", vocab=vocab, added=added, specials=specials,
+        super().__init__(model, vocab=vocab, added=added, specials=specials,
                          key_of=model.key_text, stream_safe=False)   # ('▁the': its pieces)
         self.spec = model.spec
         self.native = model.native
-        # llama.cpp: the space prefix goes before a text part that starts the text or
-        # follows a special token, when the file asks for it (add_space_prefix)
-        self._prefix = model.spec.add_dummy_prefix
 
     # ----- pieces --------------------------------------------------------------------
-    def _fragments(self, text: str):
-        """(text, id or None) parts: llama.cpp's special tokens cut out first; the space
-        prefix goes before a text part at the start or after a special token."""
-        if self.added is None:
-            yield NStr.of(text), None
-            return
-        yield from self.added.split(NStr.of(text))
-
-    def pieces(self, text: str, start: int = 0):
-        prev_special = True
-        for part, tid in self._fragments(text):
+    def played_pieces(self, text: str, start: int = 0):
+        """The text parts between special tokens, each whole and normalized: sentencepiece
+        (and llama.cpp) merge a whole normalized text by score, so a word's merges
+        interleave across the segments :meth:`pieces` cuts for speed (no piece crosses a
+        cut, so the tokens are the same, not the order the merges happen in)."""
+        for part, tid, prefix in self._own._parts(text):
             if tid is not None:
                 yield part, tid
-                prev_special = True
                 continue
-            if not part.text:
-                continue
-            norm, src = self.native.spm_normalize(part.text, prev_special and self._prefix)
-            prev_special = False
+            norm, src = self.native.spm_normalize(part.text, prefix)
             base = part.span(0, 0)[0] + start
+            yield NStr(norm, [(src[k] + base, src[k + 1] + base) for k in range(len(norm))]), None
+
+    def pieces(self, text: str, start: int = 0):
+        """The encoder's text parts, normalized and cut where no piece crosses."""
+        for part, tid in self.played_pieces(text, start):
+            if tid is not None:
+                yield part, tid
+                continue
             a = 0
-            for b in self.native.spm_segments(norm):
-                spans = [(src[k] + base, src[k + 1] + base) for k in range(a, b)]
+            for b in self.native.spm_segments(part.text):
+                spans = part.spans()[a:b]
                 if spans:   # the segment's span runs to the source of the next character
-                    spans[-1] = (spans[-1][0], max(spans[-1][0], src[b] + base))
-                yield NStr(norm[a:b], spans), None
+                    spans[-1] = (spans[-1][0], max(spans[-1][0], spans[-1][1]))
+                yield NStr(part.text[a:b], spans), None
                 a = b
-
-    def played_pieces(self, text: str):
-        """The text parts between special tokens, each whole: sentencepiece (and
-        llama.cpp) merge a whole normalized text by score, so a word's merges interleave
-        across the segments :meth:`pieces` cuts for speed (no piece crosses a cut, so the
-        tokens are the same, not the order the merges happen in)."""
-        run: list[NStr] = []
-
-        def whole() -> NStr:
-            return NStr("".join(p.text for p in run), [s for p in run for s in p.spans()])
-
-        for part, tid in self.pieces(text):
-            if tid is None:
-                run.append(part)
-                continue
-            if run:
-                yield whole(), None
-                run = []
-            yield part, tid
-        if run:
-            yield whole(), None
-
-    # ----- encoding ----------------------------------------------------------------
-    def encode(self, text: str) -> list[int]:
-        if self.added is None:
-            return self.native.spm_encode(text, self._prefix)
-        out: list[int] = []
-        prev_special = True
-        for part, tid in self._fragments(text):
-            if tid is not None:
-                out.append(tid)
-                prev_special = True
-            elif part.text:
-                out += self.native.spm_encode(part.text, prev_special and self._prefix)
-                prev_special = False
-        return out
-
-    def encode_with_offsets(self, text: str) -> Encoding:
-        ids: list[int] = []
-        offs: list[tuple[int, int]] = []
-        special: list[bool] = []
-        prev_special = True
-        for part, tid in self._fragments(text):
-            if tid is not None:
-                ids.append(tid)
-                offs.append(part.span(0, len(part.text)))
-                special.append(tid in self.specials)
-                prev_special = True
-                continue
-            if not part.text:
-                continue
-            base = part.span(0, 0)[0]
-            got, st, en = self.native.spm_encode_offsets(part.text,
-                                                         prev_special and self._prefix)
-            prev_special = False
-            ids += got
-            offs += [(s + base, e + base) for s, e in zip(st, en)]
-            special += [False] * len(got)
-        vocab = self.vocab
-        return Encoding(ids, [vocab.get(i, b"") for i in ids], offs, special)
-
-    def encode_iterable(self, chunks: Iterable[str], chunk_chars: int = 1 << 16):
-        # sentencepiece normalizes a text as a whole (the dummy prefix, extra spaces)
-        yield self.encode("".join(chunks))
-
-    def _encode_at(self, text: str, start: int) -> list[int]:
-        return self.encode(text)
 
     # ----- decoding ----------------------------------------------------------------
     def decodes_bytes(self) -> bool:

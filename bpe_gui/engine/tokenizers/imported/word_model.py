@@ -3,13 +3,13 @@
 It wraps the ``_pipeline`` C model (or its Python stand-in, ``pymodel``) and is the one
 place the pipeline calls it once loaded. Two rules, as their libraries run them:
 
-* ``tokenizer.json`` (kind "hf"): a piece starts from its bytes (ByteLevel) or its
+* ``tokenizer.json``: a piece starts from its bytes (ByteLevel) or its
   characters, a character missing from the vocabulary as ``<0xNN>`` byte tokens
   (``byte_fallback``) or ``<unk>`` (``fuse_unk`` joins a run of them); the merge list
   gives each pair's rank; ``ignore_merges`` takes a piece that is a token whole.
-* ``.tiktoken`` and the known encodings (kind "tiktoken"): no merge list; the rank of a
-  pair is the rank of its *concatenated bytes*, if that is a token, and a piece that is
-  a token is taken whole first.
+* ``.tiktoken`` and the known encodings (``by_bytes``, set by their reader): no merge
+  list; the rank of a pair is the rank of its *concatenated bytes*, if that is a token,
+  and a piece that is a token is taken whole first.
 
 Both merge one place at a time, the leftmost lowest-rank pair (``sequential``).
 
@@ -43,16 +43,21 @@ class PipelineModel(WordModel):
 
     def __init__(self, native, vocab: dict[int, bytes] | Later[dict[int, bytes]], *, byte_level: bool = True,
                  ignore_merges: bool = False, byte_fallback: bool = False,
-                 unk_id: int = -1, fuse_unk: bool = False, end_of_word: bytes = b""):
+                 unk_id: int = -1, fuse_unk: bool = False, end_of_word: bytes = b"",
+                 by_bytes: bool = False):
         self.native = native                 # _pipeline.Model (or pymodel.Model)
-        self.kind = native.kind              # "hf" or "tiktoken"
         self.vocab = vocab                   # id -> the bytes it stands for
-        self.byte_level = byte_level or self.kind == "tiktoken"
+        self.byte_level = byte_level or by_bytes
         self.ignore_merges = ignore_merges
+        # a piece that is a token taken whole: why (tiktoken's rule, ignore_merges), or None
+        self.whole_rule = TIKTOKEN_WHOLE if by_bytes else IGNORE_MERGES if ignore_merges \
+            else None
+        # a pair's rank: by its concatenated bytes (tiktoken) or the merge list
+        self._pair_rank = self._rank_by_bytes if by_bytes else self._rank_by_list
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk
         self.end_of_word = end_of_word       # HF end_of_word_suffix (key bytes), or b""
-        self._derived = self.kind != "tiktoken"
+        self._derived = not by_bytes   # tiktoken: merges derived when first asked for
         self._fallback = [native.id_of(f"<0x{b:02X}>".encode()) if byte_fallback else -1
                           for b in range(256)]
         self._pairs: dict[tuple[int, int], tuple[int, int]] | None = None
@@ -143,9 +148,13 @@ class PipelineModel(WordModel):
                 ids.append(self.unk_id)
 
     def rank(self, left: int, right: int) -> tuple[int, int] | None:
-        if self.kind == "tiktoken":
-            t = self.native.id_of(self.token(left) + self.token(right))
-            return (t, t) if t >= 0 else None
+        return self._pair_rank(left, right)
+
+    def _rank_by_bytes(self, left: int, right: int) -> tuple[int, int] | None:
+        t = self.native.id_of(self.token(left) + self.token(right))
+        return (t, t) if t >= 0 else None
+
+    def _rank_by_list(self, left: int, right: int) -> tuple[int, int] | None:
         if self._pairs is None:   # the merge list as a table, built when first asked
             merge = self.native.merge
             pairs: dict[tuple[int, int], tuple[int, int]] = {}
@@ -156,12 +165,12 @@ class PipelineModel(WordModel):
         return self._pairs.get((left, right))
 
     def whole(self, piece: Word) -> tuple[int, str] | None:
-        if self.kind != "tiktoken" and not self.ignore_merges:
+        if self.whole_rule is None:
             return None
         t = self.native.id_of(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
         if t < 0:
             return None
-        return t, TIKTOKEN_WHOLE if self.kind == "tiktoken" else IGNORE_MERGES
+        return t, self.whole_rule
 
 
 def _chars(w: bytes) -> list[bytes]:
