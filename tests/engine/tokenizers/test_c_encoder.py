@@ -1,8 +1,8 @@
 """The encoder runs without Python, and on other CPUs.
 
 tests/c/encode_driver.c is built here with the system C compiler (or $CC) from the
-sources of csrc/scan/scan.c and csrc/merge/ alone, with AddressSanitizer and UBSan where
-the compiler links them. It encodes real texts with tokenizers trained here (each preset's
+sources of csrc/scan/scan.c, csrc/merge/ and csrc/imported/offsets.c alone, with
+AddressSanitizer and UBSan where the compiler links them. It encodes real texts with tokenizers trained here (each preset's
 scanner), and its ids must be tiktoken's over the same ranks. With $CC a cross compiler
 whose programs run under an emulator (CONTRIBUTING.md: arm64 under qemu-user), this is the
 scanner, merge and encoder C tested on that CPU, with its own `char` and no x86 vector code.
@@ -27,7 +27,8 @@ from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 CSRC = ROOT / "bpe_gui" / "engine" / "csrc"
-SOURCES = [str(CSRC / "scan" / "scan.c"), *sorted(str(p) for p in (CSRC / "merge").glob("*.c"))]
+SOURCES = [str(CSRC / "scan" / "scan.c"), str(CSRC / "imported" / "offsets.c"),
+           *sorted(str(p) for p in (CSRC / "merge").glob("*.c"))]
 CORPORA = ROOT / "tests" / "fixtures" / "corpora"
 SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 PATTERNS = ["gpt2", "cl100k", "o200k", "llama3", "qwen2"]
