@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from ..errors import BPEError, FormatError
 from ..text.presets import PRESETS
 from ..text.pretokenize import Pretokenizer, resolve_pattern
-from ..tokenizers.imported.spm import SpmModel
 from ..tokenizers.symbols import EOW, UNK
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ class Snapshot:
 
 def snapshot(tok: Tokenizer) -> Snapshot:
     """The exportable view of ``tok`` at the step it shows."""
-    if isinstance(tok.model, SpmModel):   # merges by score: its own writer
+    if _loaded_instance(tok.model, "tokenizers.imported.spm", "SpmModel"):  # scored merges
         return Snapshot(vocab=dict(tok.vocab), merges=[], merge_ids=[],
                         special_tokens=list(tok.special_tokens),
                         special_ids=dict(tok.special_ids), mode="spm", end_of_word="",
@@ -136,7 +135,7 @@ def trainer_snapshot(trainer) -> Snapshot:
     against each other."""
     from ..train.trainer import Trainer
     if type(trainer) is not Trainer:
-        if _is_parity(trainer):
+        if _loaded_instance(trainer, "train.parity", "ParityTrainer"):
             return _parity_snapshot(trainer)
         return snapshot(trainer.tokenizer())
     s = trainer.settings
@@ -162,12 +161,13 @@ def trainer_snapshot(trainer) -> Snapshot:
                     meta=meta)
 
 
-def _is_parity(trainer) -> bool:
-    """Whether ``trainer`` is a ParityTrainer, without importing parity
-    training for a plain one."""
+def _loaded_instance(obj, module: str, cls: str) -> bool:
+    """Whether ``obj`` is an instance of engine ``module``'s class ``cls``, without
+    importing that module (an instance exists only once it is loaded): a plain run's
+    export loads neither parity training nor the SentencePiece reader."""
     import sys
-    mod = sys.modules.get("bpe_gui.engine.train.parity")
-    return mod is not None and isinstance(trainer, mod.ParityTrainer)
+    mod = sys.modules.get(f"bpe_gui.engine.{module}")
+    return mod is not None and isinstance(obj, getattr(mod, cls))
 
 
 def _parity_snapshot(trainer) -> Snapshot:
