@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# The C built the ways other machines build it, each build tested on the conformance
-# subset (tools/conformance_tests.txt: every tokenizer kind against tiktoken / tokenizers,
-# the scanner against regex, the trainer against its oracle), not the whole suite:
-#   nosimd  BPE_GUI_NO_SIMD=1: every vector loop compiled out (an ARM Mac, an old PC), and
-#           the core's large arrays grown by realloc as off Linux (BPE_NO_MREMAP)
-#   clang   clang -Wall -Wextra -Werror -funsigned-char: clang's build, no warning in it,
-#           and char unsigned as on arm64 (one build tests both: each costs a build and a
-#           conformance run, and neither hides the other)
-# Each builds in a copy of the tree in a temporary folder (the in-place build of the
-# checkout is left alone). .ci/run calls this after the main suite; by hand:
-#   tools/ci_variants.sh [nosimd] [clang]    (no argument: both)
+# The C built the ways other machines build it, in a copy of the tree in a temporary
+# folder (the in-place build of the checkout is left alone):
+#   scalar  clang -Wall -Wextra -Werror -funsigned-char, BPE_GUI_NO_SIMD=1 and
+#           BPE_NO_MREMAP: every vector loop compiled out and char unsigned (as an arm64
+#           build gets), the core's large arrays grown by realloc as off Linux; tested on
+#           the conformance subset (tools/conformance_tests.txt: every tokenizer kind
+#           against tiktoken / tokenizers, the scanner against regex, the trainer against
+#           its oracle), not the whole suite
+#   clang   clang -Wall -Wextra -Werror with the vector code in: built, not tested (the
+#           main suite tests the vector code as gcc builds it; a conformance run costs
+#           minutes of CI, a build seconds)
+# .ci/run calls this after the main suite; by hand:
+#   tools/ci_variants.sh [scalar] [clang]    (no argument: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -20,10 +22,11 @@ trap 'rm -rf "$WORK"' EXIT
 mapfile -t SUBSET < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' tools/conformance_tests.txt)
 [ ${#SUBSET[@]} -gt 0 ] || { echo "ci_variants: tools/conformance_tests.txt lists no test" >&2; exit 1; }
 
-# variant NAME VAR=VALUE...: build the copy with those variables set, then test it
+# variant NAME test|build VAR=VALUE...: build the copy with those variables set, then
+# (test) run the conformance subset on it
 variant() {
-    local name=$1
-    shift
+    local name=$1 what=$2
+    shift 2
     local dir=$WORK/$name start=$SECONDS
     mkdir -p "$dir"
     cp -r "$ROOT"/bpe_gui "$ROOT"/tests "$ROOT"/resources "$ROOT"/setup.py \
@@ -55,31 +58,28 @@ EOF
         return 1
     fi
     # (set -e does not reach inside a function called before ||: every step returns)
-    if ! (cd "$dir" && env "$@" PYTHONPATH="$dir" python -m pytest -q -p no:cacheprovider \
-        "${SUBSET[@]}"); then
+    if [ "$what" = test ] && ! (cd "$dir" && env "$@" PYTHONPATH="$dir" python -m pytest -q \
+        -p no:cacheprovider "${SUBSET[@]}"); then
         echo "ci_variants: $name: the conformance tests failed" >&2
         return 1
     fi
-    echo "== variant $name passed in $((SECONDS - start)) s"
+    echo "== variant $name ($what) passed in $((SECONDS - start)) s"
 }
 
 wanted=("$@")
-[ ${#wanted[@]} -gt 0 ] || wanted=(nosimd clang)
+[ ${#wanted[@]} -gt 0 ] || wanted=(scalar clang)
+command -v clang >/dev/null ||
+    { echo "ci_variants: clang is not installed (Debian: apt-get install clang)" >&2; exit 1; }
+CLANG=(CC=clang LDSHARED="clang -shared")
 status=0
 for v in "${wanted[@]}"; do
     case $v in
-    nosimd) variant nosimd BPE_GUI_NO_SIMD=1 CFLAGS=-DBPE_NO_MREMAP || status=1 ;;
-    clang)
-        if command -v clang >/dev/null; then
-            variant clang CC=clang LDSHARED="clang -shared" CFLAGS="-Wall -Wextra -Werror -funsigned-char" ||
-                status=1
-        else
-            echo "ci_variants: clang is not installed (Debian: apt-get install clang)" >&2
-            status=1
-        fi
-        ;;
+    scalar)
+        variant scalar test "${CLANG[@]}" BPE_GUI_NO_SIMD=1 \
+            CFLAGS="-Wall -Wextra -Werror -funsigned-char -DBPE_NO_MREMAP" || status=1 ;;
+    clang) variant clang build "${CLANG[@]}" CFLAGS="-Wall -Wextra -Werror" || status=1 ;;
     *)
-        echo "ci_variants: unknown variant $v (nosimd, clang)" >&2
+        echo "ci_variants: unknown variant $v (scalar, clang)" >&2
         status=1
         ;;
     esac
