@@ -417,9 +417,8 @@ int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t 
 }
 
 /* The rank of the pair at i while the word is still raw bytes (byte-pair table). */
-static inline int32_t first_rank(const MergeTable *m, const MergeScratch *x,
-                                 const unsigned char *w, int flags, size_t i, int32_t limit,
-                                 int32_t *made)
+static inline BPE_MAYBE_UNUSED int32_t first_rank(const MergeTable *m, const MergeScratch *x,
+        const unsigned char *w, int flags, size_t i, int32_t limit, int32_t *made)
 {
     if (flags & MT_RAW) {
         int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;
