@@ -38,6 +38,22 @@ def widgets_live_until_closed(qtbot, monkeypatch):
     kept.clear()
 
 
+# the shortest a wait for a condition may give up after: a window that is right is
+# right at once, and a loaded CI machine (two test workers, each with worker threads
+# and processes) has taken over 5 s, pytest-qt's default, to lay out a main window
+PATIENCE_MS = 20_000
+
+
+@pytest.fixture(autouse=True)
+def patient_waits(qtbot, monkeypatch):
+    """qtbot.waitUntil waits at least PATIENCE_MS before it fails a test."""
+    wait = qtbot.waitUntil
+
+    def patient(callback, *, timeout: int = PATIENCE_MS):
+        return wait(callback, timeout=max(timeout, PATIENCE_MS))
+    monkeypatch.setattr(qtbot, "waitUntil", patient)
+
+
 @pytest.fixture(autouse=True)
 def no_unanswered_question(monkeypatch):
     """A modal message box nobody answers within 20 s is closed and fails the test:

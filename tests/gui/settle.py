@@ -11,7 +11,7 @@ def pending_timers(*roots: QObject) -> list[QTimer]:
             if t.isActive() and t.isSingleShot()]
 
 
-def settle(qtbot, *roots: QObject, timeout: int = 5000) -> None:
+def settle(qtbot, *roots: QObject, timeout: int = 20_000) -> None:
     """Until every single-shot timer under roots has fired and every event posted before
     now has been delivered (a zero-timer posted last runs after them).
 
