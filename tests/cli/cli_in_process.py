@@ -29,12 +29,13 @@ import warnings
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from bpe_gui.cli.entry import COMMANDS
+
 # read when the interpreter starts or when a module is imported (PYTHONIOENCODING, the
 # locale, BPE_GUI_PURE, BPE_GUI_PATTERN_TIMEOUT, ...): a run that sets one needs a process
 START_ONLY_PREFIXES = ("PYTHON", "LC_", "LANG", "BPE_GUI_")
-# the commands that run headless (entry.COMMANDS less gui)
-HEADLESS = ("train", "encode", "decode", "chat", "count", "inspect", "cost", "mixture",
-            "check", "models")
+# the commands that run headless (any other first argument may open the window)
+HEADLESS = tuple(c for c in COMMANDS if c != "gui")
 
 # a fresh interpreter's warning filters (no -W, no PYTHONWARNINGS; release build)
 DEFAULT_FILTERS = (("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),

@@ -290,7 +290,10 @@ def test_in_process_runs_give_what_a_process_gives(tmp_path, trained_dir, args, 
 
     def without_progress(b: bytes) -> list[bytes]:
         return [ln for ln in b.split(b"\n") if not PROGRESS_LINE.fullmatch(ln.decode())]
-    here = run_in_process(args, tmp_path, stdin, None, REPO, child_stdio(str(REPO)))
+    stdio = child_stdio(str(REPO))
+    if stdio is None:
+        pytest.skip("a child here starts with other warning filters: run() takes a process")
+    here = run_in_process(args, tmp_path, stdin, None, REPO, stdio)
     child = run(*args, cwd=tmp_path, stdin=stdin, process=True)
     assert (here.returncode, here.stdout) == (child.returncode, child.stdout)
     assert without_progress(here.stderr) == without_progress(child.stderr)
