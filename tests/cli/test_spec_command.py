@@ -166,17 +166,15 @@ def test_text_in_memory_is_read_from_standard_input():
 def test_train_dash_reads_standard_input(files, tmp_path, extra):
     """`bpe-gui train -` said "-: file not found"; it reads the standard input, as the
     file would be read."""
-    import subprocess
-    import sys
+    from test_cli import run
     extra = [files["base"] if a == "BASE" else a for a in extra]
     data = TEXT.encode("latin-1", "replace") if "latin-1" in extra else TEXT.encode()
     (tmp_path / "c.txt").write_bytes(data)
     outs = []
     for corpus, stdin in (("-", data), (str(tmp_path / "c.txt"), None)):
         out = tmp_path / f"o{len(outs)}"
-        p = subprocess.run([sys.executable, "-m", "bpe_gui", "train", corpus, "--num-merges",
-                            "60", *extra, "--out", str(out), "--format", "hf", "-q"],
-                           input=stdin, capture_output=True, cwd=tmp_path)
+        p = run("train", corpus, "--num-merges", "60", *extra, "--out", str(out), "--format",
+                "hf", "-q", stdin=stdin, cwd=tmp_path)
         assert p.returncode == 0, p.stderr.decode()
         outs.append((out / "tokenizer.json").read_bytes())
     assert outs[0] == outs[1]
