@@ -7,6 +7,7 @@ GGUFs (llama_cpp_sdist.py); OpenAI's ``o200k_base.tiktoken`` (tiktoken_files.py)
 helper skips the test, saying why, when its file cannot be had."""
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -38,16 +39,23 @@ def llama3_specials() -> dict[str, int]:
 def llama3_json(folder: Path) -> Path:
     """``folder/tokenizer.json``: Meta's tokenizer.model converted by transformers'
     TikTokenConverter with Meta's special tokens (no config beside it)."""
+    text = _llama3_converted()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / "tokenizer.json"
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _llama3_converted() -> str:
+    """The conversion's tokenizer.json text, made once per process (about 10 s)."""
     pytest.importorskip("transformers")
     from transformers.convert_slow_tokenizer import TikTokenConverter
     specials = llama3_specials()
     names = [s for s, _ in sorted(specials.items(), key=lambda kv: kv[1])]
     tok = TikTokenConverter(vocab_file=str(llama3_model()), extra_special_tokens=names).converted()
     assert all(tok.token_to_id(s) == i for s, i in specials.items())
-    folder.mkdir(parents=True, exist_ok=True)
-    out = folder / "tokenizer.json"
-    tok.save(str(out))
-    return out
+    return tok.to_str(pretty=True)
 
 
 def write_json(path: Path, data) -> Path:
@@ -66,14 +74,20 @@ def sdist_file(name: str) -> Path:
     return path
 
 
+@functools.lru_cache(maxsize=4)
+def _gguf_fields(path: Path) -> dict:
+    """gguf-py's fields of a GGUF, read once per file (a vocab GGUF takes it ~40 s: a
+    numpy view for each part of each of its 100,000 tokens)."""
+    return pytest.importorskip("gguf").GGUFReader(str(path)).fields
+
+
 def gguf_special(path: Path, key: str) -> tuple[int, str]:
     """(id, text) of a GGUF's ``tokenizer.ggml.KEY_token_id``, read by llama.cpp's own
     gguf-py."""
-    gguf = pytest.importorskip("gguf")
-    reader = gguf.GGUFReader(str(path))
-    field = reader.fields[f"tokenizer.ggml.{key}_token_id"]
+    fields = _gguf_fields(path)
+    field = fields[f"tokenizer.ggml.{key}_token_id"]
     tid = int(field.parts[field.data[0]][0])
-    tokens = reader.fields["tokenizer.ggml.tokens"]
+    tokens = fields["tokenizer.ggml.tokens"]
     return tid, bytes(tokens.parts[tokens.data[tid]]).decode("utf-8")
 
 

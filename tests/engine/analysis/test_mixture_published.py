@@ -45,10 +45,13 @@ def test_the_first_merges_reach_the_full_programs_optimum(tmp_path, name, merges
     assert_optimal(tok, texts, rows, T, names, merges)
 
 
+# more merges take the engine several rounds of constraints (cl100k's first 50: one; its
+# first 200 on these samples: four); cl100k's full program is the slow oracle's cost (300
+# merges on 60,000-character samples: a million rows, 90 s a solve)
 @pytest.mark.slow
 @pytest.mark.parametrize("name,merges,chars", [
     ("gpt2", 600, {"en": 100_000, "zh": 30_000, "py": 100_000}),
-    ("cl100k_base", 300, {"en": 60_000, "zh": 20_000, "py": 60_000})])
+    ("cl100k_base", 200, {"en": 40_000, "zh": 15_000, "py": 40_000})])
 def test_more_merges_reach_the_full_programs_optimum(tmp_path, name, merges, chars):
     tok, texts, rows, T, names = case(name, tmp_path, merges, chars)
     assert_optimal(tok, texts, rows, T, names, merges)

@@ -145,7 +145,9 @@ def test_tables_grown_many_times_keep_counts_and_order():
     rng = random.Random(5)
     vocab = [f"w{i}" for i in range(30000)] + ["long" * (1 + i % 40) + str(i)
                                               for i in range(30000)]
-    blocks = [[rng.choice(vocab[:rng.choice((50, 60000))]) for _ in range(2000)]
+    # each word one of the first 50 or of all 60,000 (an index: a slice of the list
+    # for each of the 80,000 words had cost a minute)
+    blocks = [[vocab[rng.randrange(rng.choice((50, 60000)))] for _ in range(2000)]
               for _ in range(40)]
     expected = reference_table(blocks)
     one, a, b = _count.WordCounter(), _count.WordCounter(), _count.WordCounter()
