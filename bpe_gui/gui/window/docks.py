@@ -198,15 +198,21 @@ class DockLayout:
         screen = QApplication.primaryScreen()
         return screen.availableGeometry().height() if screen is not None else 10_000
 
-    @classmethod
-    def _short_screen(cls) -> bool:
-        return cls._screen_height() < 900
+    def _fit_height(self) -> int:
+        """The screen's height, or the window's when it is shorter (800x600 on a
+        1920x1080 screen is laid out as on an 800x600 screen)."""
+        h = self._screen_height()
+        return min(h, self.window.height() + 30) if self._shown_once else h
 
-    def _room_for_encode_on_right(self) -> bool:
-        """Encode view beside the merge panel when the default window is wide enough for
-        both at their minimum widths; otherwise it is the first tab below the merge panel."""
+    def _short_screen(self) -> bool:
+        return self._fit_height() < 900
+
+    def _room_for_encode_on_right(self, width: int = 0) -> bool:
+        """Encode view beside the merge panel when the default window (or one ``width``
+        wide) is wide enough for both at their minimum widths; otherwise it is the first
+        tab below the merge panel."""
         return not self._short_screen() and \
-            self._default_size()[0] >= self._width_for_encode_on_right()
+            (width or self._default_size()[0]) >= self._width_for_encode_on_right()
 
     def _settings_width(self) -> int:
         return max(340, self.settings_panel.minimumSizeHint().width())
@@ -370,7 +376,7 @@ class DockLayout:
         if self._grow_front_to_minimum():
             return
         if give_central_its_minimum(win, self.merge_panel, self._bottom(),
-                                    exactly=self._screen_height() < TIGHT_BELOW,
+                                    exactly=self._fit_height() < TIGHT_BELOW,
                                     floor=self._front_floor()) \
                 and passes > 1:
             QTimer.singleShot(0, win, lambda: self._fit_central(passes - 1))
@@ -388,12 +394,17 @@ class DockLayout:
 
     def resized(self) -> None:
         """The window's resizeEvent."""
-        if self.fill_screen and self._shown_once and not self._state_restored:
+        win = self.window
+        if self.fill_screen and self._shown_once and not self._state_restored and \
+                size_class(win.width(), win.height()) == self._class:
             # the window manager maximized the window after it was shown: the default
-            # dock sizes are relative to the window, so set them again (once)
+            # dock sizes are relative to the window, so set them again (once; a window
+            # shown at the screen's size is not maximized again, and the user's first
+            # resize, to 800x600, was taken for it: the docks kept 1920x1080's layout)
             self.fill_screen = False
             self._default_dock_sizes()
         elif self._shown_once and self._focus is None:
+            self.fill_screen = False
             self._refit.start()   # (again at each step of a drag: once it rests)
 
     def fit_to_size(self) -> None:
@@ -412,6 +423,7 @@ class DockLayout:
         cls = size_class(win.width(), win.height())
         if cls != self._class:   # another size class: its own layout, else its default
             self._class = cls
+            self.merge_panel.set_compact(self._fit_height() < COMPACT_BELOW)
             state = self._states.get(cls) or self.settings.value(f"layouts/{cls}/windowState")
             if isinstance(state, QByteArray) and not state.isEmpty() and \
                     win.restoreState(state, STATE_VERSION):
@@ -459,11 +471,16 @@ class DockLayout:
         this size class's."""
         if self._focus is not None:
             return
-        if unreadable(self.window, self.docks()):
+        if self.unreadable():
             self.reset_layout()
-            if unreadable(self.window, self.docks()):   # a wide screen's, made narrow
-                self._narrow_default()
         self._states[self._class] = self.window.saveState(STATE_VERSION)
+
+    def unreadable(self) -> list[QWidget]:
+        """The panels in sight below their minimum readable size (layout_fit's; on a
+        short screen, a tall panel in front below leaves the merge panel its row of
+        controls on purpose)."""
+        return unreadable(self.window, self.docks(),
+                          self.merge_panel.controls_height() if self.tall_in_front() else None)
 
     def _narrow_default(self) -> None:
         """The default layout of a wide screen in a narrow window: as a small screen's
@@ -550,6 +567,9 @@ class DockLayout:
         self.window.restoreState(self._default_state, STATE_VERSION)
         self._auto_tabbed = False
         self._default_dock_sizes()
+        if self._shown_once and (self.unreadable() or self.encode_on_right and
+                                 not self._room_for_encode_on_right(self.window.width())):
+            self._narrow_default()   # a wide screen's, made narrow or short
 
     # ----- focus: the panel in use gets the whole window -----------------------------------
     @property
