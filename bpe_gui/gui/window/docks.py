@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, Q
                                QTabBar, QWidget)
 
 from ..controller.controller import Controller
-from .layout_fit import (SIDES, give_central_its_minimum, left_column_width, side_by_side,
-                         size_class, unreadable)
+from .layout_fit import (READABLE, SIDES, give_central_its_minimum, left_column_width,
+                         side_by_side, size_class, unreadable)
 from ..panels.charts.charts import ChartsView
 from ..panels.compare.compare_view import CompareView
 from ..panels.chat.chat_view import ChatView
@@ -377,7 +377,7 @@ class DockLayout:
             return
         if give_central_its_minimum(win, self.merge_panel, self._bottom(),
                                     exactly=self._fit_height() < TIGHT_BELOW,
-                                    floor=self._front_floor()) \
+                                    floor=max(self._front_floor(), READABLE[1])) \
                 and passes > 1:
             QTimer.singleShot(0, win, lambda: self._fit_central(passes - 1))
 
@@ -421,15 +421,16 @@ class DockLayout:
             return
         QTimer.singleShot(0, win, self._keep_readable)   # (after the fits posted below)
         cls = size_class(win.width(), win.height())
+        # a short window: the merge panel compact, as on a short screen (issue 30)
+        self.merge_panel.set_compact(self._fit_height() < COMPACT_BELOW)
         if cls != self._class:   # another size class: its own layout, else its default
             self._class = cls
-            self.merge_panel.set_compact(self._fit_height() < COMPACT_BELOW)
             state = self._states.get(cls) or self.settings.value(f"layouts/{cls}/windowState")
             if isinstance(state, QByteArray) and not state.isEmpty() and \
                     win.restoreState(state, STATE_VERSION):
                 self._fitted_width, self._fitted_height = win.width(), win.height()
-                return
-            self.reset_layout()   # (then fitted below, as the window it is now)
+            else:
+                self.reset_layout()   # (then fitted below, as the window it is now)
         corpus, settings = self.corpus_dock, self.settings_dock
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         docked = all(d.isVisible() and not d.isFloating() and win.dockWidgetArea(d) == left
@@ -496,8 +497,7 @@ class DockLayout:
         if self.settings_dock not in win.tabifiedDockWidgets(self.corpus_dock):
             win.tabifyDockWidget(self.corpus_dock, self.settings_dock)
         self.encode_dock.raise_()
-        # a short window: the merge panel compact, as on a short screen (issue 30)
-        self.merge_panel.set_compact(win.height() < COMPACT_BELOW)
+        self.merge_panel.set_compact(self._fit_height() < COMPACT_BELOW)
         self._default_dock_sizes()
 
     def _resize_bottom(self) -> None:

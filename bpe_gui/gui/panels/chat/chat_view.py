@@ -63,6 +63,7 @@ class ChatHost(Protocol):
     it)."""
 
     tokenizerChanged: SignalInstance
+    message: SignalInstance   # the status bar's
     imported: BaseTokenizer | None
     imported_path: str | None
     use_imported: bool
@@ -419,12 +420,14 @@ class ChatView(QWidget):
 
     def _copy(self, as_json: bool) -> None:
         """The main prompt's ids (a JSON list), or all of it as ``bpe-gui chat --json``
-        prints it, on the clipboard."""
+        prints it, on the clipboard; the status bar says what was copied."""
         enc = self.result
         if enc is not None:
             QGuiApplication.clipboard().setText(json.dumps(
                 enc.as_json(self._n_messages), ensure_ascii=False) if as_json else
                 json.dumps(enc.ids))
+            self.controller.message.emit(f"Copied {len(enc.ids):,} ids" + (
+                " as JSON, with their tokens and counts" if as_json else " (a JSON list)"))
 
     def catch_up(self) -> None:
         if self.timer.isActive():
