@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea,
-                               QTabBar, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QScrollArea, QTabBar,
+                               QWidget)
 
 from ..controller.controller import Controller
 from .layout_fit import (READABLE, SIDES, give_central_its_minimum, left_column_width,
@@ -30,6 +30,8 @@ from ..panels.merge.merge_panel import MergePanel
 from ..panels.playback.word_playback import WordPlayback
 from ..panels.vocab.vocab_browser import VocabBrowser
 from ..panels.settings.settings_panel import SettingsPanel
+from ..widgets.scrolled import scrolled
+from ..widgets.visibility import on_screen
 from ..widgets.wheel_guard import guard_wheel
 
 STATE_VERSION = 1
@@ -78,7 +80,7 @@ class DockLayout:
         # a short screen: the last merge and the timeline as tabs, the docks below get
         # the height (issue 30: a sliver of an encode view at 800x600)
         self.merge_panel.set_compact(self._screen_height() < COMPACT_BELOW)
-        central = self._scrollable(self.merge_panel)
+        central = scrolled(self.merge_panel)
         # (not its scroll bars' minimum: a tall panel below leaves it the row of controls)
         central.setMinimumHeight(1)
         w.setCentralWidget(central)
@@ -277,8 +279,16 @@ class DockLayout:
 
     def _bottom(self) -> QDockWidget:
         """The dock below the merge panel that sizes its tab group (Qt sizes a group
-        through the dock in front of it)."""
-        return self.vocab_dock if self.encode_on_right else self.encode_dock
+        through the dock in front of it; a tab behind keeps the height it had there, and
+        a fit counted from it took the merge panel's height: 66 px at 1134x612)."""
+        return self._front() or (self.vocab_dock if self.encode_on_right else self.encode_dock)
+
+    def _front(self) -> QDockWidget | None:
+        """The dock in front below the merge panel (docked there, its tab in front)."""
+        front = self._front_below
+        return front if front is not None and not front.isFloating() and on_screen(front) \
+            and self.window.dockWidgetArea(front) == Qt.DockWidgetArea.BottomDockWidgetArea \
+            else None
 
     def _front_changed(self, dock: QDockWidget) -> None:
         """A dock of the group below the merge panel came to the front."""
@@ -291,10 +301,7 @@ class DockLayout:
     def tall_in_front(self) -> bool:
         """A short screen with the vocabulary, Compare or Charts in front below the merge
         panel: they get the height (their two panes, their charts' second row need it)."""
-        front = self._front_below
-        return self._short_screen() and self._focus is None and front in self.tall_docks \
-            and front.isVisible() and not front.isFloating() and \
-            self.window.dockWidgetArea(front) == Qt.DockWidgetArea.BottomDockWidgetArea
+        return self._short_screen() and self._focus is None and self._front() in self.tall_docks
 
     def _bar_of(self, dock: QDockWidget) -> int:
         """The height of the tab bar of ``dock``'s group (outside the dock; resizeDocks
@@ -320,12 +327,10 @@ class DockLayout:
         """A short screen: the panel in front below at least its minimum height, taken
         from the merge panel, which keeps its row of controls (Words mode's rules and
         legend pushed the encode view's ids out of sight at 800x600). True if it moved."""
-        win, front = self.window, self._front_below
+        win, front = self.window, self._front()
         scroll = win.centralWidget()
         if front is None or not self._short_screen() or self._focus is not None or \
-                not isinstance(scroll, QScrollArea) or front.isFloating() or \
-                not front.isVisible() or \
-                win.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea:
+                not isinstance(scroll, QScrollArea):
             return False
         short = self._front_floor() - front.height()
         spare = scroll.height() - self.merge_panel.controls_height()
@@ -340,9 +345,8 @@ class DockLayout:
         """On a short screen, the height of the dock in front below at which its panel
         has its minimum height, when the panel asks for it (the encode view in Words
         mode: wants_its_minimum); else 0, and the merge panel's minimum comes first."""
-        front = self._front_below
-        if front is None or not self._short_screen() or front.isFloating() or \
-                not front.isVisible():
+        front = self._front()
+        if front is None or not self._short_screen():
             return 0
         area = front.widget()
         if not isinstance(area, QScrollArea):
@@ -505,11 +509,10 @@ class DockLayout:
         of the height when they have less (at 800x600 they gave the merge panel its
         minimum, and Qt gave a taller window's height to the merge panel alone); then the
         merge panel its minimum again."""
-        win, bottom = self.window, self._bottom()
+        win, front = self.window, self._front()
         want = int(max(win.height(), 600) * self._below_share())
-        if bottom.isVisible() and not bottom.isFloating() and bottom.height() < want and \
-                win.dockWidgetArea(bottom) == Qt.DockWidgetArea.BottomDockWidgetArea:
-            win.resizeDocks([bottom], [want], Qt.Orientation.Vertical)
+        if front is not None and front.height() < want:
+            win.resizeDocks([front], [want], Qt.Orientation.Vertical)
         QTimer.singleShot(0, win, self._fit_central)
 
     def _resize_sides(self, narrow_only: bool = True) -> None:
@@ -526,16 +529,6 @@ class DockLayout:
             win.resizeDocks([d for d, _ in grow], [size for _, size in grow],
                             Qt.Orientation.Horizontal)
 
-    @staticmethod
-    def _scrollable(widget: QWidget) -> QScrollArea:
-        """A panel that scrolls when its area is smaller than its minimum size, so the
-        window always fits the screen however the docks are arranged."""
-        area = QScrollArea()
-        area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.Shape.NoFrame)
-        area.setWidget(widget)
-        return area
-
     def docks(self) -> list[QDockWidget]:
         return [self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock,
                 self.charts_dock, self.compare_dock, self.chat_dock, self.playback_dock]
@@ -543,7 +536,7 @@ class DockLayout:
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(name)
-        dock.setWidget(self._scrollable(widget))
+        dock.setWidget(scrolled(widget))
         feature = QDockWidget.DockWidgetFeature
         dock.setFeatures(feature.DockWidgetMovable | feature.DockWidgetFloatable
                          | feature.DockWidgetClosable)

@@ -18,14 +18,15 @@ from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QSettings, QSignalBlocker, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QPushButton,
-                               QScrollArea, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QPushButton, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from ....engine.chat import HARMONY_RENDERS, encode_chat, own_renderer, read_template_file, \
     template_beside
 from ....engine.errors import BPEError, Cancelled
 from ....engine.tokenizers import BaseTokenizer
 from ...controller.jobs import Done, Ended, IsCancelled, JobEnd
+from ...widgets.scrolled import scrolled
 from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
 from .prompt_pane import ROLE_FILLS, PromptPane
@@ -129,7 +130,7 @@ class ChatView(QWidget):
         out.addWidget(self.other)
         self.split = QSplitter()
         self.split.setChildrenCollapsible(False)
-        self.editor_area = editor_area = self._scrolled(self.editor)
+        self.editor_area = editor_area = scrolled(self.editor)
         editor_area.setMinimumHeight(150)   # two messages at least, when stacked
         self.split.addWidget(editor_area)
         self.split.addWidget(out)
@@ -173,14 +174,6 @@ class ChatView(QWidget):
                 self.restore(state)
         finally:
             self._restoring = False
-
-    @staticmethod
-    def _scrolled(widget: QWidget) -> QScrollArea:
-        area = QScrollArea()
-        area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.Shape.NoFrame)
-        area.setWidget(widget)
-        return area
 
     def resizeEvent(self, event) -> None:
         # a narrow dock: the prompt below the conversation, not beside it

@@ -174,9 +174,7 @@ class SettingsPanel(QWidget):
         self.tie_box.setToolTip("Which pair wins when several pairs share the top count")
         self.tie_box.setObjectName("tieRuleBox")
         tl = QVBoxLayout(self.tie_box)
-        self.tie_combo = ElidedComboBox()
-        for key, label in TIE_RULE_LABELS.items():
-            self.tie_combo.addItem(label, key)
+        self.tie_combo = ElidedComboBox(items=TIE_RULE_LABELS.items())
         self.tie_combo.setToolTip("Recorded in every export")
         self.tie_help = QLabel(wordWrap=True)
         tl.addWidget(self.tie_combo)
@@ -228,8 +226,6 @@ class SettingsPanel(QWidget):
         form.addRow(QLabel("Minimum pair frequency", wordWrap=True), self.minfreq_spin)
         for box in (self.vocab_spin, self.merges_spin, self.minfreq_spin):
             box.setMinimumWidth(60)   # a narrow dock: the rows must not widen it
-        for box in (self.vocab_spin, self.merges_spin):
-            box.setGroupSeparatorShown(True)
         self.prune_check = QCheckBox("Prune tokens no longer used alone")
         self.prune_check.setToolTip("Classic tutorial variant: after a merge, a token that "
                                     "never appears alone any more leaves the vocabulary, so "
@@ -242,9 +238,7 @@ class SettingsPanel(QWidget):
     def _pre_box(self) -> QGroupBox:
         self.pre_box = pre_box = QGroupBox("Pre-tokenizer")
         pl = QVBoxLayout(pre_box)
-        self.preset_combo = ElidedComboBox()
-        for key in PRESETS:
-            self.preset_combo.addItem(PRESET_LABELS.get(key, key), key)
+        self.preset_combo = ElidedComboBox(items=((k, PRESET_LABELS.get(k, k)) for k in PRESETS))
         self.preset_combo.addItem("Custom pattern…", CUSTOM)
         self.pattern_edit = QLineEdit()
         self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -280,9 +274,7 @@ class SettingsPanel(QWidget):
         self.specials_edit.setToolTip("Never split or merged; they get ids after the base "
                                       "symbols. Spaces around each line are ignored.")
         self.specials_error = self._error_label()
-        self.special_text_combo = ElidedComboBox()
-        for key, label in SPECIAL_TEXT_LABELS.items():
-            self.special_text_combo.addItem(label, key)
+        self.special_text_combo = ElidedComboBox(items=SPECIAL_TEXT_LABELS.items())
         self.special_text_combo.setToolTip(
             "How their text inside the corpus is read. Cut: the text is cut at each one and "
             "the token is not counted, so no merge reaches into or across it (CS336). Text: "
