@@ -283,7 +283,7 @@ class SettingsPanel(QWidget):
             "each one, counted as a word whose pieces merge, as tokenizers reads tokens "
             "added to the tokenizer before training.")
         sl.addWidget(self.specials_edit, 0, 0, 3, 1)
-        sl.addWidget(QLabel("In the corpus:"), 0, 1)
+        sl.addWidget(QLabel("In the corpus:", wordWrap=True), 0, 1)
         sl.addWidget(self.special_text_combo, 1, 1)
         sl.addWidget(self.specials_error, 3, 0, 1, 2)
         sl.setColumnStretch(0, 3)
@@ -333,7 +333,8 @@ class SettingsPanel(QWidget):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(8)   # (elided, whole in the tooltip)
-        self.eow_combo.setMinimumContentsLength(2)   # (beside its label, indented)
+        for combo in (self.eow_combo, self.special_text_combo):
+            combo.setMinimumContentsLength(2)   # (beside a label or the tokens)
         # a narrow dock (800x600): a box is not kept wider than it by its title
         self.titles = fit_titles(self, (
             (self.tie_box, "Tie rule (equal counts)", "Tie rule"),
