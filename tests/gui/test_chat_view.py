@@ -33,6 +33,7 @@ class NoTokenizer(QObject):
     """The controller as the chat view sees it (ChatHost), with no tokenizer of its own:
     its chat jobs are the controller's own."""
     tokenizerChanged = Signal()
+    message = Signal(str)
     imported = None
     imported_path = None
     use_imported = False
@@ -513,8 +514,12 @@ def test_copy_ids_and_copy_as_json(view, qtbot):
     from PySide6.QtTest import QTest
     clip = QGuiApplication.clipboard()
     clip.setText("")
+    said: list[str] = []
+    view.controller.message.connect(said.append)
     view.copy_ids.click()
     assert json.loads(clip.text()) == list(view.flow.ids) == view.result.ids
+    # the status bar says what was copied, the count as the clipboard holds it
+    assert said == [f"Copied {len(json.loads(clip.text())):,} ids (a JSON list)"]
     clip.setText("")
     view.activateWindow()
     qtbot.waitUntil(view.isActiveWindow, timeout=5_000)
@@ -525,6 +530,7 @@ def test_copy_ids_and_copy_as_json(view, qtbot):
     view.copy_json.click()
     got = json.loads(clip.text())
     enc = view.result
+    assert said[-1] == f"Copied {len(got['ids']):,} ids as JSON, with their tokens and counts"
     assert got["ids"] == enc.ids and got["text"] == enc.text
     assert [(t["id"], t["role"], t["origin"]) for t in got["tokens"]] == \
         [(t.id, t.role, t.origin) for t in enc.tokens]

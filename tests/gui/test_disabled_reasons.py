@@ -82,3 +82,40 @@ def test_every_greyed_action_says_why(window, qtbot, tmp_path):
     assert not acts["train_on"].isEnabled() and acts["train_on"].statusTip() == why
     assert why in acts["train_on"].toolTip()
     assert greyed_without_reason(window) == []
+
+
+def test_hovering_a_greyed_entry_shows_why_in_the_status_bar_and_its_tooltip(window, qtbot):
+    """Qt shows no status tip for a greyed menu entry (it never becomes current): the
+    pointer on each greyed entry of every menu puts its reason in the status bar, and its
+    tooltip (the menu's tooltip event) says "Greyed: " and the reason."""
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QHelpEvent, QMouseEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    wait_idle(qtbot, window.controller)
+    bar = window.statusBar()
+    walked = 0
+    for top in window.menuBar().actions():
+        menus = [top.menu(), *top.menu().findChildren(QMenu)]
+        for menu in menus:
+            menu.popup(window.mapToGlobal(window.rect().center()))
+            qtbot.waitExposed(menu)
+            for act in menu.actions():
+                if act.isEnabled() or act.isSeparator() or act.menu() is not None:
+                    continue
+                walked += 1
+                bar.clearMessage()
+                at = menu.actionGeometry(act).center()
+                QApplication.sendEvent(menu, QMouseEvent(
+                    QEvent.Type.MouseMove, QPointF(at), QPointF(menu.mapToGlobal(at)),
+                    Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                    Qt.KeyboardModifier.NoModifier))
+                assert act.statusTip() and bar.currentMessage() == act.statusTip(), \
+                    act.text()
+                QApplication.sendEvent(menu, QHelpEvent(QEvent.Type.ToolTip, at,
+                                                        menu.mapToGlobal(at)))
+                assert QToolTip.isVisible() and "Greyed: " + act.statusTip() in \
+                    QToolTip.text(), act.text()
+                QToolTip.hideText()
+            menu.hide()
+    assert walked >= 2   # (Cancel, Train on, ... in a fresh window)

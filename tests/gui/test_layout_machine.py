@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from bpe_gui.gui.window.layout_fit import unreadable
 from PySide6.QtCore import QTimer
 
 from bpe_gui.gui.window.docks import DockLayout
@@ -68,10 +67,10 @@ class LayoutMachine(RuleBasedStateMachine):
 
     @rule(w=st.integers(800, 1920), h=st.integers(600, 1080))
     def resize(self, w, h):
-        """The window resized and at rest (offscreen, a resize of a window bigger than
-        the screen did not reach resizeEvent: the refit it starts is called here)."""
+        """The window resized and at rest (its resizeEvent refits the docks: the first
+        resize of a window shown at the screen's size was taken for the window manager
+        maximizing it, and the docks kept 1920x1080's layout at 800x600)."""
         self.win.resize(w, h)
-        self.win.dock_layout.fit_to_size()
         settled(self.qtbot, self.win)
 
     @rule(panel=st.sampled_from(["chat", "encode", "compare", "vocab"]))
@@ -113,8 +112,11 @@ class LayoutMachine(RuleBasedStateMachine):
         dl = self.win.dock_layout
         if dl.focused is not None:
             return
-        small = unreadable(self.win, dl.docks())
-        assert not small, [(w.objectName(), w.size().toTuple()) for w in small]
+        small = dl.unreadable()
+        front = dl._front_below
+        assert not small, ([(w.objectName(), w.size().toTuple()) for w in small],
+                           self.win.size().toTuple(), dl.merge_panel.compact,
+                           front and front.objectName(), dl.tall_in_front())
 
 
 def _run(make_window, qtbot, monkeypatch, examples, steps):
@@ -126,17 +128,15 @@ def _run(make_window, qtbot, monkeypatch, examples, steps):
         suppress_health_check=list(HealthCheck)))
 
 
-@pytest.mark.skip(reason="open (issue 89): from a 1920x1080 screen's default, a resize to "
-                  "800x600 leaves the middle column 123 px and the docks below 84 px, at "
-                  "times (the machine's falsifying example; _narrow_default is a start)")
 def test_any_resizes_and_focus_keep_every_dock_readable(make_window, qtbot, monkeypatch):
     _run(make_window, qtbot, monkeypatch, examples=4, steps=6)
 
 
-@pytest.mark.skip(reason="open (issue 89): see above")
 @pytest.mark.slow
 def test_longer_runs_keep_every_dock_readable(make_window, qtbot, monkeypatch):
-    _run(make_window, qtbot, monkeypatch, examples=40, steps=12)
+    # (6 examples: about a minute; 40 took 6.5 minutes, too much of CI's 45. Its 40
+    # found a merge panel left 66 px at 1134x612: docks.py's _bottom, now the front dock)
+    _run(make_window, qtbot, monkeypatch, examples=6, steps=12)
 
 
 @pytest.mark.regression
@@ -153,7 +153,7 @@ def test_issue_89_resize_sequence_leaves_the_layout_readable(make_window, qtbot,
         settled(qtbot, win)
     assert not dl.toggle_focus()
     settled(qtbot, win)
-    assert unreadable(win, dl.docks()) == []
+    assert dl.unreadable() == []
     assert win.centralWidget().width() >= min(
         dl.merge_panel.minimumSizeHint().width(), 200)
 
@@ -165,7 +165,6 @@ def test_a_small_windows_docks_do_not_come_back_maximized(make_window, qtbot, mo
     win = open_at(make_window, qtbot, monkeypatch, SCREEN)
     default = win.dock_layout.encode_dock.height()
     win.resize(800, 600)
-    win.dock_layout.fit_to_size()
     settled(qtbot, win)
     win.dock_layout.save_layout()
     win.close()
@@ -173,5 +172,5 @@ def test_a_small_windows_docks_do_not_come_back_maximized(make_window, qtbot, mo
     again.resize(*SCREEN)
     again.show()
     settled(qtbot, again)
-    assert unreadable(again, again.dock_layout.docks()) == []
+    assert again.dock_layout.unreadable() == []
     assert again.dock_layout.encode_dock.height() >= 0.8 * default

@@ -11,9 +11,10 @@ import lzma
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
-                               QPlainTextEdit, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QLabel, QPlainTextEdit,
+                               QVBoxLayout, QWidget)
 
+from ..widgets.elided_combo import ElidedComboBox
 from ..widgets.wheel_guard import guard_wheel
 
 ENCODINGS = [
@@ -61,9 +62,7 @@ class EncodingDialog(QDialog):
         lay.addWidget(QLabel("Re-save the file as UTF-8, or open it with the encoding it was "
                              "written in (the text is converted as it is read):", wordWrap=True))
         form = QFormLayout()
-        self.combo = QComboBox()
-        for enc, label in ENCODINGS:
-            self.combo.addItem(f"{label}", enc)
+        self.combo = ElidedComboBox(items=ENCODINGS)
         self.combo.setEditable(False)
         form.addRow("Encoding", self.combo)
         lay.addLayout(form)

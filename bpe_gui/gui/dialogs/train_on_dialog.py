@@ -9,14 +9,15 @@ from __future__ import annotations
 from typing import Protocol
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox,
-                               QLabel, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QLabel,
+                               QSpinBox, QVBoxLayout, QWidget)
 
 from ...engine.text import PRESET_LABELS
 from ...engine.text import resolve_pattern
 from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TIE_RULE_LABELS, TrainSettings
 from ..controller.train_on import DEFAULT_MERGES, TrainOn, source_label
+from ..widgets.elided_combo import ElidedComboBox
 
 MAX_MERGES = 10_000_000
 
@@ -86,9 +87,7 @@ class TrainOnDialog(QDialog):
         self.merges_spin.setValue(c.settings.num_merges or DEFAULT_MERGES)
         self.merges_spin.setToolTip("How many new merges to learn on the corpus (the "
                                     "timeline shows them after the inherited block)")
-        self.tie_combo = QComboBox()
-        for key, text in TIE_RULE_LABELS.items():
-            self.tie_combo.addItem(text, key)
+        self.tie_combo = ElidedComboBox(items=TIE_RULE_LABELS.items())
         self.tie_combo.setCurrentIndex(max(0, self.tie_combo.findData(c.settings.tie_rule)))
         cf.addRow("New merges:", self.merges_spin)
         cf.addRow("Tie rule:", self.tie_combo)

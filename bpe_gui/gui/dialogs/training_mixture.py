@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog, QFrame,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QScrollArea, QSpinBox, QSplitter, QTableView, QTableWidget,
+                               QSpinBox, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ...engine.analysis import MixtureResult, MixtureStep, held_out_files, mixture_refusal
@@ -29,6 +29,7 @@ from ..theme import colors, is_dark
 from ..widgets.chart_data import Series
 from ..widgets.chart_widget import ChartWidget
 from ..widgets.grouped_bars import GroupedBarChart
+from ..widgets.scrolled import scrolled
 from ..widgets.elided_combo import ElidedComboBox
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import last_folder, remember
@@ -262,11 +263,7 @@ class TrainingMixtureDialog(QDialog):
             self.tabs = tabs = QTabWidget()
             tabs.addTab(left, "&Proportions")
             tabs.addTab(split, "&Merge by merge")
-            note_area = QScrollArea()
-            note_area.setWidget(self.note)
-            note_area.setWidgetResizable(True)
-            note_area.setFrameShape(QFrame.Shape.NoFrame)
-            tabs.addTab(note_area, "What it &assumes")
+            tabs.addTab(scrolled(self.note), "What it &assumes")
             body = tabs
             self.sample_table.setMaximumHeight(row_h * 4 + 4)
         split.addWidget(steps)

@@ -12,12 +12,12 @@ from typing import Sequence
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QCursor, QPalette
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QToolTip,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from ...engine.text import Branch
 from ...engine.text import PRESET_LABELS
 from ..models.roles import is_dark
+from .scrolled import scrolled
 
 _LIGHT = ("#cfe3ff", "#ffd9a8", "#c9efc4", "#e6d4ff", "#ffcad8", "#bdeeee", "#fff0a0",
           "#e4d8ca")
@@ -73,10 +73,7 @@ class BranchLegend(QWidget):
         self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # scrolls on its own, so the text below stays in view in a small dock
-        self.details_area = QScrollArea()
-        self.details_area.setWidget(self.details)
-        self.details_area.setWidgetResizable(True)
-        self.details_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.details_area = scrolled(self.details)
         self.details_area.setMaximumHeight(11 * self.fontMetrics().lineSpacing())
         self.details_area.setVisible(False)
         self.explain.toggled.connect(self.details_area.setVisible)

@@ -8,6 +8,8 @@ current text elided ("Imported: gpt2_vo…") and says the whole of it in its too
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
@@ -15,8 +17,11 @@ from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePai
 class ElidedComboBox(QComboBox):
     """A QComboBox (not editable) that elides its current text (module docstring)."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, items: Iterable[tuple[str, str]] = ()):
+        """``items``: (data, text) pairs, an item each, in order."""
         super().__init__(parent)
+        for key, label in items:
+            self.addItem(label, key)
         self._own_tip = ""
         self._shown_tip = ""
         self.currentTextChanged.connect(lambda _t: self.update())

@@ -39,6 +39,7 @@ class NumberBox(QSpinBox):
         self.setRange(minimum, min(maximum, INT_MAX))
         self.setSingleStep(singleStep)
         self.setValue(value)
+        self.setGroupSeparatorShown(True)   # (10,000,000: its digits counted at a glance)
         self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
         self.lineEdit().textEdited.connect(self._edited)
         self.valueChanged.connect(lambda _v: self.numberChanged.emit())
@@ -89,8 +90,6 @@ class NumberBox(QSpinBox):
         return super().textFromValue(value)
 
     def _grouped(self, n: int) -> str:
-        if not self.isGroupSeparatorShown():
-            return str(n)
         return f"{n:,}".replace(",", self.locale().groupSeparator() or ",")
 
     def stepBy(self, steps: int) -> None:

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QInputDialog, QMainWindow, QMessageBox, QStyle
+from PySide6.QtWidgets import (QDockWidget, QInputDialog, QMainWindow, QMenu, QMessageBox,
+                               QStyle)
 
 from ...engine.display import bpe_gui_version
 from ...engine.extensions import engine_report
@@ -182,6 +183,20 @@ def about_text() -> str:
             + engine)
 
 
+class GreyedStatus(QObject):
+    """A menu's event filter: the pointer on a greyed entry puts its reason (its status
+    tip, update_actions') in the window's status bar, as Qt does for an enabled one (Qt
+    never makes a greyed entry current, so it showed nothing)."""
+
+    def eventFilter(self, menu: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.MouseMove and isinstance(menu, QMenu):
+            act = menu.actionAt(event.position().toPoint())   # type: ignore[attr-defined]
+            window = self.parent()
+            if act is not None and not act.isEnabled() and isinstance(window, QMainWindow):
+                window.statusBar().showMessage(act.statusTip())
+        return False
+
+
 class ActionsAndMenus:
     """Actions (with shortcuts), menus, and the dialogs they open. ``acts`` holds each
     action by name; ``flow`` is the training toolbar (training_flow.py)."""
@@ -257,6 +272,9 @@ class ActionsAndMenus:
                     m.addMenu("&Theme").addActions(list(self.theme_actions.values()))
                 else:
                     m.addAction(self.acts[entry])
+        greyed = GreyedStatus(self.window)
+        for menu in mb.findChildren(QMenu):   # (the submenus too)
+            menu.installEventFilter(greyed)
 
     def update_actions(self) -> None:
         """Each action's ``when``: those that start work are off while a job runs;

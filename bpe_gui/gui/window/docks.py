@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea,
-                               QTabBar, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QScrollArea, QTabBar,
+                               QWidget)
 
 from ..controller.controller import Controller
-from .layout_fit import (SIDES, give_central_its_minimum, left_column_width, side_by_side,
-                         size_class, unreadable)
+from .layout_fit import (READABLE, SIDES, give_central_its_minimum, left_column_width,
+                         side_by_side, size_class, unreadable)
 from ..panels.charts.charts import ChartsView
 from ..panels.compare.compare_view import CompareView
 from ..panels.chat.chat_view import ChatView
@@ -30,6 +30,8 @@ from ..panels.merge.merge_panel import MergePanel
 from ..panels.playback.word_playback import WordPlayback
 from ..panels.vocab.vocab_browser import VocabBrowser
 from ..panels.settings.settings_panel import SettingsPanel
+from ..widgets.scrolled import scrolled
+from ..widgets.visibility import on_screen
 from ..widgets.wheel_guard import guard_wheel
 
 STATE_VERSION = 1
@@ -78,7 +80,7 @@ class DockLayout:
         # a short screen: the last merge and the timeline as tabs, the docks below get
         # the height (issue 30: a sliver of an encode view at 800x600)
         self.merge_panel.set_compact(self._screen_height() < COMPACT_BELOW)
-        central = self._scrollable(self.merge_panel)
+        central = scrolled(self.merge_panel)
         # (not its scroll bars' minimum: a tall panel below leaves it the row of controls)
         central.setMinimumHeight(1)
         w.setCentralWidget(central)
@@ -198,15 +200,21 @@ class DockLayout:
         screen = QApplication.primaryScreen()
         return screen.availableGeometry().height() if screen is not None else 10_000
 
-    @classmethod
-    def _short_screen(cls) -> bool:
-        return cls._screen_height() < 900
+    def _fit_height(self) -> int:
+        """The screen's height, or the window's when it is shorter (800x600 on a
+        1920x1080 screen is laid out as on an 800x600 screen)."""
+        h = self._screen_height()
+        return min(h, self.window.height() + 30) if self._shown_once else h
 
-    def _room_for_encode_on_right(self) -> bool:
-        """Encode view beside the merge panel when the default window is wide enough for
-        both at their minimum widths; otherwise it is the first tab below the merge panel."""
+    def _short_screen(self) -> bool:
+        return self._fit_height() < 900
+
+    def _room_for_encode_on_right(self, width: int = 0) -> bool:
+        """Encode view beside the merge panel when the default window (or one ``width``
+        wide) is wide enough for both at their minimum widths; otherwise it is the first
+        tab below the merge panel."""
         return not self._short_screen() and \
-            self._default_size()[0] >= self._width_for_encode_on_right()
+            (width or self._default_size()[0]) >= self._width_for_encode_on_right()
 
     def _settings_width(self) -> int:
         return max(340, self.settings_panel.minimumSizeHint().width())
@@ -271,8 +279,16 @@ class DockLayout:
 
     def _bottom(self) -> QDockWidget:
         """The dock below the merge panel that sizes its tab group (Qt sizes a group
-        through the dock in front of it)."""
-        return self.vocab_dock if self.encode_on_right else self.encode_dock
+        through the dock in front of it; a tab behind keeps the height it had there, and
+        a fit counted from it took the merge panel's height: 66 px at 1134x612)."""
+        return self._front() or (self.vocab_dock if self.encode_on_right else self.encode_dock)
+
+    def _front(self) -> QDockWidget | None:
+        """The dock in front below the merge panel (docked there, its tab in front)."""
+        front = self._front_below
+        return front if front is not None and not front.isFloating() and on_screen(front) \
+            and self.window.dockWidgetArea(front) == Qt.DockWidgetArea.BottomDockWidgetArea \
+            else None
 
     def _front_changed(self, dock: QDockWidget) -> None:
         """A dock of the group below the merge panel came to the front."""
@@ -285,10 +301,7 @@ class DockLayout:
     def tall_in_front(self) -> bool:
         """A short screen with the vocabulary, Compare or Charts in front below the merge
         panel: they get the height (their two panes, their charts' second row need it)."""
-        front = self._front_below
-        return self._short_screen() and self._focus is None and front in self.tall_docks \
-            and front.isVisible() and not front.isFloating() and \
-            self.window.dockWidgetArea(front) == Qt.DockWidgetArea.BottomDockWidgetArea
+        return self._short_screen() and self._focus is None and self._front() in self.tall_docks
 
     def _bar_of(self, dock: QDockWidget) -> int:
         """The height of the tab bar of ``dock``'s group (outside the dock; resizeDocks
@@ -314,12 +327,10 @@ class DockLayout:
         """A short screen: the panel in front below at least its minimum height, taken
         from the merge panel, which keeps its row of controls (Words mode's rules and
         legend pushed the encode view's ids out of sight at 800x600). True if it moved."""
-        win, front = self.window, self._front_below
+        win, front = self.window, self._front()
         scroll = win.centralWidget()
         if front is None or not self._short_screen() or self._focus is not None or \
-                not isinstance(scroll, QScrollArea) or front.isFloating() or \
-                not front.isVisible() or \
-                win.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea:
+                not isinstance(scroll, QScrollArea):
             return False
         short = self._front_floor() - front.height()
         spare = scroll.height() - self.merge_panel.controls_height()
@@ -334,9 +345,8 @@ class DockLayout:
         """On a short screen, the height of the dock in front below at which its panel
         has its minimum height, when the panel asks for it (the encode view in Words
         mode: wants_its_minimum); else 0, and the merge panel's minimum comes first."""
-        front = self._front_below
-        if front is None or not self._short_screen() or front.isFloating() or \
-                not front.isVisible():
+        front = self._front()
+        if front is None or not self._short_screen():
             return 0
         area = front.widget()
         if not isinstance(area, QScrollArea):
@@ -370,8 +380,8 @@ class DockLayout:
         if self._grow_front_to_minimum():
             return
         if give_central_its_minimum(win, self.merge_panel, self._bottom(),
-                                    exactly=self._screen_height() < TIGHT_BELOW,
-                                    floor=self._front_floor()) \
+                                    exactly=self._fit_height() < TIGHT_BELOW,
+                                    floor=max(self._front_floor(), READABLE[1])) \
                 and passes > 1:
             QTimer.singleShot(0, win, lambda: self._fit_central(passes - 1))
 
@@ -388,12 +398,17 @@ class DockLayout:
 
     def resized(self) -> None:
         """The window's resizeEvent."""
-        if self.fill_screen and self._shown_once and not self._state_restored:
+        win = self.window
+        if self.fill_screen and self._shown_once and not self._state_restored and \
+                size_class(win.width(), win.height()) == self._class:
             # the window manager maximized the window after it was shown: the default
-            # dock sizes are relative to the window, so set them again (once)
+            # dock sizes are relative to the window, so set them again (once; a window
+            # shown at the screen's size is not maximized again, and the user's first
+            # resize, to 800x600, was taken for it: the docks kept 1920x1080's layout)
             self.fill_screen = False
             self._default_dock_sizes()
         elif self._shown_once and self._focus is None:
+            self.fill_screen = False
             self._refit.start()   # (again at each step of a drag: once it rests)
 
     def fit_to_size(self) -> None:
@@ -410,14 +425,16 @@ class DockLayout:
             return
         QTimer.singleShot(0, win, self._keep_readable)   # (after the fits posted below)
         cls = size_class(win.width(), win.height())
+        # a short window: the merge panel compact, as on a short screen (issue 30)
+        self.merge_panel.set_compact(self._fit_height() < COMPACT_BELOW)
         if cls != self._class:   # another size class: its own layout, else its default
             self._class = cls
             state = self._states.get(cls) or self.settings.value(f"layouts/{cls}/windowState")
             if isinstance(state, QByteArray) and not state.isEmpty() and \
                     win.restoreState(state, STATE_VERSION):
                 self._fitted_width, self._fitted_height = win.width(), win.height()
-                return
-            self.reset_layout()   # (then fitted below, as the window it is now)
+            else:
+                self.reset_layout()   # (then fitted below, as the window it is now)
         corpus, settings = self.corpus_dock, self.settings_dock
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         docked = all(d.isVisible() and not d.isFloating() and win.dockWidgetArea(d) == left
@@ -459,11 +476,16 @@ class DockLayout:
         this size class's."""
         if self._focus is not None:
             return
-        if unreadable(self.window, self.docks()):
+        if self.unreadable():
             self.reset_layout()
-            if unreadable(self.window, self.docks()):   # a wide screen's, made narrow
-                self._narrow_default()
         self._states[self._class] = self.window.saveState(STATE_VERSION)
+
+    def unreadable(self) -> list[QWidget]:
+        """The panels in sight below their minimum readable size (layout_fit's; on a
+        short screen, a tall panel in front below leaves the merge panel its row of
+        controls on purpose)."""
+        return unreadable(self.window, self.docks(),
+                          self.merge_panel.controls_height() if self.tall_in_front() else None)
 
     def _narrow_default(self) -> None:
         """The default layout of a wide screen in a narrow window: as a small screen's
@@ -479,8 +501,7 @@ class DockLayout:
         if self.settings_dock not in win.tabifiedDockWidgets(self.corpus_dock):
             win.tabifyDockWidget(self.corpus_dock, self.settings_dock)
         self.encode_dock.raise_()
-        # a short window: the merge panel compact, as on a short screen (issue 30)
-        self.merge_panel.set_compact(win.height() < COMPACT_BELOW)
+        self.merge_panel.set_compact(self._fit_height() < COMPACT_BELOW)
         self._default_dock_sizes()
 
     def _resize_bottom(self) -> None:
@@ -488,11 +509,10 @@ class DockLayout:
         of the height when they have less (at 800x600 they gave the merge panel its
         minimum, and Qt gave a taller window's height to the merge panel alone); then the
         merge panel its minimum again."""
-        win, bottom = self.window, self._bottom()
+        win, front = self.window, self._front()
         want = int(max(win.height(), 600) * self._below_share())
-        if bottom.isVisible() and not bottom.isFloating() and bottom.height() < want and \
-                win.dockWidgetArea(bottom) == Qt.DockWidgetArea.BottomDockWidgetArea:
-            win.resizeDocks([bottom], [want], Qt.Orientation.Vertical)
+        if front is not None and front.height() < want:
+            win.resizeDocks([front], [want], Qt.Orientation.Vertical)
         QTimer.singleShot(0, win, self._fit_central)
 
     def _resize_sides(self, narrow_only: bool = True) -> None:
@@ -509,16 +529,6 @@ class DockLayout:
             win.resizeDocks([d for d, _ in grow], [size for _, size in grow],
                             Qt.Orientation.Horizontal)
 
-    @staticmethod
-    def _scrollable(widget: QWidget) -> QScrollArea:
-        """A panel that scrolls when its area is smaller than its minimum size, so the
-        window always fits the screen however the docks are arranged."""
-        area = QScrollArea()
-        area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.Shape.NoFrame)
-        area.setWidget(widget)
-        return area
-
     def docks(self) -> list[QDockWidget]:
         return [self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock,
                 self.charts_dock, self.compare_dock, self.chat_dock, self.playback_dock]
@@ -526,7 +536,7 @@ class DockLayout:
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(name)
-        dock.setWidget(self._scrollable(widget))
+        dock.setWidget(scrolled(widget))
         feature = QDockWidget.DockWidgetFeature
         dock.setFeatures(feature.DockWidgetMovable | feature.DockWidgetFloatable
                          | feature.DockWidgetClosable)
@@ -550,6 +560,9 @@ class DockLayout:
         self.window.restoreState(self._default_state, STATE_VERSION)
         self._auto_tabbed = False
         self._default_dock_sizes()
+        if self._shown_once and (self.unreadable() or self.encode_on_right and
+                                 not self._room_for_encode_on_right(self.window.width())):
+            self._narrow_default()   # a wide screen's, made narrow or short
 
     # ----- focus: the panel in use gets the whole window -----------------------------------
     @property

@@ -22,9 +22,11 @@ def size_class(width: int, height: int) -> str:
     return "medium" if height < 900 or width < 1800 else "large"
 
 
-def unreadable(window: QMainWindow, docks: list[QDockWidget]) -> list[QWidget]:
+def unreadable(window: QMainWindow, docks: list[QDockWidget],
+               middle: int | None = None) -> list[QWidget]:
     """The docks in sight (a tab behind is not) and the middle panel that are smaller
-    than their panel's minimum size, up to READABLE."""
+    than their panel's minimum size, up to READABLE (``middle``: the height the middle
+    panel is left on purpose, when not that)."""
     out = []
     for outer in [window.centralWidget(), *docks]:
         area = outer.widget() if isinstance(outer, QDockWidget) else outer
@@ -34,8 +36,9 @@ def unreadable(window: QMainWindow, docks: list[QDockWidget]) -> list[QWidget]:
                 (isinstance(outer, QDockWidget) and outer.isFloating()):
             continue
         want = inner.minimumSizeHint()
-        if outer.width() < min(want.width(), READABLE[0]) or \
-                outer.height() < min(want.height(), READABLE[1]):
+        tall = middle if middle is not None and outer is window.centralWidget() else \
+            min(want.height(), READABLE[1])
+        if outer.width() < min(want.width(), READABLE[0]) or outer.height() < tall:
             out.append(outer)
     return out
 

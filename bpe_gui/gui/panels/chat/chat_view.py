@@ -18,14 +18,15 @@ from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QSettings, QSignalBlocker, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QPushButton,
-                               QScrollArea, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QPushButton, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from ....engine.chat import HARMONY_RENDERS, encode_chat, own_renderer, read_template_file, \
     template_beside
 from ....engine.errors import BPEError, Cancelled
 from ....engine.tokenizers import BaseTokenizer
 from ...controller.jobs import Done, Ended, IsCancelled, JobEnd
+from ...widgets.scrolled import scrolled
 from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
 from .prompt_pane import ROLE_FILLS, PromptPane
@@ -63,6 +64,7 @@ class ChatHost(Protocol):
     it)."""
 
     tokenizerChanged: SignalInstance
+    message: SignalInstance   # the status bar's
     imported: BaseTokenizer | None
     imported_path: str | None
     use_imported: bool
@@ -128,7 +130,7 @@ class ChatView(QWidget):
         out.addWidget(self.other)
         self.split = QSplitter()
         self.split.setChildrenCollapsible(False)
-        self.editor_area = editor_area = self._scrolled(self.editor)
+        self.editor_area = editor_area = scrolled(self.editor)
         editor_area.setMinimumHeight(150)   # two messages at least, when stacked
         self.split.addWidget(editor_area)
         self.split.addWidget(out)
@@ -172,14 +174,6 @@ class ChatView(QWidget):
                 self.restore(state)
         finally:
             self._restoring = False
-
-    @staticmethod
-    def _scrolled(widget: QWidget) -> QScrollArea:
-        area = QScrollArea()
-        area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.Shape.NoFrame)
-        area.setWidget(widget)
-        return area
 
     def resizeEvent(self, event) -> None:
         # a narrow dock: the prompt below the conversation, not beside it
@@ -419,12 +413,14 @@ class ChatView(QWidget):
 
     def _copy(self, as_json: bool) -> None:
         """The main prompt's ids (a JSON list), or all of it as ``bpe-gui chat --json``
-        prints it, on the clipboard."""
+        prints it, on the clipboard; the status bar says what was copied."""
         enc = self.result
         if enc is not None:
             QGuiApplication.clipboard().setText(json.dumps(
                 enc.as_json(self._n_messages), ensure_ascii=False) if as_json else
                 json.dumps(enc.ids))
+            self.controller.message.emit(f"Copied {len(enc.ids):,} ids" + (
+                " as JSON, with their tokens and counts" if as_json else " (a JSON list)"))
 
     def catch_up(self) -> None:
         if self.timer.isActive():

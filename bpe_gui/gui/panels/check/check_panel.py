@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QFrame,
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
-                               QScrollArea, QSpinBox, QSplitter, QToolButton,
-                               QTabWidget, QVBoxLayout, QWidget)
+                               QSpinBox, QSplitter, QToolButton, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from ....engine.check import EncodeReport
 from ....engine.text import PRESET_LABELS, PRESETS
@@ -28,6 +28,7 @@ from ...models.settings_changes import LINES_HELP, LINES_LABEL, rule_label
 from ...theme import colors
 from ...widgets.flow_layout import FlowBar
 from ...widgets.last_folder import last_folder, remember
+from ...widgets.scrolled import scrolled
 from .encode_view import EncodeCheckView
 from .merges_view import MergesView
 
@@ -186,11 +187,8 @@ class CheckPanel(QWidget):
         self.encode.checkRequested.connect(self.run_ids)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.merges, "Merges")
-        encode_scroll = QScrollArea()   # (its boxes need more height than a small screen has)
-        encode_scroll.setWidget(self.encode)
-        encode_scroll.setWidgetResizable(True)
-        encode_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.tabs.addTab(encode_scroll, "Encoding")
+        # (its boxes need more height than a small screen has)
+        self.tabs.addTab(scrolled(self.encode), "Encoding")
 
         # The settings scroll in their own area above a splitter: on a short screen a
         # check's findings take the height (the form keeps its first row, the handle or
@@ -200,10 +198,7 @@ class CheckPanel(QWidget):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(form)
         tl.addStretch(1)
-        self.form_scroll = QScrollArea()
-        self.form_scroll.setWidget(top)
-        self.form_scroll.setWidgetResizable(True)
-        self.form_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.form_scroll = scrolled(top)
         self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.form_scroll.setMinimumHeight(self.result_edit.sizeHint().height() + 8)
         lower = QWidget()

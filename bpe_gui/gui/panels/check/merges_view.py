@@ -10,8 +10,8 @@ from html import escape
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGridLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QPushButton, QScrollArea, QSpinBox,
+from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout,
+                               QHeaderView, QLabel, QPushButton, QSpinBox,
                                QSplitter, QStyle, QTableView,
                                QTableWidget, QTableWidgetItem, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
@@ -21,6 +21,7 @@ from ....engine.display import readable
 from ...models.check_steps import CheckStepsModel, PairWordsModel, pair_text
 from ...models.settings_changes import rule_named
 from ...theme import colors, follow_palette
+from ...widgets.scrolled import scrolled
 
 
 def _label(text: str = "", rich: bool = True) -> QLabel:
@@ -163,10 +164,7 @@ class MergesView(QWidget):
         self.zero = _label(rich=False)   # why their pair occurs 0 times, when it does
         il.addWidget(self.zero)
         il.addStretch(1)
-        self.info_scroll = QScrollArea()
-        self.info_scroll.setWidget(info)
-        self.info_scroll.setWidgetResizable(True)
-        self.info_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.info_scroll = scrolled(info)
         self.info_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.info_scroll.setMinimumHeight(self.fontMetrics().height() * 2)
         stepper = QWidget()

@@ -15,12 +15,13 @@ from __future__ import annotations
 from typing import Protocol
 
 from PySide6.QtCore import Qt, QTimer, SignalInstance
-from PySide6.QtWidgets import (QFrame, QLabel, QListView, QScrollArea, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QLabel, QListView, QScrollArea, QSplitter, QVBoxLayout,
+                               QWidget)
 
 from ...controller.jobs import JobEnd, Outcome
 from ...controller.side_jobs import SideJobs
 from ...models.token_list import TokenListModel
+from ...widgets.scrolled import scrolled
 
 RETRY_MS = 300
 
@@ -85,11 +86,8 @@ class OverlapPanel(QWidget):
         """The numbers in a scroll area as wide as their longest row: a bottom dock is
         short, so they scroll instead of being cut off, and a splitter share of the
         width would break each row name into a column of single words."""
-        area = QScrollArea()
-        area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.Shape.NoFrame)
+        area = scrolled(self.numbers)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        area.setWidget(self.numbers)
         fm = self.numbers.fontMetrics()
         row = fm.horizontalAdvance("Jaccard index |A ∩ B| / |A ∪ B|") \
             + fm.horizontalAdvance(" 00,000 of 00,000 (00.0 %)")

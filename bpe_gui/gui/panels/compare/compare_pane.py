@@ -117,9 +117,7 @@ class ComparePane(QFrame):
         self.error = ""
         self.setFrameShape(QFrame.Shape.StyledPanel)
 
-        self.kind = ElidedComboBox()
-        for key, label in KINDS:
-            self.kind.addItem(label, key)
+        self.kind = ElidedComboBox(items=KINDS)
         self.kind.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.kind.setMinimumContentsLength(10)
@@ -208,19 +206,13 @@ class ComparePane(QFrame):
 
     def _page_trained(self) -> QWidget:
         w = QWidget()
-        self.t_mode = ElidedComboBox()
-        for key, label in MODE_LABELS.items():
-            self.t_mode.addItem(label, key)
-        self.t_pattern = ElidedComboBox()
-        for key, label in PRESET_LABELS.items():
-            self.t_pattern.addItem(label, key)
+        self.t_mode = ElidedComboBox(items=MODE_LABELS.items())
+        self.t_pattern = ElidedComboBox(items=PRESET_LABELS.items())
         self.t_vocab = QSpinBox()
         self.t_vocab.setRange(1, 10_000_000)
         self.t_vocab.setSingleStep(100)
         self.t_vocab.setGroupSeparatorShown(True)
-        self.t_tie = ElidedComboBox()
-        for key, label in TIE_RULE_LABELS.items():
-            self.t_tie.addItem(label, key)
+        self.t_tie = ElidedComboBox(items=TIE_RULE_LABELS.items())
         self.train_btn = QPushButton("Train")
         self.train_btn.setToolTip("Train these settings on the corpus, in the background")
         self.train_btn.clicked.connect(self.train)

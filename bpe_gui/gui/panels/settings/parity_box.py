@@ -89,9 +89,7 @@ class ParityBox(QGroupBox):
         self.balance.addButton(self.dev_radio)
         self.balance.addButton(self.ratio_radio)
         self.dev_radio.setChecked(True)
-        self.variant = ElidedComboBox()
-        for key, label in VARIANT_LABELS.items():
-            self.variant.addItem(label, key)
+        self.variant = ElidedComboBox(items=VARIANT_LABELS.items())
         self.variant.setMinimumContentsLength(8)
         self.global_spin = NumberBox(maximum=max_number, value=0)
         self.global_spin.setToolTip("Plain BPE merges on all languages together before "

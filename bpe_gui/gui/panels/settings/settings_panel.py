@@ -12,9 +12,9 @@ from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QRadioButton, QScrollArea, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGridLayout,
+                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
+                               QPushButton, QRadioButton, QScrollArea, QVBoxLayout, QWidget)
 
 from ....engine.errors import BPEError
 from ....engine.text import PRESET_LABELS, PRESETS
@@ -134,6 +134,22 @@ class SettingsPanel(QWidget):
 
     # ----- layout ---------------------------------------------------------------------
     def _build(self) -> None:
+        """The groups of fields, top to bottom, in a panel that scrolls; each built by a
+        method of its own below."""
+        lay = self._scrolling_body()
+        self.superbpe = SuperBPEBox(MAX_SPIN)
+        self.parity = ParityBox(MAX_SPIN)
+        self.parity.check.toggled.connect(lambda _on: self.check())   # greyed at once
+        # Tie rule first: it decides which pair wins, and tutorials disagree about it.
+        for box in (self._tie_box(), self._mode_box(), self._target_box(), self.superbpe,
+                    self.parity, self._pre_box(), self._specials_box()):
+            lay.addWidget(box)
+        self._state_and_buttons(lay)
+        lay.addStretch(1)
+        self._follow_fields()
+        follow_palette(self, self._restyle)
+
+    def _scrolling_body(self) -> QVBoxLayout:
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         scroll = QScrollArea(widgetResizable=True)
@@ -151,21 +167,21 @@ class SettingsPanel(QWidget):
         scroll.setWidget(body)
         lay = QVBoxLayout(body)
         lay.setContentsMargins(6, 6, 6, 6)
+        return lay
 
-        # Tie rule first: it decides which pair wins, and tutorials disagree about it.
+    def _tie_box(self) -> QGroupBox:
         self.tie_box = QGroupBox("Tie rule (equal counts)")
         self.tie_box.setToolTip("Which pair wins when several pairs share the top count")
         self.tie_box.setObjectName("tieRuleBox")
         tl = QVBoxLayout(self.tie_box)
-        self.tie_combo = ElidedComboBox()
-        for key, label in TIE_RULE_LABELS.items():
-            self.tie_combo.addItem(label, key)
+        self.tie_combo = ElidedComboBox(items=TIE_RULE_LABELS.items())
         self.tie_combo.setToolTip("Recorded in every export")
         self.tie_help = QLabel(wordWrap=True)
         tl.addWidget(self.tie_combo)
         tl.addWidget(self.tie_help)
-        lay.addWidget(self.tie_box)
+        return self.tie_box
 
+    def _mode_box(self) -> QGroupBox:
         self.mode_box = mode_box = QGroupBox("Base symbols")
         ml = QVBoxLayout(mode_box)
         self.byte_radio = QRadioButton("Byte-level (256 bytes, GPT-2)")
@@ -188,8 +204,9 @@ class SettingsPanel(QWidget):
         row.addWidget(self.eow_label)
         row.addWidget(self.eow_combo, 1)
         ml.addLayout(row)
-        lay.addWidget(mode_box)
+        return mode_box
 
+    def _target_box(self) -> QGroupBox:
         target_box = QGroupBox("When to stop")
         form = QFormLayout(target_box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
@@ -201,9 +218,7 @@ class SettingsPanel(QWidget):
         # number boxes keep what is typed (0, 10**12, nothing) so the rules below can say
         # what is wrong in red, instead of a spin box replacing it silently (issue 30)
         self.vocab_spin = NumberBox(maximum=MAX_SPIN, singleStep=100, value=1000)
-        self.vocab_spin.setGroupSeparatorShown(True)
         self.merges_spin = NumberBox(maximum=MAX_SPIN, singleStep=10, value=100)
-        self.merges_spin.setGroupSeparatorShown(True)
         form.addRow(WrappedChoice(self.vocab_radio), self.vocab_spin)
         form.addRow(WrappedChoice(self.merges_radio), self.merges_spin)
         self.minfreq_spin = NumberBox(maximum=MAX_SPIN, value=1)
@@ -218,22 +233,12 @@ class SettingsPanel(QWidget):
         form.addRow(WrappedChoice(self.prune_check))
         self.target_error = self._error_label()
         form.addRow(self.target_error)
-        lay.addWidget(target_box)
+        return target_box
 
-        self.superbpe = SuperBPEBox(MAX_SPIN)
-        self.superbpe.changed.connect(self._schedule_check)
-        lay.addWidget(self.superbpe)
-
-        self.parity = ParityBox(MAX_SPIN)
-        self.parity.changed.connect(self._schedule_check)
-        self.parity.check.toggled.connect(lambda _on: self.check())   # greyed at once
-        lay.addWidget(self.parity)
-
+    def _pre_box(self) -> QGroupBox:
         self.pre_box = pre_box = QGroupBox("Pre-tokenizer")
         pl = QVBoxLayout(pre_box)
-        self.preset_combo = ElidedComboBox()
-        for key in PRESETS:
-            self.preset_combo.addItem(PRESET_LABELS.get(key, key), key)
+        self.preset_combo = ElidedComboBox(items=((k, PRESET_LABELS.get(k, k)) for k in PRESETS))
         self.preset_combo.addItem("Custom pattern…", CUSTOM)
         self.pattern_edit = QLineEdit()
         self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -252,26 +257,24 @@ class SettingsPanel(QWidget):
         self.lines_check.setToolTip(
             f"{LINES_HELP} With the tie rule “{rule_label('lowest-ids-hf')}”: exactly "
             "Hugging Face's merges.")
-        pl.addWidget(self.preset_combo)
-        pl.addWidget(self.pattern_edit)
-        pl.addWidget(self.pattern_error)
-        pl.addWidget(self.pattern_warning)
-        pl.addWidget(self.preview_label)
-        pl.addWidget(WrappedChoice(self.lines_check))
-        lay.addWidget(pre_box)
+        for w in (self.preset_combo, self.pattern_edit, self.pattern_error,
+                  self.pattern_warning, self.preview_label, WrappedChoice(self.lines_check)):
+            pl.addWidget(w)
+        return pre_box
 
+    def _specials_box(self) -> QGroupBox:
+        """The tokens, four lines high, and beside them how their text in the corpus is
+        read (below them, the settings needed a scroll bar at 1920x1080)."""
         self.specials_box = sp_box = QGroupBox("Special tokens (one per line)")
-        sl = QVBoxLayout(sp_box)
+        sl = QGridLayout(sp_box)
         self.specials_edit = QPlainTextEdit()
         self.specials_edit.setPlaceholderText("<|endoftext|>")
         self.specials_edit.setTabChangesFocus(True)
-        self.specials_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 12)
+        self.specials_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
         self.specials_edit.setToolTip("Never split or merged; they get ids after the base "
                                       "symbols. Spaces around each line are ignored.")
         self.specials_error = self._error_label()
-        self.special_text_combo = ElidedComboBox()
-        for key, label in SPECIAL_TEXT_LABELS.items():
-            self.special_text_combo.addItem(label, key)
+        self.special_text_combo = ElidedComboBox(items=SPECIAL_TEXT_LABELS.items())
         self.special_text_combo.setToolTip(
             "How their text inside the corpus is read. Cut: the text is cut at each one and "
             "the token is not counted, so no merge reaches into or across it (CS336). Text: "
@@ -279,11 +282,15 @@ class SettingsPanel(QWidget):
             "tokenizer was not given them before training (it learns < + |). Word: cut at "
             "each one, counted as a word whose pieces merge, as tokenizers reads tokens "
             "added to the tokenizer before training.")
-        sl.addWidget(self.specials_edit)
-        sl.addWidget(self.special_text_combo)
-        sl.addWidget(self.specials_error)
-        lay.addWidget(sp_box)
+        sl.addWidget(self.specials_edit, 0, 0, 3, 1)
+        sl.addWidget(QLabel("In the corpus:", wordWrap=True), 0, 1)
+        sl.addWidget(self.special_text_combo, 1, 1)
+        sl.addWidget(self.specials_error, 3, 0, 1, 2)
+        sl.setColumnStretch(0, 3)
+        sl.setColumnStretch(1, 2)
+        return sp_box
 
+    def _state_and_buttons(self, lay: QVBoxLayout) -> None:
         # The state line wraps on a line of its own: beside the buttons its longest text
         # made the panel wider than a narrow dock, and Apply was cut off (issue 21).
         self.state_label = QLabel(wordWrap=True)
@@ -308,14 +315,17 @@ class SettingsPanel(QWidget):
             b.setMinimumWidth(b.fontMetrics().horizontalAdvance(b.text()) + 20)
             buttons.addWidget(b)
         lay.addLayout(buttons)
-        lay.addStretch(1)
 
+    def _follow_fields(self) -> None:
+        """Every field checked as it changes; combos elided in a narrow dock, box titles
+        shortened there."""
         for sig in (self.tie_combo.currentIndexChanged, self.eow_combo.currentIndexChanged,
                     self.mode_group.buttonToggled, self.target_group.buttonToggled,
                     self.vocab_spin.numberChanged, self.merges_spin.numberChanged,
                     self.minfreq_spin.numberChanged, self.prune_check.toggled,
                     self.lines_check.toggled, self.special_text_combo.currentIndexChanged,
-                    self.pattern_edit.textEdited, self.specials_edit.textChanged):
+                    self.pattern_edit.textEdited, self.specials_edit.textChanged,
+                    self.superbpe.changed, self.parity.changed):
             sig.connect(self._schedule_check)
         self.preset_combo.currentIndexChanged.connect(self._on_preset)
         for combo in (self.tie_combo, self.eow_combo, self.preset_combo,
@@ -323,14 +333,14 @@ class SettingsPanel(QWidget):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(8)   # (elided, whole in the tooltip)
-        self.eow_combo.setMinimumContentsLength(2)   # (beside its label, indented)
+        for combo in (self.eow_combo, self.special_text_combo):
+            combo.setMinimumContentsLength(2)   # (beside a label or the tokens)
         # a narrow dock (800x600): a box is not kept wider than it by its title
         self.titles = fit_titles(self, (
             (self.tie_box, "Tie rule (equal counts)", "Tie rule"),
             (self.superbpe, "SuperBPE: superwords", "SuperBPE"),
             (self.parity, "Parity-aware training: several languages", "Parity"),
-            (sp_box, "Special tokens (one per line)", "Special tokens")))
-        follow_palette(self, self._restyle)
+            (self.specials_box, "Special tokens (one per line)", "Special tokens")))
 
     def _error_label(self) -> QLabel:
         lab = QLabel(wordWrap=True)

@@ -66,7 +66,6 @@ class SuperBPEBox(QGroupBox):
             "spaces, so tokens can bridge words (“·of·the”). Stage 2 never makes a token "
             "holding “: ” or more than 4 words (Liu et al. 2025, SuperBPE).")
         self.spin = NumberBox(maximum=max_step, singleStep=100)
-        self.spin.setGroupSeparatorShown(True)
         self.spin.setToolTip("The last step of stage 1 (T); stage 2 starts after it")
         # two fixed lines: a hint that grows or shrinks as the settings change would
         # move the fields below it under the pointer

@@ -127,9 +127,7 @@ class VocabBrowser(QWidget):
         self.gpt2 = QCheckBox("GPT-2 alphabet (Ġ)")
         self.gpt2.setToolTip("Show tokens as in GPT-2's vocab.json: each byte as a printable "
                              "character, a space as Ġ")
-        self.class_filter = ElidedComboBox()
-        for key, label in FILTER_LABELS:
-            self.class_filter.addItem(label, key)
+        self.class_filter = ElidedComboBox(items=FILTER_LABELS)
         self.class_filter.setToolTip(
             "Show only the tokens of one class. Each token is decoded and its text "
             "encoded again: ok (it comes back as this token), unreachable (as other "
