@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Protocol
+from typing import Callable, Protocol
 
 from PySide6.QtCore import QSettings, Qt, SignalInstance
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
-from ..controller.tokenizer_files import TokenizerFiles
 from ..controller.trainer_view import TrainerView
 from ..models.settings_changes import rule_label
 from ..theme import colors
@@ -59,11 +58,21 @@ class ExportHost(Protocol):
     errorOccurred: SignalInstance
 
     @property
-    def tokenizer_files(self) -> TokenizerFiles: ...
+    def tokenizer_files(self) -> _Exports: ...
     @property
     def has_trainer(self) -> bool: ...
     def view(self) -> TrainerView | None: ...
     def cancel(self) -> None: ...
+
+
+class _Exports(Protocol):
+    last_export_error: str   # the message of the last quiet export that failed
+
+    def export(self, fmt: str, folder: str, name: str = "tokenizer",
+               quiet: bool = False) -> list[Path] | None: ...
+    def export_in_background(self, fmts: list[str], folder: str, name: str,
+                             on_done: Callable[[list[tuple[str, list[Path] | None, str]]], None],
+                             on_end: Callable[[bool], None]) -> bool: ...
 
 
 class ExportDialog(QDialog):

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
 
 from ...engine.errors import BPEError
 from ...engine.text import PRESET_LABELS
-from ..controller.tokenizer_files import TokenizerFiles
+from ...engine.tokenizers import BaseTokenizer
 from ..theme import colors
 from ..widgets.default_button import make_default
 from ..widgets.wheel_guard import guard_wheel
@@ -123,8 +123,16 @@ class ImportHost(Protocol):
     progress: SignalInstance
 
     @property
-    def tokenizer_files(self) -> TokenizerFiles: ...
+    def tokenizer_files(self) -> Imports: ...
     def cancel(self) -> None: ...
+
+
+class Imports(Protocol):
+    """What the Import and Open model dialogs call of the controller's tokenizer files."""
+
+    def import_tokenizer(self, path: str, pattern: str | None = None) \
+            -> BaseTokenizer | None: ...
+    def import_in_background(self, path: str, pattern: str | None = None) -> bool: ...
 
 
 class ImportDialog(QDialog):

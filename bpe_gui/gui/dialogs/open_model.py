@@ -29,14 +29,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
 from ...engine.display import human_size
 from ...engine.formats import LocalModel, ModelScan
 from ..controller.jobs import Job, JobEnd, Outcome
-from ..controller.tokenizer_files import TokenizerFiles
 from ..controller.local_models import find_models_job
 from ..models.local_models import LocalModelsModel, ModelFilter
 from ..theme import colors
 from ..widgets.fit_columns import FittedTableView
 from ..widgets.text_pane import TextPane
 from ..widgets.wheel_guard import guard_wheel
-from .import_dialog import BACKGROUND_BYTES, _size
+from .import_dialog import BACKGROUND_BYTES, Imports, _size
 
 KEY = "openModel/"
 HOW_TO_GET = (
@@ -83,7 +82,7 @@ class OpenModelHost(Protocol):
     message: SignalInstance
 
     @property
-    def tokenizer_files(self) -> TokenizerFiles: ...
+    def tokenizer_files(self) -> Imports: ...
     def start(self, job: Job) -> bool: ...
     def cancel(self) -> None: ...
 

@@ -16,7 +16,7 @@ from ...engine.text import PRESET_LABELS
 from ...engine.text import resolve_pattern
 from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TIE_RULE_LABELS, TrainSettings
-from ..controller.train_on import DEFAULT_MERGES, TrainOn, source_label
+from ..controller.train_on import DEFAULT_MERGES, source_label
 from ..widgets.elided_combo import ElidedComboBox
 
 MAX_MERGES = 10_000_000
@@ -52,7 +52,11 @@ class TrainOnHost(Protocol):
     @property
     def corpus_sample(self) -> str | None: ...
     @property
-    def train_on(self) -> TrainOn: ...
+    def train_on(self) -> _StartsTrainOn: ...
+
+
+class _StartsTrainOn(Protocol):
+    def start(self, num_merges: int | None = None, tie_rule: str | None = None) -> bool: ...
 
 
 class TrainOnDialog(QDialog):

@@ -18,8 +18,8 @@ from PySide6.QtCore import Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import (QLabel, QListView, QScrollArea, QSplitter, QVBoxLayout,
                                QWidget)
 
-from ...controller.jobs import JobEnd, Outcome
-from ...controller.side_jobs import SideJobs
+from ....engine.tokenizers import BaseTokenizer as Tokenizer
+from ...controller.jobs import Done, Ended, JobEnd, Outcome
 from ...models.token_list import TokenListModel
 from ...widgets.scrolled import scrolled
 
@@ -35,7 +35,12 @@ class OverlapHost(Protocol):
     @property
     def busy(self) -> bool: ...
     @property
-    def side(self) -> SideJobs: ...
+    def side(self) -> _Overlaps: ...
+
+
+class _Overlaps(Protocol):
+    def compare_vocabularies(self, a: Tokenizer, b: Tokenizer, on_done: Done,
+                             on_end: Ended) -> bool: ...
 
 
 class OverlapPanel(QWidget):

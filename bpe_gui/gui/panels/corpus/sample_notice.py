@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ....engine.train import TrainSettings
-from ...controller.training import Training
 from ...theme import colors, follow_palette
 
 
@@ -47,8 +46,12 @@ class NoticeHost(Protocol):
     @property
     def corpus_sample(self) -> str | None: ...
     @property
-    def training(self) -> Training: ...
+    def training(self) -> _Retrains: ...
     def set_settings(self, settings: TrainSettings) -> bool: ...
+
+
+class _Retrains(Protocol):
+    def retrain(self, quiet: bool = False) -> bool: ...
 
 
 class SampleNotice(QFrame):

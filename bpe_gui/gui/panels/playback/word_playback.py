@@ -21,7 +21,6 @@ from ....engine.display import counted
 from ....engine.errors import BPEError
 from ....engine.tokenizers import PLAYBACK_MAX, BaseTokenizer, Playback, playback, show
 from ...controller.origin import Origin
-from ...controller.train_on import TrainOn
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts, kind_of
 from ...models.inherited import new_color
@@ -53,8 +52,12 @@ class PlaybackHost(Protocol):
     @property
     def step_index(self) -> int: ...
     @property
-    def train_on(self) -> TrainOn: ...
+    def train_on(self) -> _TrainedOn: ...
     def tokenizer(self) -> BaseTokenizer | None: ...
+
+
+class _TrainedOn(Protocol):
+    def origin(self) -> Origin | None: ...
 
 
 class WordPlayback(QWidget):
