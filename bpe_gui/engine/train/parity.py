@@ -56,10 +56,9 @@ from __future__ import annotations
 
 import math
 import sys
-from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Mapping, Sequence, Union
 
 from ..corpus import PretokenTable, count_corpus
 from ..corpus.count_each import count_each
@@ -374,19 +373,100 @@ class ParityStep(MergeStep):
     exhausted: tuple[int, ...] = ()
 
 
-class Choice:
-    """What the next step does, chosen without doing it (:meth:`ParityTrainer.choose`):
-    whose turn (None: global), the pair and its count there, each language's measure,
-    the languages the window passed over and those found without a pair, and the window
-    of turns after it. (A plain class: one per step, and nothing compiled at import.)"""
+@dataclass(frozen=True, slots=True)
+class ParityChoice:
+    """What the next step does, chosen without doing it (:func:`choose_turn`): whose
+    turn (None: global), the pair and its count there, each language's measure, the
+    languages the window passed over and those found without a pair, and the window of
+    turns after it."""
 
-    __slots__ = ("language", "pair", "count", "measure", "passed", "exhausted", "window")
+    language: int | None
+    pair: tuple[int, int]
+    count: int
+    measure: tuple[float, ...]
+    passed: tuple[int, ...]
+    exhausted: tuple[int, ...]
+    window: tuple[int, ...]
 
-    def __init__(self, language: int | None, pair: tuple[int, int], count: int,
-                 measure: tuple[float, ...], passed: tuple[int, ...],
-                 exhausted: tuple[int, ...], window: tuple[int, ...]):
-        self.language, self.pair, self.count, self.measure = language, pair, count, measure
-        self.passed, self.exhausted, self.window = passed, exhausted, window
+
+def window_pick(values: Sequence[float], window: Sequence[int],
+                s: ParitySettings) -> tuple[int, list[int], bool]:
+    """HF's moving-window choice: the greatest of ``values`` (one a language; ties: the
+    first) whose share of ``window`` (the last turns) is at most ``s.alpha / n``; else
+    the next greatest; all passed over: the last one tried. Also the languages passed
+    over, and whether HF's loop would never end here (``stalled``)."""
+    threshold = s.alpha / len(values)
+    mask = [True] * len(values)
+    passed: list[int] = []
+    while True:
+        best, best_v = 0, -math.inf
+        for i, v in enumerate(values):
+            if mask[i] and v > best_v:
+                best, best_v = i, v
+        share = window.count(best) / s.window_size
+        if share <= threshold:
+            return best, passed, False
+        if not mask[best]:
+            # only set-aside languages are left unmasked and the default (0) is over
+            # its share: HF's loop never ends here; take the last language tried
+            return passed[-1], passed[:-1], True
+        mask[best] = False
+        passed.append(best)
+        if not any(mask):
+            return best, passed[:-1], False
+
+
+def pick_turn(measure: Sequence[float], exhausted: AbstractSet[int], window: tuple[int, ...],
+              s: ParitySettings, kind: str) -> tuple[int, list[int], bool, tuple[int, ...]]:
+    """The language whose turn it is by each language's ``measure`` (``kind`` "ratio":
+    the least is served, else the most; ties: the first), skipping ``exhausted``; those
+    the window passed over; whether HF's loop would stall; and the window after the turn
+    (the window variant counts it; base leaves the window as it is)."""
+    sign = -1 if kind == "ratio" else 1
+    if s.variant == "base":
+        best, best_v = 0, -math.inf
+        for i, v in enumerate(measure):
+            if sign * v > best_v and i not in exhausted:
+                best, best_v = i, sign * v
+        return best, [], False, window
+    values = [-math.inf if i in exhausted else sign * float(v) for i, v in enumerate(measure)]
+    best, passed, stalled = window_pick(values, window, s)
+    return best, passed, stalled, (window + (best,))[-s.window_size:]
+
+
+def choose_turn(measure: tuple[float, ...], exhausted: AbstractSet[int],
+                window: tuple[int, ...], s: ParitySettings, kind: str,
+                best: Callable[[int | None], tuple[tuple[int, int], int] | None],
+                global_phase: bool) -> tuple[ParityChoice | None, bool]:
+    """The next step as a value, from values: each language's ``measure``, the languages
+    set aside (``exhausted``), the last turns (``window``), the settings, what measures
+    (``kind``), ``best(language)`` (its best pair and count, None: none; None asks for
+    all languages together) and whether this is the global phase. A language whose best
+    pair is missing or under ``min_frequency`` is set aside and the turn passes on (the
+    window still counts it). None when no language is left, or the global phase has no
+    pair. Also whether HF's window loop would stall while choosing (also when no
+    language is left: then HF's loop never ends either)."""
+    found: list[int] = []
+    passed: list[int] = []
+    stalled = False
+    while True:
+        if len(exhausted) >= len(measure):
+            return None, stalled
+        if global_phase:
+            lang = None
+            got = best(None)
+            if got is None or got[1] < s.min_frequency:
+                return None, False
+            break
+        lang, passed, stall, window = pick_turn(measure, exhausted, window, s, kind)
+        stalled = stalled or stall
+        got = best(lang)
+        if got is not None and got[1] >= s.min_frequency:
+            break
+        exhausted = exhausted | {lang}
+        found.append(lang)
+    return ParityChoice(lang, got[0], got[1], measure, tuple(passed), tuple(found),
+                        window), stalled
 
 
 def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
@@ -534,11 +614,11 @@ class ParityTrainer(RunCommon):
         # merge or undo (a step reads them before and after its merge)
         self._now = self._cores.counts()
         self._tokens0, self._train0 = self._now   # each language's bytes
-        self._window: deque[int] = deque()
+        self._window: tuple[int, ...] = ()   # the last turns (window variant)
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
         # steps where the window rule had no answer (HF's loop would not end): see
-        # _window_pick; kept across undo (a redo meets them again)
+        # window_pick; kept across undo (a redo meets them again)
         self.stalled: set[int] = set()
         self.steps: list[ParityStep] = []
         self._redo: list[ParityStep] = []   # undone, most recent last
@@ -712,90 +792,21 @@ class ParityTrainer(RunCommon):
         return [self.render_pair(st.pair) for st in self.steps]
 
     # ----- choosing ---------------------------------------------------------------------
-    def _window_pick(self, values: list[float], window: deque[int]) \
-            -> tuple[int, list[int], bool]:
-        """HF's moving-window choice: the greatest value whose share of ``window`` is at
-        most alpha / n; else the next greatest; all passed over: the last one tried.
-        Also whether HF's loop would never end here (``stalled``)."""
-        s = self.parity_settings
-        threshold = s.alpha / len(self.names)
-        mask = [True] * len(values)
-        passed: list[int] = []
-        while True:
-            best, best_v = 0, -math.inf
-            for i, v in enumerate(values):
-                if mask[i] and v > best_v:
-                    best, best_v = i, v
-            share = window.count(best) / s.window_size
-            if share <= threshold:
-                return best, passed, False
-            if not mask[best]:
-                # only set-aside languages are left unmasked and the default (0) is over
-                # its share: HF's loop never ends here; take the last language tried
-                return passed[-1], passed[:-1], True
-            mask[best] = False
-            passed.append(best)
-            if not any(mask):
-                return best, passed[:-1], False
-
-    def _pick(self, measure: tuple[float, ...], exhausted: set[int],
-              window: deque[int]) -> tuple[int, list[int], bool]:
-        """The language whose turn it is by each language's ``measure`` now, those the
-        window passed over, and whether HF's loop would stall; the window variant puts
-        the turn into ``window`` (a copy: choosing changes nothing)."""
-        s = self.parity_settings
-        sign = -1 if self.kind == "ratio" else 1   # ratio: the least compression is served
-        if s.variant == "base":                     # (else the most tokens); ties: the first
-            best, best_v = 0, -math.inf
-            for i, v in enumerate(measure):
-                if sign * v > best_v and i not in exhausted:
-                    best, best_v = i, sign * v
-            return best, [], False
-        values = [-math.inf if i in exhausted else sign * float(v) for i, v in enumerate(measure)]
-        best, passed, stalled = self._window_pick(values, window)
-        window.append(best)
-        if len(window) > s.window_size:
-            window.popleft()
-        return best, passed, stalled
-
-    def choose(self) -> Choice | None:
+    def choose(self) -> ParityChoice | None:
         """The next step's language and pair, as a pure function of the state: it
         changes nothing, so looking ahead is not a step and an undo. None when training
         is done (the target, no pair left in any language, or in the global phase)."""
         return self._choice()[0]
 
-    def _choice(self, past_target: bool = False) -> tuple[Choice | None, bool]:
+    def _choice(self, past_target: bool = False) -> tuple[ParityChoice | None, bool]:
         """:meth:`choose` (``past_target``: at the target too), and whether HF's window
-        loop would stall while choosing (also when no language is left: then HF's loop
-        never ends either)."""
+        loop would stall while choosing (:func:`choose_turn`, given this run's state)."""
         if (self.n_steps >= self.target and not past_target) or self._over:
             return None, False
-        exhausted = self._exhausted   # (copied before a language is added to it)
-        window = deque(self._window) if self.parity_settings.variant == "window" \
-            else self._window
-        measure = self._measure(*self._now)
-        found: list[int] = []
-        passed: list[int] = []
-        stalled = False
-        mf = self.parity_settings.min_frequency
-        while True:
-            if len(exhausted) >= len(self.names):
-                return None, stalled
-            if self.n_steps < self.parity_settings.global_merges:
-                lang = None
-                got = self._cores.best(None)
-                if got is None or got[1] < mf:
-                    return None, False
-                break
-            lang, passed, stall = self._pick(measure, exhausted, window)
-            stalled = stalled or stall
-            got = self._cores.best(lang)
-            if got is not None and got[1] >= mf:
-                break
-            exhausted = exhausted | {lang}
-            found.append(lang)
-        return Choice(lang, got[0], got[1], measure, tuple(passed), tuple(found),
-                      tuple(window) if window else ()), stalled
+        s = self.parity_settings
+        return choose_turn(self._measure(*self._now), self._exhausted, self._window, s,
+                           self.kind, lambda lang: self._cores.best(lang),
+                           self.n_steps < s.global_merges)
 
     # ----- stepping ---------------------------------------------------------------------
     def step(self, detail: bool = True) -> ParityStep | None:
@@ -814,9 +825,9 @@ class ParityTrainer(RunCommon):
                 self._over = True   # the global phase found no pair: training ends
             return None
         # what undo puts back (read before the step changes it)
-        turn = (tuple(self._window), frozenset(self._exhausted)) if self._keep_undo else None
+        turn = (self._window, frozenset(self._exhausted)) if self._keep_undo else None
         was = self.steps[-1].corpus_tokens if self.steps else sum(self._train0)
-        self._window = deque(c.window)
+        self._window = c.window
         self._exhausted.update(c.exhausted)
         a, b = c.pair
         token = self.vocab_bytes[a] + self.vocab_bytes[b]
@@ -843,7 +854,7 @@ class ParityTrainer(RunCommon):
             self._undo.append(turn)
         return rec
 
-    def _record(self, c: Choice, new_id: int, corpus_tokens: int, **kw) -> ParityStep:
+    def _record(self, c: ParityChoice, new_id: int, corpus_tokens: int, **kw) -> ParityStep:
         """Choice ``c`` as a record: merged into ``new_id``, the training tokens after
         it, the rest given in ``kw``."""
         a, b = c.pair
@@ -902,7 +913,7 @@ class ParityTrainer(RunCommon):
         if len(self.vocab_bytes) > self._cores.core.n_tokens:   # its token was new: it goes
             self.vocab_bytes.pop()
             del self._ids[rec.token]
-        self._window = deque(window)
+        self._window = window
         self._exhausted = set(exhausted)
         self._over = False
         return rec

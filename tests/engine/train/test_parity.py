@@ -420,3 +420,29 @@ def test_ratios_across_five_scripts_on_both_cores(variant, engine, tmp_path):
         if variant == "base":
             assert rec.language == min(range(5), key=lambda i: (rec.measure[i], i))
         before = rec.tokens
+
+
+def test_the_choice_policy_alone_ties_and_the_window():
+    """The turn policy as plain functions of values, checked by hand: ties go to the
+    language given first, "ratio" serves the least, the window passes over a language
+    with more than alpha / n of the last turns, and a language with no pair is set
+    aside while the window still counts its turn."""
+    from bpe_gui.engine.train.parity import ParityChoice, choose_turn, pick_turn
+    base = ParitySettings(variant="base")
+    assert pick_turn((5, 5, 3), set(), (), base, "dev") == (0, [], False, ())
+    assert pick_turn((5, 5, 3), {0}, (), base, "dev")[0] == 1
+    assert pick_turn((1.0, 0.5, 0.5), set(), (), base, "ratio")[0] == 1
+    win = ParitySettings(variant="window", window_size=4, alpha=1.0)   # a share <= 1/2
+    # 0 had 3 of the last 4 turns: passed over for 1; the window slides by one
+    assert pick_turn((9, 5), set(), (0, 0, 0, 1), win, "dev") == (1, [0], False, (0, 0, 1, 1))
+    assert pick_turn((9, 5), set(), (0, 0, 1, 1), win, "dev") == (0, [], False, (0, 1, 1, 0))
+    pairs = {0: None, 1: ((7, 8), 4)}
+    c, stalled = choose_turn((9, 5), set(), (), win, "dev", pairs.get, False)
+    assert c == ParityChoice(1, (7, 8), 4, (9, 5), (), (0,), (0, 1)) and not stalled
+    # under the minimum pair frequency counts as no pair: no language is left
+    low = ParitySettings(variant="window", window_size=4, alpha=1.0, min_frequency=5)
+    assert choose_turn((9, 5), set(), (), low, "dev", pairs.get, False) == (None, False)
+    # the global phase asks for all languages together (None)
+    glob = {None: ((1, 2), 9)}
+    assert choose_turn((9, 5), set(), (), base, "dev", glob.get, True)[0] == \
+        ParityChoice(None, (1, 2), 9, (9, 5), (), (), ())
