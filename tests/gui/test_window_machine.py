@@ -600,9 +600,10 @@ class WindowMachine(RuleBasedStateMachine):
         if c.busy or c.trainer is None or c.stale:
             return
         info = getattr(c.trainer, "parity", None)
-        if info is None or info.plain is None:
+        curve = c.plain_curve(info, c.trainer.n_steps) if info is not None else None
+        if curve is None:
             return
-        assert len(info.plain) >= c.trainer.n_steps + 1, \
+        assert len(curve) >= c.trainer.n_steps + 1, \
             "plain BPE's comparison stops before the run"
 
 

@@ -18,6 +18,7 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
   ``ParityBpeTrainer``; a run of steps, as every trainer), ``ParityData``,
   ``ParitySettings``, ``ParityStep``.
+- :mod:`.parity_plain`: ``PlainCurve``, plain BPE's curve beside a parity run (the chart's).
 - :mod:`.parity_dev`: whether the dev texts are parallel (their lines), and the warning.
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
   reporting the pair counts each merge changed (for ``analysis.mixture``).
@@ -36,6 +37,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
                          hf_lines, ratios_for, turn_sentence)
+    from .parity_plain import PlainCurve
     from .spec import (MODES, PARITY, PLAIN, SUPERBPE, TRAIN_ON, Language, ParityOptions,
                        TrainingSpec, named_languages, unused)
     from .build import PREPARING, READING, SEGMENTING, STAGE2, Lent, build_run, lend, resolve
@@ -53,6 +55,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
                 "ratios_for turn_sentence"),
+    ".parity_plain": "PlainCurve",
     ".spec": ("MODES PARITY PLAIN SUPERBPE TRAIN_ON Language ParityOptions TrainingSpec "
               "named_languages unused"),
     ".build": "PREPARING READING SEGMENTING STAGE2 Lent build_run lend resolve",
@@ -66,7 +69,7 @@ __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay
            "PAIR_RECORD", "PARITY", "PARITY_VARIANTS", "PLAIN", "PairRow", "ParityData",
            "SPECIAL_TEXT_LABELS", "ParityOptions", "SUPERBPE", "TRAIN_ON", "TrainingSpec",
            "Lent", "PREPARING", "READING", "SEGMENTING", "STAGE2", "build_run", "lend",
-           "named_languages",
+           "named_languages", "PlainCurve",
            "resolve", "unused",
            "ParitySettings", "ParityStep", "ParityTrainer", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",

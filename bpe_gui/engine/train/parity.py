@@ -41,8 +41,8 @@ so it keeps its turn)::
 Records: every merge is a frozen :class:`ParityStep` -- the pair, which language's turn
 it was (None in the global phase) and why (each language's measure before the step,
 the languages passed over), and each language's tokens after it (:attr:`ParityStep.tokens`,
-on the dev set when there is one, else on the training text). ``plain_curve`` gives the
-same per-language token counts for plain BPE on the same data, for comparison.
+on the dev set when there is one, else on the training text). ``parity_plain.PlainCurve``
+gives the same per-language token counts for plain BPE on the same data, for comparison.
 
 Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, ``run``,
 ``reset``; ``steps``/``n_steps``, ``merges``, ``vocab``, ``tokenizer(at_step=k)``. The
@@ -55,7 +55,6 @@ whatever the window's fields say.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Mapping, Sequence, Union
@@ -581,11 +580,7 @@ class ParityTrainer(RunCommon):
 
     It is also what the window charts of a parity run (its ``parity`` is itself): ``names``,
     ``kind``, ``parity_settings``, ``steps`` (they grow and shrink with the run: read them, copy
-    what you keep), ``initial_tokens``; ``plain``, each language's tokens at steps 0, 1,
-    ... for plain BPE on the same data once asked for (:meth:`compute_plain`), else
-    None: a list that grows whenever the run goes past it (a raised target), so it covers
-    every step the run has made (fewer only where plain BPE itself stops first);
-    ``warning``, a sentence when the dev texts have different numbers of lines (not
+    what you keep), ``initial_tokens``; ``warning``, a sentence when the dev texts have different numbers of lines (not
     parallel: see ``ParityData.unparallel``), else None.
 
     One trainer is used from one thread at a time.
@@ -601,8 +596,6 @@ class ParityTrainer(RunCommon):
         self.parity_settings = s
         self.names = data.names
         self.warning = data.unparallel(WINDOW_RATIOS)
-        self.plain: list[tuple[int, ...]] | None = None
-        self._plain_run: ParityTrainer | None = None   # plain BPE on the same data
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev_tables is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
@@ -815,8 +808,6 @@ class ParityTrainer(RunCommon):
         the record says why and which words changed (the window's; the command line
         reads only the merges)."""
         self._next = None
-        if self._plain_run is not None and not self.plain_covers(len(self.steps) + 1):
-            self.compute_plain(upto=len(self.steps) + 1)   # (the curve keeps up)
         c, stalled = self._choice()
         if stalled:
             self.stalled.add(self.n_steps + 1)
@@ -929,19 +920,16 @@ class ParityTrainer(RunCommon):
 
     def release_tables(self) -> None:
         """Free the count tables once the core holds their words (most of the memory that
-        counting left): training goes on as before; :meth:`compute_plain` and
-        :meth:`plain_curve`, which count from the tables, raise SettingsError afterwards.
+        counting left): training goes on as before; plain BPE's curve on the same data
+        (``parity_plain.PlainCurve``), which counts from the tables, cannot be made after.
         The command line does it before training, as plain training frees its table."""
         self.data = replace(self.data, tables=[], dev_tables=None)
 
     def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> list[ParityStep]:
         """Step until the target (or step ``until``); the new records. ``cancel()``
-        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`.
-        A plain curve asked for is extended first, all at once, not a step at a time."""
+        returning True stops it (the steps made so far stay); ``detail``: as :meth:`step`."""
         goal = self.target if until is None else min(until, self.target)
-        if not self.plain_covers(goal):
-            self.compute_plain(cancel, upto=goal, progress=progress)
         start = self.n_steps
         self._step_until(goal, goal, progress, cancel, detail)
         return self.steps[start:]
@@ -953,46 +941,6 @@ class ParityTrainer(RunCommon):
         where = "all languages" if rec.language is None else self.names[rec.language]
         turn = turn_sentence(rec, self.names, self.parity_settings, self.warning is None)
         return f"{turn} Its most frequent pair: {pair} ({rec.count:,} times in {where})."
-
-    def plain_curve(self, n_merges: int | None = None) -> list[tuple[int, ...]]:
-        """Each language's tokens at steps 0..n for plain BPE on the same data (all
-        languages together, the same tie rule), measured as ``tokens`` is: the
-        comparison that shows what parity changes. ``n_merges``: default the target."""
-        n = self.target if n_merges is None else n_merges
-        self.compute_plain(upto=n)
-        assert self.plain is not None
-        return list(self.plain[:n + 1])
-
-    def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None,
-                      progress: Callable[[int, int], None] | None = None) -> None:
-        """:meth:`plain_curve` into ``plain``, to the target (or to step ``upto``): the
-        run's cost again, so call it on the worker thread. Plain BPE's trainer is kept
-        (its first k merges do not depend on the target), so a raised target extends the
-        curve instead of training it again; a cancelled run keeps the steps it made.
-        ``progress(done, goal)``: plain BPE's steps."""
-        t = self._plain_run
-        if t is None:
-            if not self.data.tables:   # (released: a run has a table a language)
-                raise SettingsError("This parity trainer's count tables were released "
-                                    "(ParityTrainer.release_tables), so plain BPE cannot be "
-                                    "trained on the same data from it: count the data again.")
-            every = sys.maxsize   # (every merge global, with no target of its own)
-            t = self._plain_run = ParityTrainer(self.data, replace(
-                self.parity_settings, global_merges=every, num_merges=every, total_symbols=False),
-                undo=False)
-        try:
-            t.run(until=self.target if upto is None else upto, progress=progress,
-                  cancel=cancel, detail=False)
-        finally:
-            if self.plain is None:
-                self.plain = [t.initial_tokens]
-            self.plain.extend(st.tokens for st in t.steps[len(self.plain) - 1:])
-
-    def plain_covers(self, k: int) -> bool:
-        """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
-        asked for the curve (once asked, :meth:`step` keeps it up with the steps)."""
-        t = self._plain_run
-        return t is None or self.plain is None or len(self.plain) > k or t.is_done
 
     # ----- changing the target --------------------------------------------------------
     def can_retarget(self, settings: TrainSettings) -> bool:

@@ -296,6 +296,10 @@ class Controller(QObject):
         if not self.use_imported:
             self.tokenizerChanged.emit()
 
+    def plain_curve(self, run: object, n: int) -> list[tuple[int, ...]] | None:
+        """Plain BPE's curve beside parity run ``run``, steps 0..n (the chart's)."""
+        return self.training.plain_curve(run, n)
+
     def step(self) -> bool:
         """One merge; a run out of date (an edited corpus) trains again, asked first,
         and lands at step 1 (Step had thrown 14 merges away and shown step 0)."""

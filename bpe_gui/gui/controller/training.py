@@ -25,7 +25,7 @@ from ...engine.corpus import check_settings
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.display import human_size
 from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAGE2,
-                             TRAIN_ON, RunCommon, TrainingSpec, TrainSettings,
+                             TRAIN_ON, PlainCurve, RunCommon, TrainingSpec, TrainSettings,
                              build_run, lend, resolve)
 from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, corpus_spec,
                             sample_file)
@@ -109,6 +109,8 @@ class Training:
         self.built: tuple | None = None
         # The running retrain job puts its new trainer here once it starts merging.
         self.live_box: dict | None = None
+        # plain BPE's curve on a parity run's data, for the chart: (that run, the curve)
+        self._plain: tuple[RunCommon, PlainCurve] | None = None
         self.cancel_asked = False   # Cancel was pressed during the job running now
         # asked before a route throws the run's trained steps away (the window asks the
         # user): confirm_drop(what, steps) -> go ahead; unset, it goes ahead
@@ -323,7 +325,9 @@ class Training:
             if info is not None:   # plain BPE's curve on the same data, for the chart
                 phase("Plain BPE on the same data, for the chart", "")
                 progress(1, 2)
-                run.compute_plain(cancelled)
+                plain = PlainCurve(info.data, info.parity_settings)
+                plain.compute(cancelled, upto=info.target)
+                self._plain = (run, plain)
             if to_step or to_target:
                 box["trainer"] = run   # the window may show it from now on
                 if cancelled():   # after publishing it: cancel() reads box after the flag
@@ -427,8 +431,9 @@ class Training:
         def done(_records) -> None:
             self._stepped()
             self.ran(label)
+        plain = self._plain[1] if self._plain and self._plain[0] is t else None
         return self.c.start(Job(label, lambda progress, cancelled: run_on(
-            t, until, live, progress, cancelled), done, self.trainer_job_ended,
+            t, until, live, progress, cancelled, plain), done, self.trainer_job_ended,
             unit="merges", owns_trainer=True, title="Cannot train on this corpus"))
 
     def ran(self, label: str) -> None:
@@ -449,6 +454,17 @@ class Training:
             self.land_at = None
         if not end.done and self.c.trainer is not None:
             self._stepped()
+
+    def plain_curve(self, run: object, n: int) -> list[tuple[int, ...]] | None:
+        """Plain BPE's per-language tokens on parity run ``run``'s data at steps 0..n, for
+        the chart (grown here, a step or two, when the run stepped past it; a job grows
+        it before running on), or None when ``run`` has none."""
+        if self._plain is None or self._plain[0] is not run:
+            return None
+        plain = self._plain[1]
+        if not plain.covers(n) and not self.c.busy:
+            plain.compute(upto=n)
+        return plain.rows[:n + 1]
 
     # ----- a new target -----------------------------------------------------------------
     def retarget(self, settings: TrainSettings) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...engine.train import RunCommon
+from ...engine.train import PlainCurve, RunCommon
 
 
 def has_detail(rec) -> bool:
@@ -40,10 +40,15 @@ def stop_reason(t: RunCommon) -> str:
     return t.stop_reason() or f"Training can go on from step {t.n_steps}."
 
 
-def run_on(t: RunCommon, until: int | None, live, progress, cancelled) -> Sequence:
+def run_on(t: RunCommon, until: int | None, live, progress, cancelled,
+           plain: PlainCurve | None = None) -> Sequence:
     """On the worker thread: run ``t`` on to step ``until`` (None: the target), letting
-    the window look at it a few times a second."""
+    the window look at it a few times a second; a parity run's ``plain`` curve is grown
+    as far first, all at once (not a step at a time)."""
     with live.holding():
+        if plain is not None and t.target_steps is not None:
+            goal = t.target_steps if until is None else min(until, t.target_steps)
+            plain.compute(cancelled, upto=goal, progress=live.wrap(progress))
         recs = t.run(until=until, progress=live.wrap(progress), cancel=cancelled,
                      detail=False)
         t.tokenizer()   # its merge table (32k merges: ~0.15 s) here, not on the GUI thread

@@ -13,8 +13,8 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.train import _pycore, parity, trainer
-from bpe_gui.engine.train import (ParityData, ParitySettings, ParityTrainer, hf_lines,
-                                  ratios_for, train_parity)
+from bpe_gui.engine.train import (ParityData, ParitySettings, ParityTrainer, PlainCurve,
+                                  hf_lines, ratios_for, train_parity)
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
@@ -259,14 +259,14 @@ def test_ratio_digits_tell_near_equal_counts_apart(a, b, want):
 
 
 def test_plain_curve_is_plain_bpe_on_the_same_data():
-    """plain_curve: per-language dev tokens of plain BPE (HF's global merges over all
+    """PlainCurve.curve: per-language dev tokens of plain BPE (HF's global merges over all
     languages) step by step -- recounted from HF's merges."""
     langs = ("en", "zh")
     dev = [read_lines(p) for _, p in files("dev", langs)]
     train = [read_lines(p) for _, p in files("train", langs)]
     t = ParityTrainer.from_files(files("train", langs), files("dev", langs),
                                  ParitySettings(num_merges=40), lines=True)
-    curve = t.plain_curve()
+    curve = PlainCurve(t.data, t.parity_settings).curve(t.target)
     assert len(curve) == 41
     plain = hf_train(train, dev, num_merges=40, global_merges=40)
     for k in (0, 1, 17, 40):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
-from bpe_gui.engine.train import ParitySettings, ParityTrainer
+from bpe_gui.engine.train import ParitySettings, ParityTrainer, PlainCurve
 
 TRAIN = {"en": ["the cat sat on the mat"] * 3, "de": ["die Katze sass auf der Matte"] * 2}
 DEV = {"en": ["the cat"], "de": ["die Katze"]}
@@ -40,7 +40,7 @@ def test_released_tables_train_the_same_and_plain_bpe_says_why_it_fails():
     assert t.merges == kept.merges and t.curve() == kept.curve()
     assert [s.language for s in t.steps] == [s.language for s in kept.steps]
     with pytest.raises(SettingsError, match="count tables were released"):
-        t.plain_curve()
+        PlainCurve(t.data, t.parity_settings)
 
 
 def test_a_trainer_without_undo_reads_as_one_with_it():

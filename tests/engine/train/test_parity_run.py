@@ -11,7 +11,8 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.train import _pycore, trainer
-from bpe_gui.engine.train import ParityTrainer, ParitySettings, RunCommon, TrainSettings
+from bpe_gui.engine.train import (ParityTrainer, ParitySettings, PlainCurve, RunCommon,
+                                  TrainSettings)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
 LANGS = ("en", "de", "ru", "zh")
@@ -130,42 +131,50 @@ def test_records_made_without_detail_say_how_many_tokens_they_replaced():
     assert recs[0].corpus_tokens + recs[0].merged == start
 
 
+def _plain(run: ParityTrainer, upto: int | None = None) -> PlainCurve:
+    plain = PlainCurve(run.data, run.parity_settings)
+    plain.compute(upto=run.target if upto is None else upto)
+    return plain
+
+
 @pytest.mark.regression
 def test_the_plain_curve_grows_with_a_raised_target():
     """Issue 63: plain BPE's curve stayed at the first target's length after the target
-    was raised and the run went on. It now covers every step the run makes, by a run,
-    a goto or single steps, and equals plain BPE trained to the new target at once."""
+    was raised and the run went on. Its trainer is kept, so growing it to a new target,
+    by a run or single steps, equals plain BPE trained to the new target at once (the
+    window grows it: tests/gui/test_chart_modes.py)."""
     run = _run(merges=10)
-    run.compute_plain()
+    plain = _plain(run)
     run.run()
-    assert len(run.parity.plain) == 11
+    assert len(plain.rows) == 11 and plain.covers(10) and not plain.covers(11)
     run.retarget(TrainSettings(vocab_size=None, num_merges=30, tie_rule="greatest"))
+    plain.compute(upto=run.target)
     run.run()
-    assert run.n_steps == 30 and len(run.parity.plain) == 31
+    assert run.n_steps == 30 and len(plain.rows) == 31
     run.retarget(TrainSettings(vocab_size=None, num_merges=33, tie_rule="greatest"))
     for k in (31, 32, 33):
         run.step()
-        assert len(run.parity.plain) >= k + 1
-    fresh = _run(merges=33).plain_curve()
-    assert list(run.parity.plain[:34]) == fresh
+        plain.compute(upto=k)
+        assert len(plain.rows) >= k + 1
+    fresh = PlainCurve(run.data, run.parity_settings).curve(33)
+    assert plain.rows[:34] == fresh
     run.goto(5)   # going back keeps the curve; the chart cuts it at the step shown
-    assert list(run.parity.plain[:34]) == fresh
+    assert plain.curve(33) == fresh and plain.curve(5) == fresh[:6]
 
 
 def test_no_plain_curve_unless_asked():
-    """The command line's runs never pay for plain BPE: the curve starts when asked."""
+    """The command line's runs never pay for plain BPE: a parity run has no plain
+    curve of its own (the window's chart makes one beside it)."""
     run = _run(merges=10)
     run.run()
-    run.retarget(TrainSettings(vocab_size=None, num_merges=20, tie_rule="greatest"))
-    run.run()
-    assert run.parity.plain is None
+    assert not [name for name in dir(run) if name == "plain" or "plain_" in name]
 
 
 def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
-    """Cancel while plain BPE catches up with a raised target: the run has not moved,
-    the curve keeps the steps made, and the next run finishes both."""
+    """Cancel while plain BPE catches up with a raised target: the curve keeps the
+    steps made, and the next compute finishes it."""
     run = _run(merges=10)
-    run.compute_plain()
+    plain = _plain(run)
     run.run()
     run.retarget(TrainSettings(vocab_size=None, num_merges=40, tie_rule="greatest"))
     asked = []
@@ -173,11 +182,10 @@ def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
     def cancel() -> bool:
         asked.append(1)
         return len(asked) > 12
-    assert run.run(cancel=cancel) == []   # stopped, as every run stops: nothing raised
-    assert run.n_steps == 10 and 11 < len(run.parity.plain) < 41
-    run.run()
-    assert run.n_steps == 40
-    assert list(run.parity.plain) == _run(merges=40).plain_curve()
+    plain.compute(cancel, upto=run.target)   # stopped, as every run stops: nothing raised
+    assert run.n_steps == 10 and 11 < len(plain.rows) < 41
+    plain.compute(upto=run.target)
+    assert plain.rows == _plain(_run(merges=40)).rows
 
 
 @pytest.mark.regression

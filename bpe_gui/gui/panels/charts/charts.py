@@ -63,6 +63,7 @@ class ChartsHost(RunReads, Protocol):
     def corpus_table(self) -> object | None: ...
     @property
     def queries(self) -> Queries: ...
+    def plain_curve(self, run: object, n: int) -> list[tuple[int, ...]] | None: ...
 
 
 class ChartsView(QWidget):
@@ -336,11 +337,12 @@ class ChartsView(QWidget):
             "parity-aware run, dashed for plain BPE trained on the same data. Parity "
             "brings the lines together.")
         xs = range(n + 1)
+        curve = self.controller.plain_curve(info, n)   # plain BPE's, beside it
         for i, name in enumerate(info.names):
             ys = [info.initial_tokens[i]] + [r.tokens[i] for r in recs]
             self.parity.set_series(name, xs, ys, "line", color=i)
-            if info.plain is not None:
-                plain = [row[i] for row in info.plain[:n + 1]]
+            if curve is not None:
+                plain = [row[i] for row in curve]
                 self.parity.set_series(f"{name} plain BPE", range(len(plain)), plain,
                                        "dashed", color=i)
 
