@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import PROG, UsageError, check_encoding, non_negative, parse_formats
+from .common import PROG, UsageError, check_encoding, non_negative
 from .parity_options import refuse_plain_options, warn_unparallel
 from .train_run import run_and_export
 from .paths import refuse_special_files
@@ -172,10 +172,6 @@ def _ratio(name: str, text: str) -> float:
     except ValueError:
         raise UsageError(f"--ratio {name}={text}: the ratio must be a positive number") \
             from None
-
-
-def _formats(args: argparse.Namespace) -> list[str] | None:
-    return parse_formats(args.format)
 
 
 def print_summary(trainer: ParityTrainer, elapsed: float, read_time: float,

@@ -78,7 +78,6 @@ RULE = "greatest"   # HF's tie rule: the greatest pair by its GPT-2 spelling
 # where the window sets target ratios (the training settings' parity box)
 WINDOW_RATIOS = " (Parity: balance on target ratios, in the training settings)"
 
-PathLike = Union[str, Path]
 Named = Union[Mapping[str, object], Sequence[tuple[str, object]]]
 
 
@@ -437,14 +436,12 @@ def choose_turn(measure: tuple[float, ...], exhausted: AbstractSet[int],
                 window: tuple[int, ...], s: ParitySettings, kind: str,
                 best: Callable[[int | None], tuple[tuple[int, int], int] | None],
                 global_phase: bool) -> tuple[ParityChoice | None, bool]:
-    """The next step as a value, from values: each language's ``measure``, the languages
-    set aside (``exhausted``), the last turns (``window``), the settings, what measures
-    (``kind``), ``best(language)`` (its best pair and count, None: none; None asks for
-    all languages together) and whether this is the global phase. A language whose best
-    pair is missing or under ``min_frequency`` is set aside and the turn passes on (the
-    window still counts it). None when no language is left, or the global phase has no
-    pair. Also whether HF's window loop would stall while choosing (also when no
-    language is left: then HF's loop never ends either)."""
+    """The next step from values: each language's ``measure``, those set aside, the last
+    turns, the settings, what measures (``kind``), ``best(language)`` (its best pair
+    and count, or None; language None: all together) and whether this is the global
+    phase. A language without a pair of ``min_frequency`` is set aside and the turn
+    passes on (the window still counts it). None when no language (or global pair) is
+    left. Also whether HF's window loop would stall (or never end: no language left)."""
     found: list[int] = []
     passed: list[int] = []
     stalled = False
@@ -466,15 +463,6 @@ def choose_turn(measure: tuple[float, ...], exhausted: AbstractSet[int],
         found.append(lang)
     return ParityChoice(lang, got[0], got[1], measure, tuple(passed), tuple(found),
                         window), stalled
-
-
-def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
-    """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
-    occurrence of it in the word came from that merge)."""
-    out: list[int] = []
-    for t in word:
-        out.extend(pair if t == new else (t,))
-    return tuple(out)
 
 
 def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings,
@@ -580,8 +568,8 @@ class ParityTrainer(RunCommon):
 
     It is also what the window charts of a parity run (its ``parity`` is itself): ``names``,
     ``kind``, ``parity_settings``, ``steps`` (they grow and shrink with the run: read them, copy
-    what you keep), ``initial_tokens``; ``warning``, a sentence when the dev texts have different numbers of lines (not
-    parallel: see ``ParityData.unparallel``), else None.
+    what you keep), ``initial_tokens``; ``warning``, a sentence when the dev texts have
+    different numbers of lines (not parallel: see ``ParityData.unparallel``), else None.
 
     One trainer is used from one thread at a time.
     """
@@ -638,14 +626,9 @@ class ParityTrainer(RunCommon):
         return cls(ParityData.from_files(train, dev, lines=lines), settings)
 
     def _alphabet_size(self) -> int:
-        inner: set[int] = set()
-        final: set[int] = set()
-        for table in self.data.tables:
-            blob, st = table.blob, table.starts
-            for i in range(len(table)):
-                inner.update(blob[st[i]:st[i + 1] - 1])
-                final.add(blob[st[i + 1] - 1])
-        return len(inner) + len(final)
+        """Word-inner plus word-final bytes of every language's training words."""
+        words = [w for table in self.data.tables for w in _words(table)]
+        return len({b for w in words for b in w[:-1]}) + len({w[-1] for w in words})
 
     # ----- facts fixed for this run (RunCommon's) ------------------------------------
     parity = property(lambda self: self, doc="The run itself (what the window charts).")
@@ -868,8 +851,7 @@ class ParityTrainer(RunCommon):
         for i, freqs in enumerate(self._freqs):
             n, words = self._cores.touched(i, AFFECTED_LIMIT)
             n_affected += n
-            affected += [AffectedWord(freqs[j], _split(tuple(w), new_id, pair), tuple(w))
-                         for j, w in words]
+            affected += [AffectedWord.of(freqs[j], w, pair, new_id) for j, w in words]
         affected.sort(key=lambda a: -a.freq)
         return n_affected, tuple(affected[:AFFECTED_LIMIT])
 

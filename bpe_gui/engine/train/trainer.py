@@ -206,6 +206,16 @@ class AffectedWord:
     before: tuple[int, ...]
     after: tuple[int, ...]
 
+    @classmethod
+    def of(cls, freq: int, after: Sequence[int], pair: tuple[int, int], new: int) \
+            -> "AffectedWord":
+        """The word ``after`` the merge of ``pair`` into the new token ``new``, and as it
+        was before (each ``new`` in it came from that merge)."""
+        before: list[int] = []
+        for t in after:
+            before.extend(pair if t == new else (t,))
+        return cls(freq, tuple(before), tuple(after))
+
 
 @dataclass(frozen=True, slots=True)   # slots: a long run keeps one per merge
 class MergeStep:
@@ -896,18 +906,12 @@ class Trainer(RunCommon):
         if detail:
             tied_t = tuple((p[0], p[1]) for p in tied)  # pairs only, as documented
             n_aff, words = self.core.touched(AFFECTED_LIMIT)
-            affected = tuple(self._affected(w, a, b, new) for w in words)
+            affected = tuple(AffectedWord.of(self._freqs[w], self.core.word(w), (a, b), new)
+                             for w in words)
             rec = replace(rec, tied=tied_t, n_affected=n_aff, affected=affected,
                           reason=self.explain(rec, tied_t))
         self.steps.append(rec)
         return rec
-
-    def _affected(self, w: int, a: int, b: int, new: int) -> AffectedWord:
-        after = tuple(self.core.word(w))
-        before: list[int] = []
-        for t in after:
-            before.extend((a, b) if t == new else (t,))
-        return AffectedWord(self._freqs[w], tuple(before), after)
 
     def undo(self) -> MergeStep | None:
         """Go back one merge exactly. Returns the record undone, or None at step 0."""

@@ -459,12 +459,8 @@ class Training:
         """Plain BPE's per-language tokens on parity run ``run``'s data at steps 0..n, for
         the chart (grown here, a step or two, when the run stepped past it; a job grows
         it before running on), or None when ``run`` has none."""
-        if self._plain is None or self._plain[0] is not run:
-            return None
-        plain = self._plain[1]
-        if not plain.covers(n) and not self.c.busy:
-            plain.compute(upto=n)
-        return plain.rows[:n + 1]
+        plain = self._plain[1] if self._plain and self._plain[0] is run else None
+        return None if plain is None else plain.rows[:n + 1] if self.c.busy else plain.curve(n)
 
     # ----- a new target -----------------------------------------------------------------
     def retarget(self, settings: TrainSettings) -> bool:

@@ -446,3 +446,11 @@ def test_the_choice_policy_alone_ties_and_the_window():
     glob = {None: ((1, 2), 9)}
     assert choose_turn((9, 5), set(), (), base, "dev", glob.get, True)[0] == \
         ParityChoice(None, (1, 2), 9, (9, 5), (), (), ())
+
+
+def test_total_symbols_counts_the_alphabet_in_the_merges():
+    """total_symbols: the alphabet (word-inner plus word-final bytes) counts in
+    num_merges, as HF's total_symbols. Words 'ab' and ' ab': inner a and space, final b."""
+    t = ParityTrainer.from_texts({"en": "ab ab", "de": "ab"},
+                                 settings=ParitySettings(num_merges=10, total_symbols=True))
+    assert t.target == 10 - 3
