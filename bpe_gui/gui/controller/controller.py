@@ -297,8 +297,11 @@ class Controller(QObject):
             self.tokenizerChanged.emit()
 
     def plain_curve(self, run: object, n: int) -> list[tuple[int, ...]] | None:
-        """Plain BPE's curve beside parity run ``run``, steps 0..n (the chart's)."""
-        return self.training.plain_curve(run, n)
+        """Plain BPE's per-language tokens beside parity run ``run`` at steps 0..n, for
+        the chart (grown here, a step or two, when the run stepped past it), or None."""
+        got = self.training.plain
+        plain = got[1] if got and got[0] is run else None
+        return None if plain is None else plain.rows[:n + 1] if self.busy else plain.curve(n)
 
     def step(self) -> bool:
         """One merge; a run out of date (an edited corpus) trains again, asked first,

@@ -109,8 +109,9 @@ class Training:
         self.built: tuple | None = None
         # The running retrain job puts its new trainer here once it starts merging.
         self.live_box: dict | None = None
-        # plain BPE's curve on a parity run's data, for the chart: (that run, the curve)
-        self._plain: tuple[RunCommon, PlainCurve] | None = None
+        # plain BPE's curve on a parity run's data, for the chart: (that run, the curve);
+        # grown before a job runs that run on, and by the chart (Controller.plain_curve)
+        self.plain: tuple[RunCommon, PlainCurve] | None = None
         self.cancel_asked = False   # Cancel was pressed during the job running now
         # asked before a route throws the run's trained steps away (the window asks the
         # user): confirm_drop(what, steps) -> go ahead; unset, it goes ahead
@@ -325,9 +326,8 @@ class Training:
             if info is not None:   # plain BPE's curve on the same data, for the chart
                 phase("Plain BPE on the same data, for the chart", "")
                 progress(1, 2)
-                plain = PlainCurve(info.data, info.parity_settings)
-                plain.compute(cancelled, upto=info.target)
-                self._plain = (run, plain)
+                self.plain = (run, PlainCurve(info.data, info.parity_settings))
+                self.plain[1].compute(cancelled, upto=info.target)
             if to_step or to_target:
                 box["trainer"] = run   # the window may show it from now on
                 if cancelled():   # after publishing it: cancel() reads box after the flag
@@ -431,7 +431,7 @@ class Training:
         def done(_records) -> None:
             self._stepped()
             self.ran(label)
-        plain = self._plain[1] if self._plain and self._plain[0] is t else None
+        plain = self.plain[1] if self.plain and self.plain[0] is t else None
         return self.c.start(Job(label, lambda progress, cancelled: run_on(
             t, until, live, progress, cancelled, plain), done, self.trainer_job_ended,
             unit="merges", owns_trainer=True, title="Cannot train on this corpus"))
@@ -454,13 +454,6 @@ class Training:
             self.land_at = None
         if not end.done and self.c.trainer is not None:
             self._stepped()
-
-    def plain_curve(self, run: object, n: int) -> list[tuple[int, ...]] | None:
-        """Plain BPE's per-language tokens on parity run ``run``'s data at steps 0..n, for
-        the chart (grown here, a step or two, when the run stepped past it; a job grows
-        it before running on), or None when ``run`` has none."""
-        plain = self._plain[1] if self._plain and self._plain[0] is run else None
-        return None if plain is None else plain.rows[:n + 1] if self.c.busy else plain.curve(n)
 
     # ----- a new target -----------------------------------------------------------------
     def retarget(self, settings: TrainSettings) -> bool:
@@ -525,6 +518,7 @@ class Training:
         """No trainer in use any more: the views show none."""
         c = self.c
         c.trainer = None
+        self.plain = None   # (its curve goes with it)
         c.trainerChanged.emit()
         c.stepChanged.emit(0)
         if not c.use_imported:
@@ -550,6 +544,7 @@ class Training:
         self._agreed = False
         detail_current(trainer)
         c.trainer = trainer
+        self.plain = self.plain if self.plain and self.plain[0] is trainer else None
         c.stale = False
         c.trainerStale.emit(False)
         c.trainerChanged.emit()
