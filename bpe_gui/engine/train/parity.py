@@ -648,14 +648,10 @@ class ParityTrainer(RunCommon):
         offset[i] + its row in that language's count table (made once, when first read:
         the command line, which steps without detail, never reads it)."""
         if self._words is None:
-            texts: list[str] = []
-            freqs: list[int] = []
-            for table in self.data.tables:
-                blob, st = table.blob, table.starts
-                texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace")
-                          for i in range(len(table))]
-                freqs += table.freqs
-            self._words = PretokenTable.from_words(texts, freqs,
+            tables = self.data.tables
+            texts = [t.word_bytes(i).decode("utf-8", "replace") for t in tables
+                     for i in range(len(t))]
+            self._words = PretokenTable.from_words(texts, [f for t in tables for f in t.freqs],
                                                    n_bytes=sum(self._train0))
         return self._words
 
