@@ -21,6 +21,16 @@ FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures" / "corpora"
 CORPORA_DIR = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or FIXTURES_DIR)
 
 
+# The longest tests (the window's state machines, minutes a case) are handed to the
+# workers first: last in collection order, one worker ran them for minutes after the
+# other had run out of tests.
+FIRST = ("tests/gui/test_window_machine.py", "tests/gui/test_layout_machine.py")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(FIRST))   # (a stable sort)
+
+
 @pytest.fixture(scope="session")
 def corpora_dir() -> Path:
     """The folder of real texts (the fixtures unless BPE_GUI_CORPORA_DIR says otherwise)."""
