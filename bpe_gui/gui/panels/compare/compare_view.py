@@ -31,8 +31,8 @@ from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_fit import CompareFit
-from .compare_overlap import OverlapPanel
-from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost
+from .compare_overlap import OverlapPanel, Overlaps
+from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost, TrainsAndReads
 from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
@@ -65,6 +65,13 @@ class CompareHost(PaneHost, Protocol):
     a message."""
 
     message: SignalInstance
+
+    @property
+    def side(self) -> _CompareJobs: ...
+
+
+class _CompareJobs(TrainsAndReads, Overlaps, Protocol):
+    """The side jobs of both sides and of the overlap."""
 
 
 class CompareView(QWidget):
