@@ -26,12 +26,13 @@ from PySide6.QtWidgets import (QCheckBox, QLabel,
 
 from ....engine import analysis
 from ....engine.errors import BPEError
-from ....engine.tokenizers import Encoding
+from ....engine.tokenizers import BaseTokenizer as Tokenizer, Encoding
+from ...controller.jobs import Done, Ended
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_fit import CompareFit
-from .compare_overlap import OverlapPanel, Overlaps
+from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost, TrainsAndReads
 from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
@@ -70,8 +71,11 @@ class CompareHost(PaneHost, Protocol):
     def side(self) -> _CompareJobs: ...
 
 
-class _CompareJobs(TrainsAndReads, Overlaps, Protocol):
-    """The side jobs of both sides and of the overlap."""
+class _CompareJobs(TrainsAndReads, Protocol):
+    """The side jobs of both sides, and the overlap's (compare_overlap.Overlaps)."""
+
+    def compare_vocabularies(self, a: Tokenizer, b: Tokenizer, on_done: Done,
+                             on_end: Ended) -> bool: ...
 
 
 class CompareView(QWidget):
