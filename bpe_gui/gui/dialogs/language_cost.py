@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Mapping, Protocol
 
 from PySide6.QtCore import QEvent, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.errors import BPEError
 from ...engine.analysis import CostTable, held_out_files, tokenizer_labels
+from ..controller.jobs import Done, Ended
 from ..models.reads import TokenizerReads
 from ..models.imported_name import imported_name
 from ..theme import colors, is_dark
@@ -35,7 +36,16 @@ MAX_TOKENIZERS = 4
 
 class CostHost(TokenizerReads, Protocol):
     """What Per-language cost reads of the controller: the run and the imported
-    tokenizer (models/reads.py)."""
+    tokenizer (models/reads.py), and the job that measures."""
+
+    @property
+    def side(self) -> _MeasuresCost: ...
+
+
+class _MeasuresCost(Protocol):
+    def measure_language_cost(self, folder: str, tokenizers: Mapping[str, object],
+                              reference: str | None, on_done: Done, on_end: Ended) -> bool: ...
+
 
 @dataclass(frozen=True)
 class Source:

@@ -13,7 +13,7 @@ Analysis › What was it trained on? (:func:`show_training_mixture`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Mapping, Protocol, Sequence
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.analysis import MixtureResult, MixtureStep, held_out_files, mixture_refusal
 from ...engine.errors import BPEError
+from ...engine.tokenizers import BaseTokenizer
+from ..controller.jobs import Done, Ended
 from ..models.reads import TokenizerReads
 from ..models.mixture_steps import MixtureStepsModel, PairCountsModel, pair_text
 from ..theme import colors, is_dark
@@ -106,6 +108,16 @@ class MixtureHost(TokenizerReads, Protocol):
     tokenizer, and which of them is on show."""
 
     use_imported: bool
+
+    @property
+    def side(self) -> _InfersMixture: ...
+
+
+class _InfersMixture(Protocol):
+    def infer_training_mixture(self, tok: BaseTokenizer, name: str,
+                               samples: Mapping[str, Sequence[str]], merges: int | None,
+                               on_done: Done, on_end: Ended,
+                               max_rounds: int | None = None) -> bool: ...
 
 
 class TrainingMixtureDialog(QDialog):

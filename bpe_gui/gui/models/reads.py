@@ -15,7 +15,6 @@ from typing import Protocol
 from PySide6.QtCore import SignalInstance
 
 from ...engine.tokenizers import BaseTokenizer
-from ..controller.side_jobs import SideJobs
 from ..controller.trainer_view import TrainerView
 
 
@@ -32,8 +31,6 @@ class RunReads(Protocol):
     def peeking(self) -> bool: ...
     @property
     def has_trainer(self) -> bool: ...
-    @property
-    def side(self) -> SideJobs: ...
     def view(self) -> TrainerView | None: ...
 
 

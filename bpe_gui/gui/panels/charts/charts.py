@@ -24,7 +24,7 @@ import io
 import math
 import time
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Iterator, Protocol, Sequence
 
 from PySide6.QtCore import QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayout,
@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayo
                                QPushButton, QVBoxLayout, QWidget)
 
 from ....engine import analysis
-from ...controller.queries import Queries
+from ...controller.jobs import Done, Ended
 from ...controller.side_jobs import HELD_OUT_MAX_CHARS, HeldOutText
 from ...models.reads import RunReads
 from ...widgets.chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
@@ -62,8 +62,20 @@ class ChartsHost(RunReads, Protocol):
     @property
     def corpus_table(self) -> object | None: ...
     @property
-    def queries(self) -> Queries: ...
+    def queries(self) -> _CountsSpecials: ...
+    @property
+    def side(self) -> _HeldOut: ...
     def plain_curve(self, run: object, n: int) -> list[tuple[int, ...]] | None: ...
+
+
+class _CountsSpecials(Protocol):
+    def corpus_special_counts(self) -> dict[str, int] | None: ...
+
+
+class _HeldOut(Protocol):
+    def prepare_held_out(self, text: str, pattern: str, special_tokens: Sequence[str],
+                         on_done: Done, on_end: Ended) -> bool: ...
+    def read_held_out(self, path: str, on_done: Done, on_end: Ended) -> bool: ...
 
 
 class ChartsView(QWidget):

@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout
 from ....engine.check import EncodeReport
 from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.train import TIE_RULE_LABELS
-from ...controller.checking import CheckOptions, Checking, MergeCheck
+from ...controller.checking import CheckOptions, MergeCheck
+from ...controller.jobs import Done, Ended
 from ...models.settings_changes import LINES_HELP, LINES_LABEL, rule_label
 from ...theme import colors
 from ...widgets.flow_layout import FlowBar
@@ -57,7 +58,15 @@ class CheckHost(Protocol):
     @property
     def busy(self) -> bool: ...
     @property
-    def checking(self) -> Checking: ...
+    def checking(self) -> _Checks: ...
+
+
+class _Checks(Protocol):
+    def window_corpus(self) -> tuple[str | list[Path] | None, str]: ...
+    def check_merges(self, result_path: str, corpus_path: str | None, options: CheckOptions,
+                     on_done: Done, on_end: Ended) -> bool: ...
+    def check_ids(self, result_path: str, text: str, ids_text: str, options: CheckOptions,
+                  on_done: Done, on_end: Ended) -> bool: ...
 
 
 class CheckPanel(QWidget):

@@ -27,7 +27,7 @@ from ...dialogs.import_dialog import TOKENIZER_FILTER
 from ...controller.corpus_source import Corpus, corpus_name, same_source
 from ...controller.parity_setup import ParitySetup
 from ...models.reads import TokenizerReads
-from ...controller.jobs import JobEnd, Outcome
+from ...controller.jobs import Done, Ended, JobEnd, Outcome
 from ...models.parity_text import run_words
 from ...models.settings_changes import rule_label
 from ...widgets.flow_layout import FlowBar
@@ -69,7 +69,15 @@ class PaneHost(TokenizerReads, Protocol):
     def corpus_table(self) -> object | None: ...
     @property
     def streamed(self) -> bool: ...
+    @property
+    def side(self) -> TrainsAndReads: ...
     def cancel(self) -> None: ...
+
+
+class TrainsAndReads(Protocol):
+    def train_other(self, settings: TrainSettings, side: str, on_done: Done,
+                    on_end: Ended) -> bool: ...
+    def read_tokenizer(self, path: str, on_done: Done, on_end: Ended) -> bool: ...
 
 class _CurrentPageStack(QStackedWidget):
     """A stack as tall as the page it shows (QStackedWidget asks for the tallest page:

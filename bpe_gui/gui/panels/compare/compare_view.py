@@ -26,13 +26,14 @@ from PySide6.QtWidgets import (QCheckBox, QLabel,
 
 from ....engine import analysis
 from ....engine.errors import BPEError
-from ....engine.tokenizers import Encoding
+from ....engine.tokenizers import BaseTokenizer as Tokenizer, Encoding
+from ...controller.jobs import Done, Ended
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_fit import CompareFit
 from .compare_overlap import OverlapPanel
-from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost
+from .compare_pane import DEBOUNCE_MS, ComparePane, PaneHost, TrainsAndReads
 from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
@@ -65,6 +66,16 @@ class CompareHost(PaneHost, Protocol):
     a message."""
 
     message: SignalInstance
+
+    @property
+    def side(self) -> _CompareJobs: ...
+
+
+class _CompareJobs(TrainsAndReads, Protocol):
+    """The side jobs of both sides, and the overlap's (compare_overlap.Overlaps)."""
+
+    def compare_vocabularies(self, a: Tokenizer, b: Tokenizer, on_done: Done,
+                             on_end: Ended) -> bool: ...
 
 
 class CompareView(QWidget):

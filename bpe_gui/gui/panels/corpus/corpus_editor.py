@@ -24,9 +24,7 @@ from ....engine.display import counted, human_size
 from ...models.settings_changes import describe_changes, sample_settings
 from ...widgets.last_folder import in_last_folder, last_folder, remember
 from ...controller.corpus_source import FileCorpus
-from ...controller.opening import Opening
 from ...controller.parity_setup import ParitySetup
-from ...controller.queries import Queries
 from ...controller.table_corpus import NO_TEXT
 from .table_view import TableCorpusView
 from ...widgets.flow_layout import FlowBar
@@ -175,11 +173,21 @@ class CorpusHost(NoticeHost, Protocol):
     @property
     def streamed(self) -> bool: ...
     @property
-    def opening(self) -> Opening: ...
+    def opening(self) -> _OpensFiles: ...
     @property
-    def queries(self) -> Queries: ...
+    def queries(self) -> _CountsCorpus: ...
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
                         dirty: bool = True) -> None: ...
+
+
+class _OpensFiles(Protocol):
+    def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool: ...
+    def save_corpus(self, path: str) -> bool: ...
+
+
+class _CountsCorpus(Protocol):
+    def corpus_pretokens(self) -> tuple[int, int] | None: ...
+    def corpus_text_counts(self) -> tuple[int, int] | None: ...
 
 
 class CorpusEditor(QWidget):

@@ -7,7 +7,7 @@ summary line, the columns' fit).
 """
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Callable, Protocol, Sequence
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QFileDialog, QPushButton, QTableView, QWidget
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDoubleSpinBox, QFileDialog, QPushButton, QTableVi
 from ....engine.analysis import THRESHOLD
 from ....engine.tokenizers import BaseTokenizer
 from ...controller.corpus_source import Corpus
-from ...controller.jobs import JobEnd
+from ...controller.jobs import Done, Ended, JobEnd
 from ...controller.side_jobs import DeadWeightRun
 from ...models.reads import TokenizerReads
 from ...models.vocab_model import VocabModel
@@ -27,6 +27,14 @@ class DeadWeightHost(TokenizerReads, Protocol):
     tokenizer, and the corpus in the window."""
 
     corpus: Corpus
+
+    @property
+    def side(self) -> _MeasuresDeadWeight: ...
+
+
+class _MeasuresDeadWeight(Protocol):
+    def measure_dead_weight(self, tok: BaseTokenizer, key: object, paths: Sequence[str],
+                            trained: bool, on_done: Done, on_end: Ended) -> bool: ...
 
 
 class DeadWeight(QObject):

@@ -17,23 +17,21 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QTimer, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QTimer, Qt, SignalInstance
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSplitter, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ....engine.analysis import Reachability
 from ....engine.formats import describe_source
-from ...controller.corpus_source import Corpus
-from ...controller.token_classes import TokenClasses
-from ...controller.tokenizer_files import TokenizerFiles
-from ...models.reads import TokenizerReads
+from ....engine.tokenizers import BaseTokenizer
 from ...models.parity_text import turn_name
 from ...models.proxy import SourceSortProxy
 from ...models.roles import TokenColors
 from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
 from ...models.vocab_model import VocabModel
 from ...models.vocab_text import Node, Shown, lineage, lineage_details, summary
-from .dead_weight import DeadWeight
+from .dead_weight import DeadWeight, DeadWeightHost
 from ...widgets.fit_columns import FittedTableView
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
@@ -47,19 +45,33 @@ THROTTLE_MS = 150
 LINEAGE_MIN_WIDTH = 240   # the lineage beside the table: its tree's Token and Id columns
 
 
-class VocabHost(TokenizerReads, Protocol):
+class VocabHost(DeadWeightHost, Protocol):
     """What the vocabulary browser reads of the controller: the run, the imported
-    tokenizer, and these (dead weight's among them)."""
+    tokenizer, dead weight's, and these."""
 
     use_imported: bool
-    corpus: Corpus
 
     @property
     def step_index(self) -> int: ...
     @property
-    def classes(self) -> TokenClasses: ...
+    def classes(self) -> _Classes: ...
     @property
-    def tokenizer_files(self) -> TokenizerFiles: ...
+    def tokenizer_files(self) -> _UsesImported: ...
+
+
+class _Classes(Protocol):
+    """The token classes the browser shows, classified in the background."""
+
+    changed: SignalInstance
+
+    def of_trained(self, force: bool = False) -> Reachability | None: ...
+    def of_imported(self, tok: BaseTokenizer, force: bool = False) -> Reachability | None: ...
+    def cancelled(self, which: str) -> bool: ...
+    def context_note(self, which: str, tid: int) -> str: ...
+
+
+class _UsesImported(Protocol):
+    def set_use_imported(self, on: bool, note: str = "") -> None: ...
 
 
 class VocabBrowser(QWidget):
