@@ -24,6 +24,9 @@ class StatusLine(QStatusBar):
         self._message = ""
         self.message_pane = TextPane()
         self.message_pane.setObjectName("statusMessage")
+        # room for a message's first words however long the labels beside it are (the
+        # labels give way down to their own least widths first)
+        self.message_pane.setMinimumWidth(MESSAGE_LEAST)
         self.addWidget(self.message_pane, 1)
         self._clear = QTimer(self, singleShot=True)
         self._clear.timeout.connect(self.clearMessage)
@@ -59,3 +62,4 @@ class StatusLine(QStatusBar):
 
 
 GAP = 12   # pixels between the message and each permanent label
+MESSAGE_LEAST = 100   # pixels the message keeps

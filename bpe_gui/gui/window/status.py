@@ -31,13 +31,17 @@ def _cut_label(hint: int, least: int) -> TextPane:
     return pane
 
 
-class FontNote(QLabel):
+class FontNote(TextPane):
     """Scripts no font here draws: each said once as a message (which package has a
-    font), and named in this short label for as long as the window is open. (A QLabel,
-    so the application-wide signal lets go of it with the window.)"""
+    font), and named in this short label for as long as the window is open, cut with
+    "…" where the names do not fit (each script's sentence in the tooltip): a list of
+    scripts took the bar's whole width from its messages. (A widget, so the
+    application-wide signal lets go of it with the window.)"""
 
-    def __init__(self, show_message: Callable[[str, int], None]):
-        super().__init__()
+    def __init__(self, show_message: Callable[[str, int], None], hint: int):
+        super().__init__(hint_width=hint)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(min(hint, self.fontMetrics().horizontalAdvance("No font: …")))
         self._show = show_message
         self.said: dict[str, str] = {}
         self.setVisible(False)
@@ -93,7 +97,8 @@ class StatusBar:
         self.turns_label = _cut_label(fm.horizontalAdvance(
             "turns: english 888 · chinese 888 · russian 888 · hindi 888"), 90)
         self.turns_label.setVisible(False)
-        self.font_note = FontNote(lambda text, ms: window.statusBar().showMessage(text, ms))
+        self.font_note = FontNote(lambda text, ms: window.statusBar().showMessage(text, ms),
+                                  fm.horizontalAdvance("No font: Devanagari, Thai"))
         self.progress_bar = QProgressBar()
         self.progress_bar.setFixedWidth(180)
         self.progress_bar.setRange(0, 1000)
