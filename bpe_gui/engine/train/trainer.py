@@ -475,11 +475,6 @@ class RunSteps(ABC):
     def is_done(self) -> bool:
         return self.stop() is not None
 
-    def stop_reason(self) -> str | None:
-        """:meth:`stop`'s sentence, or None while training goes on."""
-        stop = self.stop()
-        return stop.sentence if stop is not None else None
-
     def goto(self, k: int, **kw: Any) -> None:
         """Jump to step k: undo back, or run forward (``kw``: as :meth:`run`'s)."""
         checks.whole(k, f"{type(self).__name__}.goto(k)", -checks.MAX_ID)

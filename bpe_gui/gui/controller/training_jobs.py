@@ -37,7 +37,8 @@ def detail_current(t: RunSteps | None) -> bool:
 def stop_reason(t: RunSteps) -> str:
     """Why training stops here (target reached, no pair left, below min frequency), or
     that it can go on."""
-    return t.stop_reason() or f"Training can go on from step {t.n_steps}."
+    stop = t.stop()
+    return stop.sentence if stop is not None else f"Training can go on from step {t.n_steps}."
 
 
 def run_on(t: RunSteps, until: int | None, live, progress, cancelled,
