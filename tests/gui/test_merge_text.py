@@ -70,18 +70,18 @@ def test_the_pairs_footer():
 
 def test_the_view_reads_through_only_what_every_run_has():
     """TrainerView reads its annotated facts from the run by name: each is a member of
-    the engine's RunCommon (mypy cannot see the read-through: its declarations,
-    RunCommon's, are read here), each gives the run's own value, and any other name is
-    refused."""
+    the engine's RunCommon or its step side, RunSteps (mypy cannot see the read-through:
+    their declarations are read here), each gives the run's own value, and any other name
+    is refused."""
     import inspect
     import re
 
     import pytest
 
-    from bpe_gui.engine.train import RunCommon
+    from bpe_gui.engine.train import RunCommon, RunSteps
     from bpe_gui.gui.controller.trainer_view import _READ_THROUGH
 
-    source = inspect.getsource(RunCommon)
+    source = inspect.getsource(RunCommon) + inspect.getsource(RunSteps)
     declared = set(re.findall(r"^ +(?:def )?(\w+)\b(?=[ :(=])", source, re.M))
     t = Trainer.from_source(CORPUS, TrainSettings(num_merges=5))
     t.step()

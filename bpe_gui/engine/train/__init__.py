@@ -5,9 +5,10 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
   rules of which modes and settings go together (``validated``, ``unused``), and the
   spec as its ``bpe-gui train`` command.
 - :mod:`.build`: ``build_run``, the one place a run is built from a spec.
-- :mod:`.trainer`: ``RunCommon`` (what every run below offers the
-  window and the command line: step, undo, goto, retarget, the tokenizer at a step, what
-  tells them apart as data: ``n_inherited``, ``transition``, ``parity``), ``Trainer``
+- :mod:`.trainer`: ``RunSteps`` (what the window and the command line step every run
+  below with: step, undo, goto, retarget, stop, the tokenizer at a step), ``RunCommon``
+  (the type every run is held as: that, what panels read of it, what tells the runs
+  apart as data: ``n_inherited``, ``transition``, ``parity``), ``Trainer``
   (step, undo, run, top pairs, retarget), ``TrainSettings``;
   the C core (``_core``, or the pure-Python ``_pycore``).
 - :mod:`.calls`: ``train_bpe``, ``train_from_iterator``, ``train_on``, ``train_superbpe``,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .build import PREPARING, READING, SEGMENTING, STAGE2, Lent, build_run, lend, resolve
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (SPECIAL_TEXT_LABELS, TIE_RULE_LABELS, TIE_RULES, AffectedWord,
-                          MergeStep, PairRow, RunCommon, Trainer, TrainSettings,
+                          MergeStep, PairRow, RunCommon, RunSteps, Trainer, TrainSettings,
                           n_base_symbols, source_table)
     from .calls import (stage2, train_bpe, train_from_iterator, train_on, train_parity,
                         train_superbpe)
@@ -61,7 +62,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".build": "PREPARING READING SEGMENTING STAGE2 Lent build_run lend resolve",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("SPECIAL_TEXT_LABELS TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep "
-                 "PairRow RunCommon Trainer TrainSettings n_base_symbols source_table"),
+                 "PairRow RunCommon RunSteps Trainer TrainSettings n_base_symbols source_table"),
     ".calls": "stage2 train_bpe train_from_iterator train_on train_parity train_superbpe",
 })
 
@@ -73,7 +74,7 @@ __all__ = ["AffectedWord", "InheritedTrainer", "Language", "MODES", "MergeReplay
            "resolve", "unused",
            "ParitySettings", "ParityStep", "ParityTrainer", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
-           "Trainer", "RunCommon", "check_transition", "hf_lines", "inherited_settings",
+           "Trainer", "RunCommon", "RunSteps", "check_transition", "hf_lines", "inherited_settings",
            "looks_like_session", "merge_list_tokenizer", "n_base_symbols", "ratios_for",
            "source_table", "stage2", "stage2_pretokenizer", "train_bpe", "train_from_iterator",
            "train_on", "train_parity",

@@ -655,10 +655,6 @@ class ParityTrainer(RunCommon):
                                                    n_bytes=sum(self._train0))
         return self._words
 
-    @property
-    def word_texts(self) -> list[str]:
-        return self.table.words
-
     # ----- what a window reads -------------------------------------------------------------
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
@@ -699,10 +695,6 @@ class ParityTrainer(RunCommon):
     def target_steps(self) -> int:
         """Merges asked for (less the alphabet with ``total_symbols``)."""
         return self.target
-
-    @property
-    def merges(self) -> list[tuple[bytes, bytes]]:
-        return [(st.left, st.right) for st in self.steps]
 
     @property
     def tokens(self) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import threading
 import time
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from array import array
 from itertools import accumulate
 from dataclasses import asdict, dataclass, replace
@@ -415,12 +415,80 @@ RELEASED_CORE = ("This {} was released after training ({}.release_core), so it c
                  "again, or keep the trainer without releasing it.")
 
 
-class RunCommon:
-    """A training run of merge steps: what the window and the command line use of every
-    run (the one interface runs are typed with), and what
-    runs answer alike, written once: a run of one corpus from its own alphabet (nothing
-    inherited, one stage, one language), its vocabulary as of now, and going to a step
-    over its own step(), undo() and run(). A run overrides what it does otherwise.
+class RunSteps(ABC):
+    """What the window and the command line step a run with: where it is (``steps``,
+    ``furthest_step``, ``target_steps``, ``stop``), the verbs (``step``, ``undo``, ``run``,
+    ``goto``, a new target) and the tokenizer at a step. What panels read of a run is
+    :class:`RunCommon`'s, handed to them through the window's ``TrainerView``.
+
+    Example::
+
+        def train_to(t: RunSteps, k: int) -> Tokenizer:
+            t.goto(k)
+            return t.tokenizer()
+    """
+
+    if TYPE_CHECKING:   # an attribute of some runs, a property of others
+        @property
+        @abstractmethod
+        def steps(self) -> Sequence[MergeStep]:
+            """The records of the steps made, in order (step k is ``steps[k - 1]``)."""
+    @property
+    @abstractmethod
+    def furthest_step(self) -> int:
+        """The furthest step made, counting steps undone since (``tokenizer(redo=True)``)."""
+    @property
+    @abstractmethod
+    def target_steps(self) -> int | None:
+        """Steps until the target, or None when it depends on pruning."""
+    @abstractmethod
+    def stop(self) -> Stop | None:
+        """Why training stops at this step, or None while it goes on."""
+    @abstractmethod
+    def step(self, detail: bool = True) -> MergeStep | None:
+        """One merge: its record, or None when training is done."""
+    @abstractmethod
+    def undo(self) -> MergeStep | None:
+        """Back one merge: the record undone, or None at step 0."""
+    @abstractmethod
+    def run(self, until: int | None = None,
+            progress: Callable[[int, int], None] | None = None,
+            cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
+        """Step until the target (or step ``until``); the new records."""
+    @abstractmethod
+    def can_retarget(self, settings: TrainSettings) -> bool:
+        """True when ``settings`` differ only in when to stop (see ``retarget``)."""
+    @abstractmethod
+    def retarget(self, settings: TrainSettings) -> int:
+        """A new stopping target: back to it if past, else it goes on from here
+        later. Returns the step it is at."""
+    @abstractmethod
+    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
+        """The tokenizer as of step ``at_step`` (default: now); ``redo`` also serves
+        undone steps up to ``furthest_step``."""
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def is_done(self) -> bool:
+        return self.stop() is not None
+
+    def goto(self, k: int, **kw: Any) -> None:
+        """Jump to step k: undo back, or run forward (``kw``: as :meth:`run`'s)."""
+        checks.whole(k, f"{type(self).__name__}.goto(k)", -checks.MAX_ID)
+        while self.n_steps > max(k, 0) and self.undo() is not None:
+            pass
+        if k > self.n_steps:
+            self.run(until=k, **kw)
+
+
+class RunCommon(RunSteps):
+    """A training run of merge steps, the type every run is held as: its steps, what is
+    read of it, and what runs answer alike, written once: a run of one corpus from its
+    own alphabet (nothing inherited, one stage, one language), its vocabulary as of now,
+    and the step loop. A run overrides what it does otherwise.
 
     The runs: :class:`Trainer` (BPE from the base alphabet), ``InheritedTrainer``
     (inherited.py: training on from a tokenizer, ``n_inherited`` of its merges kept as
@@ -431,13 +499,8 @@ class RunCommon:
     a caller asks these and never checks which class it holds. Step k is the state after
     k merges of this run (inherited merges are not steps); ``tokenizer(at_step=k)`` has
     the inherited merges and the first k of this run. What each run defines itself is
-    declared abstract below, so mypy refuses to make a run that lacks a member.
-
-    Example::
-
-        def train_to(t: RunCommon, k: int) -> Tokenizer:
-            t.goto(k)
-            return t.tokenizer()
+    abstract (here and in :class:`RunSteps`): a run that lacks a method cannot be made
+    (TypeError), and mypy also holds it to ``steps``, ``settings`` and ``table``.
     """
 
     n_inherited = 0   # merges taken as they are from another tokenizer before step 0
@@ -451,7 +514,7 @@ class RunCommon:
     special_ids: Sequence[int]
     vocab_bytes: Sequence[bytes]   # token bytes by id as of now
 
-    if TYPE_CHECKING:   # each run's own
+    if TYPE_CHECKING:   # attributes of some runs, properties of others
         @property
         @abstractmethod
         def settings(self) -> TrainSettings:
@@ -460,64 +523,21 @@ class RunCommon:
         @abstractmethod
         def table(self) -> PretokenTable:
             """The corpus's pre-token table, cut as the settings say (SuperBPE: stage 1's)."""
-        @property
-        @abstractmethod
-        def steps(self) -> Sequence[MergeStep]:
-            """The records of the steps made, in order (step k is ``steps[k - 1]``)."""
-        @property
-        @abstractmethod
-        def furthest_step(self) -> int:
-            """The furthest step made, counting steps undone since (``tokenizer(redo=True)``)."""
-        @property
-        @abstractmethod
-        def target_steps(self) -> int | None:
-            """Steps until the target, or None when it depends on pruning."""
-        @property
-        @abstractmethod
-        def merges(self) -> list[tuple[bytes, bytes]]:
-            """Every merge as of now, the inherited ones first."""
-        @property
-        @abstractmethod
-        def corpus_tokens(self) -> int:
-            """Tokens the training corpus is cut into now."""
-        @property
-        @abstractmethod
-        def word_texts(self) -> list[str]: ...
-        @abstractmethod
-        def stop(self) -> Stop | None:
-            """Why training stops at this step, or None while it goes on."""
-        @abstractmethod
-        def top_pairs(self, k: int = 200) -> list[PairRow]: ...
-        @abstractmethod
-        def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]: ...
-        @abstractmethod
-        def next_choice(self, limit: int = 50) -> MergeStep | None: ...
-        @abstractmethod
-        def symbol_count(self, i: int) -> int: ...
-        @abstractmethod
-        def render(self, i: int) -> str: ...
-        @abstractmethod
-        def step(self, detail: bool = True) -> MergeStep | None:
-            """One merge: its record, or None when training is done."""
-        @abstractmethod
-        def undo(self) -> MergeStep | None:
-            """Back one merge: the record undone, or None at step 0."""
-        @abstractmethod
-        def run(self, until: int | None = None,
-                progress: Callable[[int, int], None] | None = None,
-                cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
-            """Step until the target (or step ``until``); the new records."""
-        @abstractmethod
-        def can_retarget(self, settings: TrainSettings) -> bool:
-            """True when ``settings`` differ only in when to stop (see ``retarget``)."""
-        @abstractmethod
-        def retarget(self, settings: TrainSettings) -> int:
-            """A new stopping target: back to it if past, else it goes on from here
-            later. Returns the step it is at."""
-        @abstractmethod
-        def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
-            """The tokenizer as of step ``at_step`` (default: now); ``redo`` also serves
-            undone steps up to ``furthest_step``."""
+
+    @property
+    @abstractmethod
+    def corpus_tokens(self) -> int:
+        """Tokens the training corpus is cut into now."""
+    @abstractmethod
+    def top_pairs(self, k: int = 200) -> list[PairRow]: ...
+    @abstractmethod
+    def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]: ...
+    @abstractmethod
+    def next_choice(self, limit: int = 50) -> MergeStep | None: ...
+    @abstractmethod
+    def symbol_count(self, i: int) -> int: ...
+    @abstractmethod
+    def render(self, i: int) -> str: ...
 
     @property
     def transition(self) -> int | None:
@@ -530,8 +550,14 @@ class RunCommon:
         return None
 
     @property
-    def n_steps(self) -> int:
-        return len(self.steps)
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        """Every merge as of now, the inherited ones first (here: this run's steps)."""
+        return [(st.left, st.right) for st in self.steps]
+
+    @property
+    def word_texts(self) -> list[str]:
+        """The text of each word of the table (word id -> str)."""
+        return self.table.words
 
     @property
     def vocab_size(self) -> int:
@@ -541,31 +567,8 @@ class RunCommon:
     def vocab(self) -> dict[int, bytes]:
         return dict(enumerate(self.vocab_bytes))
 
-    @property
-    def is_done(self) -> bool:
-        return self.stop() is not None
-
-    def stop_reason(self) -> str | None:
-        """:meth:`stop`'s sentence, or None while training goes on."""
-        stop = self.stop()
-        return stop.sentence if stop is not None else None
-
-    def token(self, i: int) -> bytes:
-        return self.vocab_bytes[i]
-
     def render_pair(self, pair: tuple[int, int]) -> str:
         return f"{self.render(pair[0])} {self.render(pair[1])}"
-
-    def goto(self, k: int, **kw: Any) -> None:
-        """Jump to step k: undo back, or run forward (``kw``: as :meth:`run`'s)."""
-        checks.whole(k, f"{type(self).__name__}.goto(k)", -checks.MAX_ID)
-        while self.n_steps > max(k, 0) and self.undo() is not None:
-            pass
-        if k > self.n_steps:
-            self.run(until=k, **kw)
-
-    def reset(self) -> None:
-        self.goto(0)
 
     def _step_until(self, goal: int | None, total: int,
                     progress: Callable[[int, int], None] | None, cancel: CancelFn | None,

@@ -173,7 +173,7 @@ class TrainOn:
             c.tokenizer_files.give_way_to_trained(SWITCHED)
         return started
 
-    def job_ended(self, trainer: RunCommon | None) -> None:
+    def job_ended(self) -> None:
         """A training-on job ended: refused (the source's encoder does not follow its
         merges), failed or dropped before it merged, the mode goes back to before."""
         if self.origin() is None:

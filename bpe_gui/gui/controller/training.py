@@ -25,8 +25,8 @@ from ...engine.corpus import check_settings
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.display import human_size
 from ...engine.train import (PARITY, PLAIN, PREPARING, READING, SEGMENTING, STAGE2,
-                             TRAIN_ON, PlainCurve, RunCommon, TrainingSpec, TrainSettings,
-                             build_run, lend, resolve)
+                             TRAIN_ON, PlainCurve, RunCommon, RunSteps, TrainingSpec,
+                             TrainSettings, build_run, lend, resolve)
 from .corpus_source import (TABLE_NAME, Corpus, FileCorpus, NotUtf8, TableCorpus, corpus_spec,
                             sample_file)
 from .gc_policy import release_freed_memory
@@ -204,7 +204,7 @@ class Training:
         t = c.trainer
         if t is None or c.parity.active or not self.built or self.built[0] == PARITY:
             return 0
-        return max(t.n_steps, t.furthest_step)
+        return t.furthest_step
 
     def reads_corpus_stale(self) -> bool:
         """True unless the trainer's counts are the corpus's: it is up to date and read
@@ -382,7 +382,7 @@ class Training:
     def _ended(self, end: JobEnd, spec: TrainingSpec) -> None:
         c = self.c
         if spec.mode == TRAIN_ON:   # a source refused (or a job dropped) ends the mode
-            c.train_on.job_ended(c.trainer)
+            c.train_on.job_ended()
         self.live_box = None
         self.trainer_job_ended(end)
 
@@ -391,14 +391,14 @@ class Training:
         """Before ``what`` throws away the trained steps of the run in use: one question
         (confirm_drop), asked once for the run. True: go ahead."""
         t = self.c.trainer
-        steps = 0 if t is None else max(t.n_steps, t.furthest_step)
+        steps = 0 if t is None else t.furthest_step
         if steps and not self._agreed:
             self._agreed = self.confirm_drop(what, steps)
             return self._agreed
         return True
 
     def ready(self, what: str = "Going on", to_step: int | None = None
-              ) -> RunCommon | None:
+              ) -> RunSteps | None:
         """The trainer to step, up to date with the corpus and settings (a small corpus
         retrains here, at ``to_step``, once the user let the out-of-date run's steps go:
         ``what`` goes on, may_drop); None while a job runs, or once one was started to
@@ -411,7 +411,7 @@ class Training:
             return None
         return None if c.busy else c.trainer
 
-    def to_step(self, t: RunCommon, k: int) -> bool:
+    def to_step(self, t: RunSteps, k: int) -> bool:
         """Run ``t`` on to step ``k`` (a far jump forward)."""
         return self._run_on(f"Running to step {k:,}", t, k)
 
@@ -425,7 +425,7 @@ class Training:
             return False
         return self._run_on("Training to target", t, None)
 
-    def _run_on(self, label: str, t: RunCommon, until: int | None) -> bool:
+    def _run_on(self, label: str, t: RunSteps, until: int | None) -> bool:
         live = self._live
 
         def done(_records) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...engine.train import PlainCurve, RunCommon
+from ...engine.train import PlainCurve, RunSteps
 
 
 def has_detail(rec) -> bool:
@@ -21,7 +21,7 @@ def has_detail(rec) -> bool:
     return bool(rec.reason)
 
 
-def detail_current(t: RunCommon | None) -> bool:
+def detail_current(t: RunSteps | None) -> bool:
     """Give the current step's record its detail if it was made without; True if it
     changed. One undo and one step: well under a millisecond."""
     if t is None or not t.steps or has_detail(t.steps[-1]):
@@ -34,13 +34,14 @@ def detail_current(t: RunCommon | None) -> bool:
     return True
 
 
-def stop_reason(t: RunCommon) -> str:
+def stop_reason(t: RunSteps) -> str:
     """Why training stops here (target reached, no pair left, below min frequency), or
     that it can go on."""
-    return t.stop_reason() or f"Training can go on from step {t.n_steps}."
+    stop = t.stop()
+    return stop.sentence if stop is not None else f"Training can go on from step {t.n_steps}."
 
 
-def run_on(t: RunCommon, until: int | None, live, progress, cancelled,
+def run_on(t: RunSteps, until: int | None, live, progress, cancelled,
            plain: PlainCurve | None = None) -> Sequence:
     """On the worker thread: run ``t`` on to step ``until`` (None: the target), letting
     the window look at it a few times a second; a parity run's ``plain`` curve is grown

@@ -149,5 +149,5 @@ def test_char_mode_custom_pattern_with_inner_space():
     inside, with the end-of-word marker only at its end (the crash above, with ' ')."""
     t = Trainer.from_text("a b\na b", TrainSettings(num_merges=3, mode="char", pattern=r"[^\n]+"))
     steps = t.run()
-    assert b"".join(t.token(i) for i in t.word(0)) == b"a b</w>"
+    assert b"".join(t.vocab_bytes[i] for i in t.word(0)) == b"a b</w>"
     assert len(steps) == 3

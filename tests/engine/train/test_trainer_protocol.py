@@ -155,3 +155,14 @@ def test_what_tells_the_trainers_apart_is_data(kind, tmp_path, source):
     assert (why is not None) == (kind == "superbpe")
     t.goto(T - 1)
     assert t.skip_reason(colon[0], space[0]) is None   # stage 1 skips nothing
+
+
+@pytest.mark.parametrize("missing", ["undo", "tokenizer", "top_pairs", "furthest_step"])
+def test_a_run_that_lacks_a_member_cannot_be_made(missing):
+    """The members each run defines itself are abstract at run time, not only for mypy:
+    a run made of Trainer's members but one is refused, naming the one."""
+    members = {k: v for k, v in vars(Trainer).items() if k != missing}
+    partial = type("Partial", (RunCommon,), members)
+    with pytest.raises(TypeError, match=missing):
+        partial(Trainer.from_text("low lower").table)
+    Trainer(Trainer.from_text("low lower").table)   # with every member: made

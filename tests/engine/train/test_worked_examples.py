@@ -63,12 +63,12 @@ def test_affected_words_before_after():
     (rec,) = steps
     # "newest" (x2) and "widest" (x3), each with a leading space in GPT-2 words
     assert rec.n_affected == 2
-    texts = {t.token(rec.new_id)}
+    texts = {t.vocab_bytes[rec.new_id]}
     assert texts == {b"st"}
     by_freq = sorted(rec.affected, key=lambda w: -w.freq)
     assert [w.freq for w in by_freq] == [3, 2]
     for w in rec.affected:
-        assert b"".join(t.token(i) for i in w.before) == b"".join(t.token(i) for i in w.after)
+        assert b"".join(t.vocab_bytes[i] for i in w.before) == b"".join(t.vocab_bytes[i] for i in w.after)
         assert len(w.after) == len(w.before) - 1 and rec.new_id in w.after
 
 
