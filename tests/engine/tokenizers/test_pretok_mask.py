@@ -1,7 +1,7 @@
-"""The cl100k family's pre-tokenizer of 64-byte windows (csrc/scan/scan_mask.h) and the
-word-at-a-time route it stands beside, both forced (``set_pretok_mode``, as
-``BPE_GUI_PRETOK``): the encoder's word ends against ``regex`` running each published
-pattern (cl100k, Llama 3, Qwen2), and its ids against tiktoken and HF ``tokenizers``.
+"""The pre-tokenizer of 64-byte windows (csrc/scan/scan_mask.h) and the word-at-a-time
+route it stands beside, both forced (``set_pretok_mode``, as ``BPE_GUI_PRETOK``): the
+encoder's word ends against ``regex`` running each published pattern (cl100k, Llama 3,
+Qwen2, o200k), and its ids against tiktoken and HF ``tokenizers``.
 
 The windows decide a word start from its neighbours' classes; what they cannot decide
 (a byte outside ASCII's fixed classes, a whitespace run that reaches the window's end)
@@ -37,7 +37,7 @@ from bpe_gui.engine.tokenizers import _encode  # noqa: E402
 from test_encoder import _tiktoken_pair  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-FAMILY = ["cl100k", "llama3", "qwen2"]
+FAMILY = ["cl100k", "llama3", "qwen2", "o200k"]
 MODES = ["mask", "word"]
 
 LETTERS = list("abzAQZelstmdrvSLVRE")

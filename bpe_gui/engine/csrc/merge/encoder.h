@@ -133,7 +133,7 @@ int enc_char_spans(int kind, const void *data, size_t chars, const uint32_t *ids
  * answer for its first 8 bytes (1..7 the word's length, 8 FAST_MORE, 0 undecided); with
  * FAST_MORE and n >= 16, -1 or 8 + the run's end in p[8..16). */
 int64_t enc_fast_word(int preset, const unsigned char *p, size_t n);
-/* The cl100k family's pre-tokenizer (cl100k, Llama 3, Qwen2): 64-byte windows of class
+/* The pre-tokenizer of cl100k, Llama 3, Qwen2 and o200k: 64-byte windows of class
  * masks (scan/scan_mask.h), the default, or a word at a time (scan_fast.h and the
  * scanner). BPE_GUI_PRETOK=mask|word forces one at import. set: 0, or -1 for an unknown
  * mode. Set it before encoding starts, never while another thread encodes. */
