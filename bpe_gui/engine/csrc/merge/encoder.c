@@ -908,7 +908,7 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
      * up to a safe cut, the bytes after it carried to the next */
     size_t keep = (sp ? sp->max_len : 0) + ENC_KEY_MAX; /* specials stay whole */
     size_t carry = 0, done = 0;
-    if (room(sc, bpe_utf8_room(kind, chars) / 2) < 0) /* as enc_encode: ids <= n / 2 */
+    if (!sc->flush && room(sc, bpe_utf8_room(kind, chars) / 2) < 0) /* as enc_encode */
         return -1;
     for (;;) {
         size_t take = chars - done < ENC_CHUNK ? chars - done : ENC_CHUNK;
@@ -930,6 +930,11 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
         carry = total - used;
         if (used) /* (none: a word longer than the chunks so far, kept where it is) */
             memmove(sc->buf, sc->buf + used, carry);
+        if (sc->flush && sc->n >= ENC_FLUSH_IDS) {
+            if (sc->flush(sc->flush_ctx, sc->ids, sc->n) < 0)
+                return -3;
+            sc->n = 0;
+        }
     }
 }
 
