@@ -583,7 +583,7 @@ static int fast_kind(int preset)
     }
 }
 
-/* The cl100k family's words from 64-byte windows (scan_mask.h): the starts left in the
+/* The cl100k family's and o200k's words from 64-byte windows (scan_mask.h): the starts left in the
  * window taken at `base` (bit i: base + i). */
 typedef struct {
     uint64_t bits;

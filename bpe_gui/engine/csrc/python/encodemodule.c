@@ -1060,8 +1060,9 @@ static PyMethodDef encode_functions[] = {
      "ByteLevel offset trimming (lead, trail: int32 spaces by id)"},
     SCAN_PYTHON_METHODS,
     {"set_pretok_mode", set_pretok_mode_py, METH_O,
-     "set_pretok_mode(name) -> the mode before: the cl100k family's pre-tokenizer, 'mask' "
-     "(64-byte windows) or 'word' (a word at a time), for encodes from now on"},
+     "set_pretok_mode(name) -> the mode before: the cl100k family's and o200k's "
+     "pre-tokenizer, 'mask' (64-byte windows) or 'word' (a word at a time), for encodes "
+     "from now on"},
     {"pretok_mode", pretok_mode_py, METH_NOARGS, "pretok_mode() -> 'mask' or 'word'"},
     {"_pretok_words", pretok_words_py, METH_VARARGS,
      "_pretok_words(preset, data) -> list[int]: the encoder's word ends (tests)"},
