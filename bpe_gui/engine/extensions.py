@@ -150,7 +150,7 @@ def engine_report(states: list[ExtensionState] | None = None) -> str:
     if os.environ.get("BPE_GUI_NATIVE_SCAN", "1") == "0":
         lines.append("  BPE_GUI_NATIVE_SCAN=0: regex finds the words, not the C scanner")
     if os.environ.get("BPE_GUI_PRETOK") == "word":
-        lines.append("  BPE_GUI_PRETOK=word: the cl100k family's words one at a time, "
+        lines.append("  BPE_GUI_PRETOK=word: the cl100k family's and o200k's words one at a time, "
                      "not by 64-byte windows")
     return "\n".join(lines)
 

@@ -160,8 +160,8 @@ def test_native_scan_turned_off_is_said(capsys, monkeypatch):
 
 def test_word_at_a_time_pretokenizer_is_said(capsys, monkeypatch):
     monkeypatch.setenv("BPE_GUI_PRETOK", "word")
-    assert ("  BPE_GUI_PRETOK=word: the cl100k family's words one at a time, not by 64-byte "
-            "windows") in version(capsys)
+    assert ("  BPE_GUI_PRETOK=word: the cl100k family's and o200k's words one at a time, "
+            "not by 64-byte windows") in version(capsys)
     monkeypatch.setenv("BPE_GUI_PRETOK", "mask")
     assert "BPE_GUI_PRETOK" not in version(capsys)
 

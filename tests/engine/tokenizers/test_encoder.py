@@ -259,6 +259,8 @@ def test_encode_to_array_around(tmp_path_factory):
         w.encode_to_array("a", ((), ()), 3)
     with pytest.raises(UnicodeEncodeError):
         w.encode_to_array("x\ud800y", ((1,), (2,)))
+    with pytest.raises(UnicodeEncodeError):   # after ids went into the array a chunk at a time
+        w.encode_to_array("English, with ’ and all " * 20_000 + "\ud800", ((1,), (2,)))
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])

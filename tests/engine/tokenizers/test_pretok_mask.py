@@ -1,7 +1,7 @@
-"""The cl100k family's pre-tokenizer of 64-byte windows (csrc/scan/scan_mask.h) and the
-word-at-a-time route it stands beside, both forced (``set_pretok_mode``, as
-``BPE_GUI_PRETOK``): the encoder's word ends against ``regex`` running each published
-pattern (cl100k, Llama 3, Qwen2), and its ids against tiktoken and HF ``tokenizers``.
+"""The pre-tokenizer of 64-byte windows (csrc/scan/scan_mask.h) and the word-at-a-time
+route it stands beside, both forced (``set_pretok_mode``, as ``BPE_GUI_PRETOK``): the
+encoder's word ends against ``regex`` running each published pattern (cl100k, Llama 3,
+Qwen2, o200k), and its ids against tiktoken and HF ``tokenizers``.
 
 The windows decide a word start from its neighbours' classes; what they cannot decide
 (a byte outside ASCII's fixed classes, a whitespace run that reaches the window's end)
@@ -24,8 +24,9 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("tiktoken")
+tiktoken = pytest.importorskip("tiktoken")
 pytest.importorskip("tokenizers")
+from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 
 import hf_files as hfp  # noqa: E402
 
@@ -35,9 +36,10 @@ from bpe_gui.engine.text.presets import KIND_PATTERNS, PRESET_IDS  # noqa: E402
 from bpe_gui.engine.tokenizers import _encode  # noqa: E402
 
 from test_encoder import _tiktoken_pair  # noqa: E402
+from tiktoken_files import npm_ranks  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-FAMILY = ["cl100k", "llama3", "qwen2"]
+FAMILY = ["cl100k", "llama3", "qwen2", "o200k"]
 MODES = ["mask", "word"]
 
 LETTERS = list("abzAQZelstmdrvSLVRE")
@@ -163,22 +165,55 @@ def test_corpus_slices_are_regex_words(mode):
             assert encoder_ends(kind, text) == regex_ends(kind, text), (kind, mode)
 
 
+def _ids_texts() -> list[str]:
+    texts = _texts(ASCII_PARTS, 300, 9, (40, 300)) + _texts(ALL_PARTS, 300, 10, (40, 300))
+    texts += [t + "<|endoftext|>" + u for t, u in zip(texts[:50], texts[50:100])]
+    texts.append("x" * 70 + "it's \ud800 here" + " y" * 40)
+    return texts
+
+
 def test_ids_as_tiktoken_and_tokenizers(tmp_path_factory, mode):
-    """End to end, the ids of cl100k's pattern as tiktoken's and of Llama 3's as HF
-    tokenizers', for texts long enough that the windows run, a lone surrogate among them
-    (cleaned as tiktoken cleans it)."""
-    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {"<|endoftext|>": 1000})
+    """End to end, the ids of cl100k's and o200k's patterns as tiktoken's and of Llama 3's
+    as HF tokenizers', for texts long enough that the windows run, a lone surrogate among
+    them (cleaned as tiktoken cleans it)."""
     tk = hfp.byte_level_llama3(ignore_merges=False)
     d = tmp_path_factory.mktemp("hf")
     tk.save(str(d / "tokenizer.json"))
     llama = load_tokenizer(d / "tokenizer.json")
-    texts = _texts(ASCII_PARTS, 300, 9, (40, 300)) + _texts(ALL_PARTS, 300, 10, (40, 300))
-    texts += [t + "<|endoftext|>" + u for t, u in zip(texts[:50], texts[50:100])]
-    texts.append("x" * 70 + "it's \ud800 here" + " y" * 40)
-    for t in texts:
-        assert ours.encode(t, allowed_special="all") == enc.encode(t, allowed_special="all"), t
+    texts = _ids_texts()
+    for pattern in (known.CL100K_PATTERN, known.O200K_PATTERN):
+        ours, enc = _tiktoken_pair(tmp_path_factory, pattern, {"<|endoftext|>": 1000})
+        for t in texts:
+            assert ours.encode(t, allowed_special="all") == enc.encode(t, allowed_special="all"), t
     for t in texts[:-1]:
         assert llama.encode(t, allowed_special="all") == tk.encode(t, add_special_tokens=False).ids, t
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    """OpenAI's cl100k_base and o200k_base (the npm package tiktoken): ours and tiktoken's."""
+    out = []
+    for name in ("cl100k_base", "o200k_base"):
+        got = npm_ranks(name, tmp_path_factory.mktemp(name))
+        if got is None:
+            pytest.skip("the npm package tiktoken is not here (BPE_GUI_TIKTOKEN_TGZ)")
+        path, meta = got
+        out.append((load_tokenizer(path), tiktoken.Encoding(
+            name, pat_str=meta["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(path)),
+            special_tokens=meta["special_tokens"])))
+    return out
+
+
+def test_published_files_ids_as_tiktoken(published, mode):
+    """The published cl100k and o200k files, each route forced, as tiktoken: the texts
+    above, and this package's own C and Python (long runs of code the windows cut)."""
+    engine = ROOT / "bpe_gui" / "engine"
+    code = [(engine / "csrc" / "scan" / "scan_mask.h").read_text("utf-8"),
+            (engine / "text" / "presets.py").read_text("utf-8")]
+    texts = _ids_texts() + code + [c.replace("\n", "\r\n") for c in code]
+    for ours, enc in published:
+        for t in texts:
+            assert ours.encode(t, allowed_special="all") == enc.encode(t, allowed_special="all"), t
 
 
 def test_an_unknown_mode_is_refused_with_the_known_ones():

@@ -534,10 +534,10 @@ static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
     return word_miss(m, c, st, sc, w, len, key, limit, words_left);
 }
 
-/* The preset's one-load words (scan_fast.h), or the family's 64-byte windows
- * (scan_mask.h: FAST_CL100K_MASK, FAST_QWEN2_MASK). */
+/* The preset's one-load words (scan_fast.h), or its 64-byte windows (scan_mask.h: the
+ * kinds from FAST_CL100K_MASK on). */
 enum { FAST_NONE, FAST_GPT2, FAST_CL100K, FAST_QWEN2, FAST_O200K, FAST_CL100K_MASK,
-       FAST_QWEN2_MASK };
+       FAST_QWEN2_MASK, FAST_O200K_MASK };
 
 static int pretok_mode = ENC_PRETOK_MASK;
 
@@ -578,12 +578,12 @@ static int fast_kind(int preset)
     case BPE_SCAN_GPT2: return FAST_GPT2;
     case BPE_SCAN_CL100K: case BPE_SCAN_LLAMA3: return mask ? FAST_CL100K_MASK : FAST_CL100K;
     case BPE_SCAN_QWEN2: return mask ? FAST_QWEN2_MASK : FAST_QWEN2;
-    case BPE_SCAN_O200K: return FAST_O200K;
+    case BPE_SCAN_O200K: return mask ? FAST_O200K_MASK : FAST_O200K;
     default: return FAST_NONE;
     }
 }
 
-/* The cl100k family's words from 64-byte windows (scan_mask.h): the starts left in the
+/* The cl100k family's and o200k's words from 64-byte windows (scan_mask.h): the starts left in the
  * window taken at `base` (bit i: base + i). */
 typedef struct {
     uint64_t bits;
@@ -594,12 +594,12 @@ typedef struct {
  * word the window did not decide ended), or 0 where a new window at w decides none; a
  * window is taken only where 66 bytes of the piece follow (w <= last). */
 BPE_FORCE_INLINE size_t mask_word(MaskCursor *mc, const unsigned char *w,
-                                  const unsigned char *last, int num3)
+                                  const unsigned char *last, int kind)
 {
     if (!mc->bits) {
         if (w > last)
             return 0;
-        mc->bits = mask_starts(w, num3) & ~1ull;
+        mc->bits = mask_starts(w, kind != FAST_QWEN2_MASK, kind == FAST_O200K_MASK) & ~1ull;
         mc->base = w;
         if (!mc->bits)
             return 0;
@@ -615,7 +615,7 @@ BPE_FORCE_INLINE size_t fast_word(int kind, uint64_t v)
     case FAST_GPT2: return fast_word_gpt2(v);
     case FAST_CL100K: case FAST_CL100K_MASK: return fast_word_cl100k(v, 1);
     case FAST_QWEN2: case FAST_QWEN2_MASK: return fast_word_cl100k(v, 0);
-    case FAST_O200K: return fast_word_o200k(v);
+    case FAST_O200K: case FAST_O200K_MASK: return fast_word_o200k(v);
     default: return 0;
     }
 }
@@ -625,7 +625,7 @@ int64_t enc_fast_word(int preset, const unsigned char *p, size_t n)
     int kind = fast_kind(preset);
     int64_t r = (int64_t)fast_word(kind, load8(p));
     if (r == FAST_MORE && n >= 16) {
-        int e = fast_more(load8(p + 8), kind == FAST_O200K);
+        int e = fast_more(load8(p + 8), kind == FAST_O200K || kind == FAST_O200K_MASK);
         r = e < 0 ? -1 : 8 + e;
     }
     return r;
@@ -639,8 +639,8 @@ size_t enc_pretok_words(int preset, const unsigned char *s, size_t n, size_t *en
     size_t pos = 0, k = 0;
     while (pos < n && k < cap) {
         size_t len = 0;
-        if (kind == FAST_CL100K_MASK || kind == FAST_QWEN2_MASK)
-            len = mask_word(&mc, s + pos, last, kind == FAST_CL100K_MASK);
+        if (kind >= FAST_CL100K_MASK)
+            len = mask_word(&mc, s + pos, last, kind);
         if (!len)
             len = bpe_scan_word(preset, s, pos, n) - pos;
         ends[k++] = pos += len;
@@ -684,7 +684,7 @@ BPE_FORCE_INLINE int encode_piece_k(
     } ring[ENC_AHEAD];
     size_t head = 0, pending = 0;
     uint32_t hits = 0; /* found inline (for wc_admit_found) */
-    int masked = kind == FAST_CL100K_MASK || kind == FAST_QWEN2_MASK;
+    int masked = kind >= FAST_CL100K_MASK;
     MaskCursor mc = {0, s};
     const unsigned char *mask_last = end >= 66 ? s + end - 66 : NULL;
     for (;;) {
@@ -693,7 +693,7 @@ BPE_FORCE_INLINE int encode_piece_k(
             size_t len = 0;
             uint64_t v = 0, v1 = 0;
             int inl = 1;
-            if (masked && (len = mask_word(&mc, w, mask_last, kind == FAST_CL100K_MASK)) != 0) {
+            if (masked && (len = mask_word(&mc, w, mask_last, kind)) != 0) {
                 if (len <= 16 && w <= fast_end) {
                     v = load8(w);
                     v1 = load8(w + 8);
@@ -707,7 +707,7 @@ BPE_FORCE_INLINE int encode_piece_k(
                     len = 0;
                     if (w <= piece_end16) {
                         v1 = load8(w + 8);
-                        int e = fast_more(v1, kind == FAST_O200K);
+                        int e = fast_more(v1, kind == FAST_O200K || kind == FAST_O200K_MASK);
                         if (e >= 0 && e < 8)
                             len = 8 + (size_t)e;
                     }
@@ -908,7 +908,7 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
      * up to a safe cut, the bytes after it carried to the next */
     size_t keep = (sp ? sp->max_len : 0) + ENC_KEY_MAX; /* specials stay whole */
     size_t carry = 0, done = 0;
-    if (room(sc, bpe_utf8_room(kind, chars) / 2) < 0) /* as enc_encode: ids <= n / 2 */
+    if (!sc->flush && room(sc, bpe_utf8_room(kind, chars) / 2) < 0) /* as enc_encode */
         return -1;
     for (;;) {
         size_t take = chars - done < ENC_CHUNK ? chars - done : ENC_CHUNK;
@@ -930,6 +930,11 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
         carry = total - used;
         if (used) /* (none: a word longer than the chunks so far, kept where it is) */
             memmove(sc->buf, sc->buf + used, carry);
+        if (sc->flush && sc->n >= ENC_FLUSH_IDS) {
+            if (sc->flush(sc->flush_ctx, sc->ids, sc->n) < 0)
+                return -3;
+            sc->n = 0;
+        }
     }
 }
 

@@ -93,6 +93,11 @@ typedef struct {
     uint32_t *marks;
     size_t n_marks, cap_marks;
     WcAdmit admit;           /* which merged words go into the caches (wordcache.h) */
+    /* where a long str's ids go between its chunks, when set (encode_to_array: into
+     * the array, so that they are written once and the ids here stay in pages used
+     * before): 0, or -1 with an error set; then n is 0 again */
+    int (*flush)(void *ctx, const uint32_t *ids, size_t n);
+    void *flush_ctx;
 } EncScratch;
 
 void enc_scratch_free(EncScratch *sc);
@@ -109,9 +114,11 @@ int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
 
 /* The same for a text of `chars` characters of `kind` bytes each (1, 2, 4: Python's
  * str), turned into UTF-8 in sc->buf a chunk of ENC_CHUNK characters at a time for a long
- * text. 0, -1 out of memory, -2 a lone surrogate (no UTF-8 for it; ids may have been
- * appended). */
+ * text, its ids given to sc->flush (when set) once ENC_FLUSH_IDS are held. 0, -1 out of
+ * memory, -2 a lone surrogate (no UTF-8 for it; ids may have been appended), -3 the
+ * flush's error. */
 #define ENC_CHUNK 65536
+#define ENC_FLUSH_IDS 65536
 int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
                    const EncSpecials *sp, int kind, const void *data, size_t chars,
                    int32_t limit);
@@ -133,7 +140,7 @@ int enc_char_spans(int kind, const void *data, size_t chars, const uint32_t *ids
  * answer for its first 8 bytes (1..7 the word's length, 8 FAST_MORE, 0 undecided); with
  * FAST_MORE and n >= 16, -1 or 8 + the run's end in p[8..16). */
 int64_t enc_fast_word(int preset, const unsigned char *p, size_t n);
-/* The cl100k family's pre-tokenizer (cl100k, Llama 3, Qwen2): 64-byte windows of class
+/* The pre-tokenizer of cl100k, Llama 3, Qwen2 and o200k: 64-byte windows of class
  * masks (scan/scan_mask.h), the default, or a word at a time (scan_fast.h and the
  * scanner). BPE_GUI_PRETOK=mask|word forces one at import. set: 0, or -1 for an unknown
  * mode. Set it before encoding starts, never while another thread encodes. */

@@ -184,6 +184,16 @@ static inline PyObject *bpe_py_ints_shared(const int32_t *v, size_t n)
 /* bytes [v, v + size) as an array of `typecode` ('I', 'q'...): copied once, straight
  * from the memory (a memoryview of it; a bytes object in between was a second copy of
  * every item, and a third block of their size). NULL with an exception set. */
+static inline int bpe_py_array_extend(PyObject *arr, const void *v, size_t size)
+{
+    PyObject *view = PyMemoryView_FromMemory(size ? (char *)v : (char *)"", (Py_ssize_t)size,
+                                             PyBUF_READ);
+    PyObject *r = view ? PyObject_CallMethod(arr, "frombytes", "O", view) : NULL;
+    Py_XDECREF(view);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
 static inline PyObject *bpe_py_array(const char *typecode, const void *v, size_t size)
 {
     static PyObject *bpe_py_array_type; /* array.array, imported at the first call */
@@ -197,14 +207,8 @@ static inline PyObject *bpe_py_array(const char *typecode, const void *v, size_t
             return NULL;
     }
     PyObject *arr = PyObject_CallFunction(bpe_py_array_type, "s", typecode);
-    PyObject *view = arr ? PyMemoryView_FromMemory(size ? (char *)v : (char *)"",
-                                                   (Py_ssize_t)size, PyBUF_READ)
-                         : NULL;
-    PyObject *r = view ? PyObject_CallMethod(arr, "frombytes", "O", view) : NULL;
-    Py_XDECREF(view);
-    if (!r)
+    if (arr && bpe_py_array_extend(arr, v, size) < 0)
         Py_CLEAR(arr);
-    Py_XDECREF(r);
     return arr;
 }
 

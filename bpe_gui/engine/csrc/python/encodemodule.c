@@ -438,6 +438,8 @@ static int text_ref(PyObject *text, EncText *t)
 /* The error of enc_engine_encode's code (with the GIL held); NULL. */
 static PyObject *encode_error(int rc, PyObject *text)
 {
+    if (rc == -3) /* the flush's own */
+        return NULL;
     if (rc == -2 && !PyUnicode_AsUTF8AndSize(text, NULL))
         return NULL; /* UnicodeEncodeError, as str.encode words it */
     if (rc == -2)
@@ -548,6 +550,22 @@ static int append_ids(EncScratch *sc, PyObject *seq, const char *what)
     return rc;
 }
 
+/* encode_to_array's EncScratch.flush: the ids appended to the array, the GIL taken for
+ * it and given back */
+typedef struct {
+    PyObject *arr;
+    PyThreadState *ts;
+} ArraySink;
+
+static int array_sink(void *ctx, const uint32_t *ids, size_t n)
+{
+    ArraySink *s = ctx;
+    PyEval_RestoreThread(s->ts);
+    int rc = bpe_py_array_extend(s->arr, ids, n * sizeof(uint32_t));
+    s->ts = PyEval_SaveThread();
+    return rc;
+}
+
 /* encode(text) -> list, or an array('I') when as_array; special tokens found unless
  * `ordinary`; `around` (NULL: none): (ids before, ids after) written around the text's
  * (a post-processor's BOS and EOS, without a second copy of the ids) */
@@ -565,18 +583,28 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
     if (enc_engine_enter(&e->eng, &sc, 1) < 0)
         return PyErr_NoMemory();
     PyObject *res = NULL;
+    ArraySink sink = {NULL, NULL}; /* an array's ids go into it a chunk at a time */
     int rc = around ? append_ids(sc, PyTuple_GET_ITEM(around, 0), "around[0]: ids before") : 0;
+    if (rc == 0 && as_array && !(sink.arr = bpe_py_array("I", NULL, 0)))
+        rc = -1;
     if (rc == 0) {
-        Py_BEGIN_ALLOW_THREADS
+        sc->flush = as_array ? array_sink : NULL;
+        sc->flush_ctx = &sink;
+        sink.ts = PyEval_SaveThread();
         rc = enc_engine_encode(&e->eng, sc, &t, !ordinary);
-        Py_END_ALLOW_THREADS
+        PyEval_RestoreThread(sink.ts);
+        sc->flush = NULL;
         if (rc < 0)
             encode_error(rc, text);
-        else if (!around || append_ids(sc, PyTuple_GET_ITEM(around, 1), "around[1]: ids after") == 0)
-            res = as_array ? bpe_py_id_array(sc->ids, sc->n)
-                           : bpe_py_id_list_giving_back(&e->merger->ids, &sc->ids, &sc->cap,
-                                                        sc->n, ENC_SCRATCH_KEEP / sizeof(uint32_t));
+        else if (around && append_ids(sc, PyTuple_GET_ITEM(around, 1), "around[1]: ids after") < 0)
+            rc = -1;
+        else if (!as_array)
+            res = bpe_py_id_list_giving_back(&e->merger->ids, &sc->ids, &sc->cap, sc->n,
+                                             ENC_SCRATCH_KEEP / sizeof(uint32_t));
+        else if (bpe_py_array_extend(sink.arr, sc->ids, sc->n * sizeof(uint32_t)) == 0)
+            res = sink.arr, sink.arr = NULL;
     }
+    Py_XDECREF(sink.arr);
     enc_engine_leave(&e->eng, &sc, 1);
     return res;
 }
@@ -1032,8 +1060,9 @@ static PyMethodDef encode_functions[] = {
      "ByteLevel offset trimming (lead, trail: int32 spaces by id)"},
     SCAN_PYTHON_METHODS,
     {"set_pretok_mode", set_pretok_mode_py, METH_O,
-     "set_pretok_mode(name) -> the mode before: the cl100k family's pre-tokenizer, 'mask' "
-     "(64-byte windows) or 'word' (a word at a time), for encodes from now on"},
+     "set_pretok_mode(name) -> the mode before: the cl100k family's and o200k's "
+     "pre-tokenizer, 'mask' (64-byte windows) or 'word' (a word at a time), for encodes "
+     "from now on"},
     {"pretok_mode", pretok_mode_py, METH_NOARGS, "pretok_mode() -> 'mask' or 'word'"},
     {"_pretok_words", pretok_words_py, METH_VARARGS,
      "_pretok_words(preset, data) -> list[int]: the encoder's word ends (tests)"},

@@ -1,6 +1,6 @@
 /*
- * scan_mask.h -- the cl100k family's word starts (cl100k, Llama 3, Qwen2) in 64 bytes of
- * ASCII at once, from class masks: pre-tokenization per pattern family.
+ * scan_mask.h -- the cl100k family's word starts (cl100k, Llama 3, Qwen2), and o200k's, in
+ * 64 bytes of ASCII at once, from class masks: pre-tokenization per pattern family.
  *
  * Plain C99, static inline. The window starts at a word start `pos` (the caller knows
  * one: regex's findall matches from there whatever came before), so no state crosses
@@ -27,6 +27,12 @@
  * the start of a whitespace run that reaches it (a CR/LF may come later). \s++$ needs
  * the end of the text: the caller keeps 64 bytes of text after pos, so no whitespace run
  * that reaches the end of the text ends before `limit`.
+ *
+ * o200k (scan_fast.h gives its pattern) differs in three places, all decided by
+ * neighbours too: a capital after a small letter starts a word ([A-Z]*[a-z]+ stops
+ * there); a contraction ('s 'T 're ...) ends the letter word before its ' (the ' and its
+ * letters join that word, the next byte starts one) and is never a word of its own; a
+ * punctuation run takes the CR, LF and / after it ([\r\n/]*).
  */
 #ifndef BPE_SCAN_MASK_H
 #define BPE_SCAN_MASK_H
@@ -42,12 +48,12 @@
 #endif
 
 typedef struct {
-    uint64_t l, d, sp, tab, nl, p, ap, clean;
+    uint64_t l, d, sp, tab, nl, p, ap, up, sl, clean;
 } MaskClasses;
 
 #if defined(BPE_SIMD_SSE2)
 /* 16 bytes' classes into bits [16 * k, 16 * k + 16) */
-BPE_FORCE_INLINE void mask_classes16(const unsigned char *s, int k, MaskClasses *m)
+BPE_FORCE_INLINE void mask_classes16(const unsigned char *s, int k, MaskClasses *m, int o200k)
 {
     __m128i v = _mm_loadu_si128((const __m128i *)(s + 16 * k));
     /* (x - lo) <= span, unsigned: min(x - lo, span) == x - lo */
@@ -69,6 +75,10 @@ BPE_FORCE_INLINE void mask_classes16(const unsigned char *s, int k, MaskClasses 
     m->tab |= BITS(tab);
     m->nl |= BITS(nl);
     m->ap |= BITS(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')));
+    if (o200k) {
+        m->up |= BITS(IN(v, 'A', 25));
+        m->sl |= BITS(_mm_cmpeq_epi8(v, _mm_set1_epi8('/')));
+    }
 #undef BITS
 #undef IN
 }
@@ -80,13 +90,13 @@ static inline uint64_t mask_pack8(uint64_t hi, int k)
     return (((hi >> 7) * 0x0102040810204080ull) >> 56) << (8 * k);
 }
 
-/* The classes of s[0..64) (all readable). */
-BPE_FORCE_INLINE void mask_classes(const unsigned char *s, MaskClasses *m)
+/* The classes of s[0..64) (all readable); o200k: capitals and / too. */
+BPE_FORCE_INLINE void mask_classes(const unsigned char *s, MaskClasses *m, int o200k)
 {
-    m->l = m->d = m->sp = m->tab = m->nl = m->p = m->ap = 0;
+    m->l = m->d = m->sp = m->tab = m->nl = m->p = m->ap = m->up = m->sl = 0;
 #if defined(BPE_SIMD_SSE2)
     for (int k = 0; k < 4; k++)
-        mask_classes16(s, k, m);
+        mask_classes16(s, k, m, o200k);
 #else
     for (int k = 0; k < 8; k++) {
         uint64_t v = load8(s + 8 * k), l = swar_letters(v), d = swar_digits(v);
@@ -97,6 +107,10 @@ BPE_FORCE_INLINE void mask_classes(const unsigned char *s, MaskClasses *m)
         m->tab |= mask_pack8(swar_eq(v, '\t'), k);
         m->nl |= mask_pack8(swar_crlf(v), k);
         m->ap |= mask_pack8(swar_eq(v, '\''), k);
+        if (o200k) {
+            m->up |= mask_pack8(swar_upper(v), k);
+            m->sl |= mask_pack8(swar_eq(v, '/'), k);
+        }
     }
 #endif
     m->clean = m->l | m->d | m->p | m->sp | m->tab | m->nl;
@@ -116,22 +130,29 @@ static inline int mask_contraction(const unsigned char *a)
 
 /* The word starts in s[0..64) (s[0] starts a word; s[0..66) readable: a contraction's
    letters are read past 64): bit i set if a word starts at s[i], up to the limit above
-   (bits past it are clear). num3: \p{N}{1,3}+ (0: Qwen2's \p{N}). */
-BPE_FORCE_INLINE uint64_t mask_starts(const unsigned char *s, int num3)
+   (bits past it are clear). num3: \p{N}{1,3}+ (0: Qwen2's \p{N}); o200k: its pattern
+   (num3 too). */
+BPE_FORCE_INLINE uint64_t mask_starts(const unsigned char *s, int num3, int o200k)
 {
     MaskClasses m;
-    mask_classes(s, &m);
+    mask_classes(s, &m, o200k);
     uint64_t unclean = ~m.clean;
     unsigned w = unclean ? (unsigned)bpe_ctz64(unclean) : 64; /* classed bytes */
     uint64_t in = w == 64 ? ~0ull : (1ull << w) - 1;
     uint64_t l = m.l & in, d = m.d & in, sp = m.sp & in, tab = m.tab & in, nl = m.nl & in;
     uint64_t p = m.p & in, st = sp | tab, ws = st | nl;
-    uint64_t pstart = p & ((l | d | tab | nl) << 1 | 1);
-    /* CR/LF right after punctuation: its word's [\r\n]*+ (a carry runs through the run) */
-    uint64_t seed = (p << 1) & nl, absorbed = ((nl + seed) ^ nl) & nl;
+    /* CR/LF right after punctuation: its word's [\r\n]*+ (a carry runs through the run;
+       o200k: [\r\n/]*, where a / it takes is no punctuation of its own and may seed
+       the run again: the seeds are kept) */
+    uint64_t tail = o200k ? nl | (m.sl & in) : nl;
+    uint64_t seed = (p << 1) & nl, absorbed = (((tail + seed) ^ tail) & tail) | seed;
+    p &= ~absorbed;
+    uint64_t pstart = p & ((l | d | tab | nl | absorbed) << 1 | 1);
     uint64_t ews = ws & ~absorbed;
     uint64_t starts = pstart;
-    starts |= l & ~(l << 1) & ~(st << 1) & ~((p & pstart) << 1);
+    starts |= l & ~(l << 1) & ~(st << 1) & ~(pstart << 1);
+    if (o200k) /* a capital after a small letter */
+        starts |= m.up & (l & ~m.up) << 1;
     starts |= ews & ~(ews << 1);
     /* a space or tab after the last CR/LF of its run: keep those with no CR/LF ahead */
     uint64_t after_nl = st & ((nl & ~absorbed) << 1);
@@ -157,14 +178,20 @@ BPE_FORCE_INLINE uint64_t mask_starts(const unsigned char *s, int num3)
         }
         starts |= run_start;
     }
-    uint64_t aps = m.ap & pstart & in;
-    while (aps) { /* a contraction: one word, and a word after it */
+    /* a contraction: the bytes after its ' join a word (o200k: the ' too: it ends a
+       letter word; cl100k: it starts one), and the byte after them starts the next
+       (o200k: a ' there starts a word, whatever follows it) */
+    uint64_t aps = o200k ? m.ap & l << 1 & in : m.ap & pstart & in;
+    unsigned next = 0;
+    while (aps) {
         unsigned j = (unsigned)bpe_ctz64(aps);
         aps &= aps - 1;
         int k = mask_contraction(s + j);
-        if (k && j + 1 + (unsigned)k < 64) {
-            starts &= ~(((2ull << k) - 1) << (j + 1)); /* clear j+1 .. j+1+k */
-            starts |= 1ull << (j + 1 + (unsigned)k);
+        if (k && !(o200k && j == next)) {
+            starts &= ~((((2ull << k) - 1) << j) & ~((uint64_t)!o200k << j));
+            next = j + 1 + (unsigned)k;
+            if (next < 64)
+                starts |= 1ull << next;
         }
     }
     starts |= 1;
@@ -175,6 +202,8 @@ BPE_FORCE_INLINE uint64_t mask_starts(const unsigned char *s, int num3)
         uint64_t non = ~ws & in;
         non &= (w - 1 >= 63) ? ~0ull : ((1ull << (w - 1)) - 1);
         lim = non ? 64 - (unsigned)bpe_clz64(non) : 0; /* the byte after the last non-space */
+    } else if (o200k && w >= 2 && (m.ap >> (w - 1) & 1)) {
+        lim = w - 2; /* (?i:'s) matches U+017F too: the ' may end the word before it */
     }
     return starts & (lim >= 63 ? ~0ull : (2ull << lim) - 1);
 }
