@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from array import array
 from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import Iterator, Sequence
 
 from ..errors import SettingsError
 from ..corpus.table import PretokenTable
@@ -42,9 +42,6 @@ from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, 
 from ..tokenizers.base import BaseTokenizer
 from .inherited import InheritedTrainer
 from .trainer import SUPERBPE_PRUNE, TrainSettings, new_core
-
-if TYPE_CHECKING:
-    pass
 
 MAX_WORDS = 4
 #: the split regex with the text between its matches as pieces too, over the whole text
@@ -83,6 +80,7 @@ class SuperBPETrainer(InheritedTrainer):
     def __init__(self, stage1: BaseTokenizer, table: PretokenTable,
                  settings: TrainSettings | None = None):
         self._log: list[tuple[int, frozenset]] = []   # (step, pairs cut there)
+        self._fine: set[tuple[int, int]] = set()      # pairs stage 2 may merge (settle)
         super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
         self.core = OffsetCore(self.core, 0)
         self.n_rebuilds = 0
@@ -140,10 +138,21 @@ class SuperBPETrainer(InheritedTrainer):
             best = self.core.best()
             if best is None or self.skip_reason(best[0], best[1]) is None:
                 return
-            bad = frozenset((a, b) for a, b, _ in self.core.top(LOOK_AHEAD)
-                            if self.skip_reason(a, b) is not None)
+            bad = frozenset(self._skipped_among(self.core.top(LOOK_AHEAD)))
             self._log.append((self.n_steps, bad))
             self._rebuild(bad, self.n_steps)
+
+    def _skipped_among(self, pairs: list) -> Iterator[tuple[int, int]]:
+        """The pairs (a, b, count) stage 2 never merges, as (a, b). Each rebuild looks
+        at the same leading candidates again: those found fine are kept (``_fine``) while
+        their ids keep their tokens, below this core's first step (an undo below it
+        restarts, and forgets them)."""
+        stable = self.n_initial + self.core.base
+        for a, b in {(a, b) for a, b, _ in pairs} - self._fine:
+            if self.skip_reason(a, b) is not None:
+                yield a, b
+            elif a < stable and b < stable:
+                self._fine.add((a, b))
 
     def _rebuild(self, bad: frozenset, base: int) -> None:
         """A new core from the words as they are now, cut at ``bad`` pairs. Exact from
@@ -163,6 +172,7 @@ class SuperBPETrainer(InheritedTrainer):
         """The core as of step k < the current core's first step (for undo): from step
         0 again, through each rebuild before k, with the merges recorded."""
         self._log = [(at, bad) for at, bad in self._log if at <= k]
+        self._fine.clear()
         n = len(self._seg[2])
         self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
         symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
