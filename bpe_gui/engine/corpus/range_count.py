@@ -13,7 +13,6 @@ import gzip
 import lzma
 from array import array
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator, Sequence
 
 from .blocks import Boundaries, _regex_words
@@ -23,8 +22,7 @@ from .files import BOM, binary_error, jsonl_text, looks_binary
 from .giant import Part, stream_parts
 from ..text.boundaries import lines_of
 from ..text.pretokenize import Pretokenizer
-from .ranges import (RANGE_BYTES, Found, Range, _inner_suffix, line_boundary, open_source,
-                     plan_ranges, text_boundary)
+from .ranges import Found, Range, _inner_suffix, line_boundary, open_source, text_boundary
 from .table import PretokenTable
 
 try:
@@ -138,9 +136,8 @@ def range_ends(f, rng: Range, bounds: Boundaries, lines: bool,
         start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
         return max(start, floor), end
     found = found or Found()   # (the stop's search may use the start's)
-    start, end = (text_boundary(f, s, rng.size, bounds, floor, found)
-                  for s in (rng.start, rng.stop))
-    return start, end
+    return (text_boundary(f, rng.start, rng.size, bounds, floor, found),
+            text_boundary(f, rng.stop, rng.size, bounds, floor, found))
 
 
 @contextmanager
@@ -265,11 +262,3 @@ def table_of(part: tuple):
     table = PretokenTable(blob, starts, counts, chars, nbytes)
     table.cuts = cuts
     return table
-
-
-def count_ranges_here(paths: Sequence[str | Path], pre: Pretokenizer,
-                      range_bytes: int = RANGE_BYTES, lines: bool = False) -> "Iterator[tuple]":
-    """Every range counted in this process, one after the other (tests, and the
-    reference for what a cluster computes)."""
-    for rng in plan_ranges(paths, range_bytes):
-        yield count_range(rng, pre.preset or pre.pattern, pre.special_tokens, lines)

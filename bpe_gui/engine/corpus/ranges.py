@@ -153,11 +153,9 @@ def first_cut(bounds: Boundaries, buf, lo: int, hi: int) -> int:
 
 
 class Found:
-    """The boundaries already found in one file, shared by its ranges: each search keeps
-    the stretch [s, p] it read (boundary(x) = p for every x in it), so a later search
-    from inside it reads nothing, and one from before it reads only up to it. Without
-    this, K ranges starting in one long stretch with no cut each read on to its end,
-    K times the stretch. One search at a time (``lock``): two would read the same bytes."""
+    """The boundaries found in one file, shared by its ranges, so that K ranges in one
+    long stretch with no cut read it once, not K times: a search keeps the stretch
+    [s, p] it read (boundary(x) = p for x in it). One search at a time (``lock``)."""
 
     def __init__(self) -> None:
         self.known: list[tuple[int, int]] = []   # sorted; disjoint, or sharing their end
@@ -172,12 +170,11 @@ class Found:
 
 def text_boundary(f, s: int, size: int, bounds: Boundaries, floor: int = 0,
                   found: Found | None = None) -> int:
-    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM;
-    ``found``: the file's boundaries found so far, shared by its ranges).
+    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM).
 
     Searched in windows that move on (growing to BOUNDARY_WINDOW), never in the whole
     rest of a stretch with no cut: whether p is accepted depends only on the bytes around
-    it, which each window holds. A window ends where a stretch in ``found`` begins."""
+    it, which each window holds. A window stops at a stretch ``found`` already."""
     if s <= floor:
         return floor
     found = found or Found()

@@ -103,7 +103,7 @@ class SuperBPETrainer(InheritedTrainer):
         def bad(a: int, b: int) -> bool:
             return skipped(token_bytes[a] + token_bytes[b])
 
-        out = cut_table_words(self._seg, cand, bad, [len(t) for t in token_bytes])
+        out = cut_table_words(self._seg, cand, bad, token_bytes)
         self._origin, self._word_texts = out[3], None
         return out[:3]
 
@@ -115,13 +115,13 @@ class SuperBPETrainer(InheritedTrainer):
         return self._word_texts
 
     # ----- skips (superbpe_skips.py) ------------------------------------------------
-    def _cut(self, cand, bad, lens) -> tuple:
+    def _cut(self, cand, bad, tokens) -> tuple:
         """The parts as the core holds them now, those of table words in ``cand`` cut."""
         symbols, starts = array("i"), array("q")
         for arr, raw in zip((symbols, starts), self.core.segmentation()):
             arr.frombytes(raw)
         symbols, starts, freqs, self._origin = cut_parts(
-            self._origin, (symbols, starts, self._freqs), cand, bad, lens)
+            self._origin, (symbols, starts, self._freqs), cand, bad, tokens)
         self._word_texts = None
         return symbols, starts, freqs
 
@@ -143,10 +143,9 @@ class SuperBPETrainer(InheritedTrainer):
             self._rebuild(bad, self.n_steps)
 
     def _skipped_among(self, pairs: list) -> Iterator[tuple[int, int]]:
-        """The pairs (a, b, count) stage 2 never merges, as (a, b). Each rebuild looks
-        at the same leading candidates again: those found fine are kept (``_fine``) while
-        their ids keep their tokens, below this core's first step (an undo below it
-        restarts, and forgets them)."""
+        """The pairs (a, b, count) stage 2 never merges, as (a, b). A pair found fine is
+        not asked about again while its ids keep their tokens: below the core's first
+        step (an undo below it restarts, and forgets them)."""
         stable = self.n_initial + self.core.base
         for a, b in {(a, b) for a, b, _ in pairs} - self._fine:
             if self.skip_reason(a, b) is not None:
@@ -160,13 +159,15 @@ class SuperBPETrainer(InheritedTrainer):
         could later straddle one holds a cut pair's tokens, so it is skipped too."""
         vb = self.vocab_bytes[:self.n_initial + base]   # the tokens as of step ``base``
         cand = words_holding(self.table, [vb[a] + vb[b] for a, b in bad])
-        symbols, starts, freqs = self._cut(cand, lambda a, b: (a, b) in bad,
-                                           [len(t) for t in vb])
-        del self.core   # one core at a time: the old one goes before the new one is built
-        self.core = OffsetCore(new_core(symbols, starts, freqs, vb, self.settings.tie_rule),
-                               base)
-        self._freqs = freqs
+        self._new_core(self._cut(cand, lambda a, b: (a, b) in bad, vb), base)
         self.n_rebuilds += 1
+
+    def _new_core(self, parts: tuple[array, array, array], base: int) -> None:
+        """The core of the words ``parts`` (symbols, starts, freqs) as of step ``base``."""
+        del self.core   # one core at a time: the old one goes before the new one is built
+        vb = self.vocab_bytes[:self.n_initial + base]
+        self.core = OffsetCore(new_core(*parts, vb, self.settings.tie_rule), base)
+        self._freqs = parts[2]
 
     def _restart(self, k: int) -> None:
         """The core as of step k < the current core's first step (for undo): from step
@@ -175,11 +176,7 @@ class SuperBPETrainer(InheritedTrainer):
         self._fine.clear()
         n = len(self._seg[2])
         self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
-        symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
-        del self.core   # (as in _rebuild)
-        self.core = OffsetCore(new_core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
-                                        self.settings.tie_rule), 0)
-        self._freqs = freqs
+        self._new_core(self._first_parts(self.vocab_bytes[:self.n_initial]), 0)
         for at, bad in self._log + [(k, None)]:
             self.core.run(at - self.core.n_steps, 1)
             if bad is not None:

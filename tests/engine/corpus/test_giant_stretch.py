@@ -21,8 +21,10 @@ from bpe_gui.engine.corpus.blocks import BlockReader
 from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.text.presets import KIND_PATTERNS, PRESET_IDS
 from bpe_gui.engine.text.pretokenize import Pretokenizer
-from bpe_gui.engine.corpus.range_count import count_ranges_here, merge_partials, table_of
+from bpe_gui.engine.corpus.range_count import merge_partials, table_of
 from bpe_gui.engine.corpus.word_limit import MAX_WORD_BYTES, pieces, split_long_words
+
+from engine_oracle import count_ranges_here
 
 _scan = pytest.importorskip("bpe_gui.engine.text._scan")
 pytest.importorskip("bpe_gui.engine.corpus._count")
