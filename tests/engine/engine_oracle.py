@@ -237,3 +237,12 @@ class using_core:
         from bpe_gui.engine.train import trainer
         trainer._core = self._saved
         return False
+
+
+def count_ranges_here(paths, pre, range_bytes: int = 64 << 20, lines: bool = False):
+    """Every range counted in this process, one after the other: the reference for what
+    a cluster computes (range_count.count_range of each of ranges.plan_ranges)."""
+    from bpe_gui.engine.corpus.range_count import count_range
+    from bpe_gui.engine.corpus.ranges import plan_ranges
+    for rng in plan_ranges(paths, range_bytes):
+        yield count_range(rng, pre.preset or pre.pattern, pre.special_tokens, lines)

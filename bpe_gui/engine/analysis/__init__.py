@@ -54,7 +54,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".scripts": "SCRIPTS ScriptStats encoding_stats scripts_present utf8_len",
 })
 
-# the public API; each module's own helpers (char_script, cut_points, pair_counts...) are
+# the public API; each module's own helpers (char_script, cut_points...) are
 # imported from it
 __all__ = ["CostRow", "CostTable", "Cut", "DeadToken", "DeadWeight", "HeldOut", "KINDS",
            "MAX_ALPHA", "MixtureResult", "MixtureStep",

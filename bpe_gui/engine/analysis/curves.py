@@ -32,11 +32,6 @@ def corpus_bytes_per_token(steps: Sequence, n_bytes: int, tokens0: int, n_specia
     return out
 
 
-def pair_counts(steps: Sequence, start: int = 0) -> list[int]:
-    """Count of the chosen pair at steps start+1 .. len(steps) (x is the step index)."""
-    return [s.count for s in steps[start:]]
-
-
 def sample_steps(n: int, max_points: int = 64) -> list[int]:
     """Steps 0..n on a power-of-two grid of at most ``max_points`` + 1 points, and n.
 

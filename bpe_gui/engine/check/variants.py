@@ -28,8 +28,6 @@ from ..display import gpt2_text
 from ..errors import Cancelled
 
 Pair = tuple[bytes, bytes]
-COUNTINGS = ("adjacent", "runs-halved", "skip-after-repeat")
-TIES = ("greatest", "least", "first-seen", "lowest-ids")
 
 
 @dataclass(frozen=True)

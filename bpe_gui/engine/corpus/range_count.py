@@ -13,7 +13,6 @@ import gzip
 import lzma
 from array import array
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator, Sequence
 
 from .blocks import Boundaries, _regex_words
@@ -23,8 +22,7 @@ from .files import BOM, binary_error, jsonl_text, looks_binary
 from .giant import Part, stream_parts
 from ..text.boundaries import lines_of
 from ..text.pretokenize import Pretokenizer
-from .ranges import (
-    RANGE_BYTES, Range, _inner_suffix, line_boundary, open_source, plan_ranges, text_boundary)
+from .ranges import Found, Range, _inner_suffix, line_boundary, open_source, text_boundary
 from .table import PretokenTable
 
 try:
@@ -117,22 +115,29 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
                             keep_bom=lines and _inner_suffix(rng.path) != ".jsonl")
                 _stream(stream, 0, None, rng, pre, rc, lines)
             return rc.export()
-        head = f.read(8192) if rng.start == 0 else f.read(3)
-        if rng.start == 0 and looks_binary(head):
-            raise binary_error(rng.path, head)
-        # one text per line keeps a BOM, as Hugging Face's trainer reads it (blocks.py)
-        floor = 3 if head.startswith(BOM) and not (lines and rng.kind != "jsonl") else 0
-        if rng.kind == "jsonl" or lines:   # (a line start: no text crosses it)
-            start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
-            start = max(start, floor)
-        else:
-            bounds = Boundaries(pre)
-            start, end = (text_boundary(f, s, rng.size, bounds, floor)
-                          for s in (rng.start, rng.stop))
+        start, end = range_ends(f, rng, Boundaries(pre), lines)
         if end > start:
             f.seek(start)
             _stream(f, start, end - start, rng, pre, rc, lines)
     return rc.export()
+
+
+def range_ends(f, rng: Range, bounds: Boundaries, lines: bool,
+               found: Found | None = None) -> tuple[int, int]:
+    """Where a range of a text or .jsonl file really starts and stops: the boundaries of
+    its nominal ends (``found``: the file's boundaries found so far). CorpusError for a
+    file that is not text (told by its first bytes)."""
+    head = f.read(8192) if rng.start == 0 else f.read(3)
+    if rng.start == 0 and looks_binary(head):
+        raise binary_error(rng.path, head)
+    # one text per line keeps a BOM, as Hugging Face's trainer reads it (blocks.py)
+    floor = 3 if head.startswith(BOM) and not (lines and rng.kind != "jsonl") else 0
+    if rng.kind == "jsonl" or lines:   # (a line start: no text crosses it)
+        start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
+        return max(start, floor), end
+    found = found or Found()   # (the stop's search may use the start's)
+    return (text_boundary(f, rng.start, rng.size, bounds, floor, found),
+            text_boundary(f, rng.stop, rng.size, bounds, floor, found))
 
 
 @contextmanager
@@ -257,11 +262,3 @@ def table_of(part: tuple):
     table = PretokenTable(blob, starts, counts, chars, nbytes)
     table.cuts = cuts
     return table
-
-
-def count_ranges_here(paths: Sequence[str | Path], pre: Pretokenizer,
-                      range_bytes: int = RANGE_BYTES, lines: bool = False) -> "Iterator[tuple]":
-    """Every range counted in this process, one after the other (tests, and the
-    reference for what a cluster computes)."""
-    for rng in plan_ranges(paths, range_bytes):
-        yield count_range(rng, pre.preset or pre.pattern, pre.special_tokens, lines)

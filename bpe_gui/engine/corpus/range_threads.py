@@ -4,7 +4,7 @@ With one reading thread that cuts blocks for every counting thread, the reading 
 reads, safe cuts, the UTF-8 check, the Python steps of each block) is done once for all
 and does not scale. Here the files are split into ranges (``ranges.plan_ranges``), a few
 per thread, and each thread takes the next range in corpus order, finds the range's real
-ends at safe boundaries (``ranges.text_boundary``: both neighbours of a cut find the same
+ends at safe boundaries (``range_count.range_ends``: both neighbours of a cut find the same
 one, so the ranges' words are exactly the file's) and reads and counts it in blocks into
 its own counter, as ``range_count.count_range`` counts a Dask range. First appearance:
 range k's words are numbered with block numbers from ``k << SUB_BITS``, so the threads'
@@ -22,10 +22,9 @@ from typing import Callable
 
 from . import blocks
 from .blocks import BlockReader, Boundaries, _is_utf8
-from .files import BOM, STDIN, _check_path, binary_error, inner_suffix, looks_binary, \
-    open_binary
-from .range_count import RangeCounter, _stream_text
-from .ranges import COMPRESSED, Range, line_boundary, plan_ranges, text_boundary
+from .files import STDIN, _check_path, inner_suffix, open_binary
+from .range_count import RangeCounter, _stream_text, range_ends
+from .ranges import COMPRESSED, Found, Range, plan_ranges
 from ..errors import CancelFn, Cancelled, ProgressFn
 from ..text.pretokenize import Pretokenizer
 
@@ -65,6 +64,7 @@ class _Shared:
         self.read = threading.Event()           # set after each block read and at a finish
         self.finished = 0                       # threads finished (not the calling one)
         self.cuts = [0] * workers               # of giant words, by each thread
+        self.found = {r.path: Found() for r in ranges}   # boundaries, by file
 
     def take(self) -> Range | None:
         with self.lock:
@@ -181,32 +181,17 @@ def _count_range(rng: Range, bounds: Boundaries, rc: RangeCounter, shared: _Shar
     with open_binary(Path(rng.path)) as (raw, _):
         f = _Watched(raw, rng.index, shared, k, poll)
         try:
-            _read_range(f, rng, bounds, rc)
+            start, end = range_ends(f, rng, bounds, bounds.lines, shared.found[rng.path])
+            if end > start:
+                f.seek(start)
+                f.counting = True
+                _stream_text(f, start, end - start, bounds, rng.path, rc)
         except Exception as e:  # noqa: BLE001 - re-raised below, or a read error here
             if e is f.read_error:
                 raise
             failure = e
     if failure is not None:
         raise failure
-
-
-def _read_range(f: "_Watched", rng: Range, bounds: Boundaries, rc: RangeCounter) -> None:
-    lines = bounds.lines
-    head = f.read(8192) if rng.start == 0 else f.read(3)
-    if rng.start == 0 and looks_binary(head):
-        raise binary_error(rng.path, head)
-    # one text per line keeps a BOM, as Hugging Face's trainer reads it (blocks.py)
-    floor = 3 if head.startswith(BOM) and not lines else 0
-    if lines:
-        start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
-        start = max(start, floor)
-    else:
-        start, end = (text_boundary(f, s, rng.size, bounds, floor)
-                      for s in (rng.start, rng.stop))
-    if end > start:
-        f.seek(start)
-        f.counting = True
-        _stream_text(f, start, end - start, bounds, rng.path, rc)
 
 
 class _Watched:

@@ -79,9 +79,6 @@ MODELS: dict[str, str] = {
     "no_vocab": "no vocabulary", "none": "no vocabulary",
 }
 BPE_MODELS = ("gpt2", "llama", "gemma4")
-# llama.cpp's token types (tokenizer.ggml.token_type)
-TOKEN_TYPES = {0: "UNDEFINED", 1: "NORMAL", 2: "UNKNOWN", 3: "CONTROL", 4: "USER_DEFINED",
-               5: "UNUSED", 6: "BYTE"}
 
 _ID_KEYS = {"bos": "bos_token_id", "eos": "eos_token_id", "eot": "eot_token_id",
             "eom": "eom_token_id", "unk": "unknown_token_id", "sep": "seperator_token_id",

@@ -89,9 +89,6 @@ class Named:
     neg: bool = False
 
 
-Item = Union[Range, Gc, Prop, Named, "Cls"]
-
-
 @dataclass(frozen=True)
 class Cls:
     """``[items && ands[0] && ...]``, negated if ``neg``; ``ci``: case-insensitive."""

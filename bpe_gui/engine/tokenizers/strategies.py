@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from types import ModuleType
 
 AUTO = "auto"        # no strategy forced: the cheapest that applies
-REFERENCE = "reference"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from array import array
 from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import Iterator, Sequence
 
 from ..errors import SettingsError
 from ..corpus.table import PretokenTable
@@ -42,9 +42,6 @@ from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, 
 from ..tokenizers.base import BaseTokenizer
 from .inherited import InheritedTrainer
 from .trainer import SUPERBPE_PRUNE, TrainSettings, new_core
-
-if TYPE_CHECKING:
-    pass
 
 MAX_WORDS = 4
 #: the split regex with the text between its matches as pieces too, over the whole text
@@ -83,6 +80,7 @@ class SuperBPETrainer(InheritedTrainer):
     def __init__(self, stage1: BaseTokenizer, table: PretokenTable,
                  settings: TrainSettings | None = None):
         self._log: list[tuple[int, frozenset]] = []   # (step, pairs cut there)
+        self._fine: set[tuple[int, int]] = set()      # pairs stage 2 may merge (settle)
         super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
         self.core = OffsetCore(self.core, 0)
         self.n_rebuilds = 0
@@ -105,7 +103,7 @@ class SuperBPETrainer(InheritedTrainer):
         def bad(a: int, b: int) -> bool:
             return skipped(token_bytes[a] + token_bytes[b])
 
-        out = cut_table_words(self._seg, cand, bad, [len(t) for t in token_bytes])
+        out = cut_table_words(self._seg, cand, bad, token_bytes)
         self._origin, self._word_texts = out[3], None
         return out[:3]
 
@@ -117,13 +115,13 @@ class SuperBPETrainer(InheritedTrainer):
         return self._word_texts
 
     # ----- skips (superbpe_skips.py) ------------------------------------------------
-    def _cut(self, cand, bad, lens) -> tuple:
+    def _cut(self, cand, bad, tokens) -> tuple:
         """The parts as the core holds them now, those of table words in ``cand`` cut."""
         symbols, starts = array("i"), array("q")
         for arr, raw in zip((symbols, starts), self.core.segmentation()):
             arr.frombytes(raw)
         symbols, starts, freqs, self._origin = cut_parts(
-            self._origin, (symbols, starts, self._freqs), cand, bad, lens)
+            self._origin, (symbols, starts, self._freqs), cand, bad, tokens)
         self._word_texts = None
         return symbols, starts, freqs
 
@@ -140,10 +138,20 @@ class SuperBPETrainer(InheritedTrainer):
             best = self.core.best()
             if best is None or self.skip_reason(best[0], best[1]) is None:
                 return
-            bad = frozenset((a, b) for a, b, _ in self.core.top(LOOK_AHEAD)
-                            if self.skip_reason(a, b) is not None)
+            bad = frozenset(self._skipped_among(self.core.top(LOOK_AHEAD)))
             self._log.append((self.n_steps, bad))
             self._rebuild(bad, self.n_steps)
+
+    def _skipped_among(self, pairs: list) -> Iterator[tuple[int, int]]:
+        """The pairs (a, b, count) stage 2 never merges, as (a, b). A pair found fine is
+        not asked about again while its ids keep their tokens: below the core's first
+        step (an undo below it restarts, and forgets them)."""
+        stable = self.n_initial + self.core.base
+        for a, b in {(a, b) for a, b, _ in pairs} - self._fine:
+            if self.skip_reason(a, b) is not None:
+                yield a, b
+            elif a < stable and b < stable:
+                self._fine.add((a, b))
 
     def _rebuild(self, bad: frozenset, base: int) -> None:
         """A new core from the words as they are now, cut at ``bad`` pairs. Exact from
@@ -151,25 +159,24 @@ class SuperBPETrainer(InheritedTrainer):
         could later straddle one holds a cut pair's tokens, so it is skipped too."""
         vb = self.vocab_bytes[:self.n_initial + base]   # the tokens as of step ``base``
         cand = words_holding(self.table, [vb[a] + vb[b] for a, b in bad])
-        symbols, starts, freqs = self._cut(cand, lambda a, b: (a, b) in bad,
-                                           [len(t) for t in vb])
-        del self.core   # one core at a time: the old one goes before the new one is built
-        self.core = OffsetCore(new_core(symbols, starts, freqs, vb, self.settings.tie_rule),
-                               base)
-        self._freqs = freqs
+        self._new_core(self._cut(cand, lambda a, b: (a, b) in bad, vb), base)
         self.n_rebuilds += 1
+
+    def _new_core(self, parts: tuple[array, array, array], base: int) -> None:
+        """The core of the words ``parts`` (symbols, starts, freqs) as of step ``base``."""
+        del self.core   # one core at a time: the old one goes before the new one is built
+        vb = self.vocab_bytes[:self.n_initial + base]
+        self.core = OffsetCore(new_core(*parts, vb, self.settings.tie_rule), base)
+        self._freqs = parts[2]
 
     def _restart(self, k: int) -> None:
         """The core as of step k < the current core's first step (for undo): from step
         0 again, through each rebuild before k, with the merges recorded."""
         self._log = [(at, bad) for at, bad in self._log if at <= k]
+        self._fine.clear()
         n = len(self._seg[2])
         self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
-        symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
-        del self.core   # (as in _rebuild)
-        self.core = OffsetCore(new_core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
-                                        self.settings.tie_rule), 0)
-        self._freqs = freqs
+        self._new_core(self._first_parts(self.vocab_bytes[:self.n_initial]), 0)
         for at, bad in self._log + [(k, None)]:
             self.core.run(at - self.core.n_steps, 1)
             if bad is not None:

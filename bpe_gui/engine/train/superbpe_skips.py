@@ -8,7 +8,7 @@ meets, so no token is ever split.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 import regex
 
@@ -74,11 +74,11 @@ class _Out:
         self.ow.append(w)
         self.olo.append(lo)
 
-    def cut_word(self, ids, f: int, w: int, lo: int, bad, lens) -> None:
+    def cut_word(self, ids, f: int, w: int, lo: int, bad, tokens) -> None:
         """One part's ids, cut between the tokens of each pair ``bad(a, b)``."""
         first, pos = 0, lo
         for i in range(len(ids) - 1):
-            pos += lens[ids[i]]
+            pos += len(tokens[ids[i]])
             if bad(ids[i], ids[i + 1]):
                 self.part(ids[first:i + 1], f, w, lo)
                 first, lo = i + 1, pos
@@ -88,22 +88,23 @@ class _Out:
         return self.symbols, self.starts, self.freqs, (self.ow, self.olo)
 
 
-def cut_parts(origin, seg: tuple, cand: set[int], bad, lens) -> tuple:
+def cut_parts(origin, seg: tuple, cand: set[int], bad, tokens) -> tuple:
     """(symbols, starts, freqs, origin) from the current parts (``seg``: their symbols,
     starts and freqs, as the core holds them now), each part of a table word in ``cand``
     cut at every pair ``bad(a, b)``."""
-    cut = [p for p, w in enumerate(origin[0]) if w in cand]
-    return _cut_runs(seg, origin, cut, bad, lens)
+    ow = origin[0]   # (ascending: parts are in table order)
+    cut = [p for w in sorted(cand) for p in range(bisect_left(ow, w), bisect_right(ow, w))]
+    return _cut_runs(seg, origin, cut, bad, tokens)
 
 
-def cut_table_words(seg: tuple, cand: set[int], bad, lens) -> tuple:
+def cut_table_words(seg: tuple, cand: set[int], bad, tokens) -> tuple:
     """The same when the parts are the table's words (``seg``: symbols, starts, freqs)."""
     n = len(seg[2])
     origin = (array("q", range(n)), array("q", bytes(8 * n)))
-    return _cut_runs(seg, origin, sorted(cand), bad, lens)
+    return _cut_runs(seg, origin, sorted(cand), bad, tokens)
 
 
-def _cut_runs(seg: tuple, origin, cut: list[int], bad, lens) -> tuple:
+def _cut_runs(seg: tuple, origin, cut: list[int], bad, tokens) -> tuple:
     """The parts of ``seg`` with those numbered in ``cut`` (ascending) cut at ``bad``
     pairs; the runs of parts between them are copied in one piece each."""
     symbols0, starts0, freqs0 = seg
@@ -111,14 +112,13 @@ def _cut_runs(seg: tuple, origin, cut: list[int], bad, lens) -> tuple:
     out, prev, n = _Out(), 0, len(freqs0)
     for p in cut + [n]:
         if p > prev:   # parts prev..p-1, whole
-            shift = len(out.symbols) - starts0[prev]
             out.symbols.extend(symbols0[starts0[prev]:starts0[p]])
-            out.starts.extend(x + shift for x in starts0[prev + 1:p + 1])
+            out.starts.extend(starts0[prev + 1:p + 1])   # (a cut keeps every symbol)
             out.freqs.extend(freqs0[prev:p])
             out.ow.extend(ow[prev:p])
             out.olo.extend(olo[prev:p])
         if p == n:
             break
-        out.cut_word(symbols0[starts0[p]:starts0[p + 1]], freqs0[p], ow[p], olo[p], bad, lens)
+        out.cut_word(symbols0[starts0[p]:starts0[p + 1]], freqs0[p], ow[p], olo[p], bad, tokens)
         prev = p + 1
     return out.result()

@@ -123,7 +123,6 @@ def token_kinds(enc: Encoding, cache: ReadableCache | None = None) -> list[Token
 # the same two for parts of a character, one for special tokens; then the first four
 # again for tokens marked new (training on: learned here, not inherited).
 SPECIAL_FORMAT, MARKED = 4, 5
-N_FORMATS = MARKED + 4
 
 
 def format_index(kind: TokenKind, group: int, new: bool = False) -> int:

@@ -30,7 +30,6 @@ SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2    # text the filter line edit matche
 TOKENS_ROLE = Qt.ItemDataRole.UserRole + 3    # list[(text, partial)] drawn as chips
 ID_ROLE = Qt.ItemDataRole.UserRole + 4        # token id of the row (or step index)
 PARTIAL_ROLE = Qt.ItemDataRole.UserRole + 5   # the token holds part of a UTF-8 character
-HOVER_ROLE = Qt.ItemDataRole.UserRole + 6     # the row is linked to what the mouse hovers
 SPECIAL_ROLE = Qt.ItemDataRole.UserRole + 7   # a special token (never split or merged)
 
 Chip = tuple  # (text, partial[, emphasised]): one token drawn as a block

@@ -21,8 +21,10 @@ from bpe_gui.engine.corpus.blocks import BlockReader
 from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.text.presets import KIND_PATTERNS, PRESET_IDS
 from bpe_gui.engine.text.pretokenize import Pretokenizer
-from bpe_gui.engine.corpus.range_count import count_ranges_here, merge_partials, table_of
+from bpe_gui.engine.corpus.range_count import merge_partials, table_of
 from bpe_gui.engine.corpus.word_limit import MAX_WORD_BYTES, pieces, split_long_words
+
+from engine_oracle import count_ranges_here
 
 _scan = pytest.importorskip("bpe_gui.engine.text._scan")
 pytest.importorskip("bpe_gui.engine.corpus._count")
@@ -239,6 +241,40 @@ def test_range_boundary_is_searched_in_windows(tmp_path, monkeypatch):
         got = ranges.text_boundary(Counted(f), 1 << 20, path.stat().st_size, bounds)
     assert got == want
     assert max(reads) <= (64 << 10) + 1024
+
+
+@pytest.mark.parametrize("order", ["in order", "shuffled"])
+def test_ranges_in_one_stretch_read_it_once(order):
+    """The boundaries of K ranges starting inside one stretch with no cut are found by
+    reading it about once (a Found shared by the file's ranges), not K times, and each is
+    the first accepted cut at or after its start, found in the whole file at once."""
+    import io
+    from bpe_gui.engine.corpus import ranges
+    from bpe_gui.engine.corpus.blocks import Boundaries
+    rng = random.Random(7)
+    letters = lambda n: "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=n))  # noqa: E731
+    data = ("Hi there. " + letters(200_000) + " end, " + letters(60_000) + "\n x").encode()
+    bounds = Boundaries(pre_of("o200k"))
+    whole = ranges.first_cut   # the oracle: the smallest cut >= s over all the bytes
+
+    def want(s: int) -> int:
+        p = whole(bounds, data, s - 1, len(data) - bounds.margin)
+        return len(data) if p < 0 else p
+    starts = list(range(1, len(data), 8 << 10))   # nominal starts of 8 KiB ranges
+    if order == "shuffled":
+        rng.shuffle(starts)
+    read = [0]
+
+    class Counted(io.BytesIO):
+        def read(self, n=-1):
+            out = super().read(n)
+            read[0] += len(out)
+            return out
+    found, f = ranges.Found(), Counted(data)
+    got = [ranges.text_boundary(f, s, len(data), bounds, 0, found) for s in starts * 2]
+    assert got == [want(s) for s in starts * 2]
+    assert len(starts) > 30
+    assert read[0] < 2 * len(data), read[0] / len(data)   # (each to the end: 16 x)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,8 +17,10 @@ from bpe_gui.engine.text.boundaries import outside_specials
 from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.errors import CorpusError, NotUTF8Error
 from bpe_gui.engine.text.pretokenize import PRESETS, Pretokenizer
-from bpe_gui.engine.corpus.range_count import count_ranges_here, merge_partials, table_of
+from bpe_gui.engine.corpus.range_count import merge_partials, table_of
 from bpe_gui.engine.corpus.ranges import first_cut, plan_ranges
+
+from engine_oracle import count_ranges_here
 
 _count = pytest.importorskip("bpe_gui.engine.corpus._count")
 EOT = "<|endoftext|>"

@@ -13,13 +13,13 @@ from hypothesis import given, strategies as st
 
 from bpe_gui.engine.corpus import blocks, giant, word_limit
 from bpe_gui.engine.corpus.counting import count_corpus
-from bpe_gui.engine.corpus.range_count import count_ranges_here, merge_partials, table_of
+from bpe_gui.engine.corpus.range_count import merge_partials, table_of
 from bpe_gui.engine.corpus.table_file import read_table, write_table
 from bpe_gui.engine.corpus.table_sums import read_tables
 from bpe_gui.engine.corpus.word_limit import longest_word, split_long_words
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 
-from engine_oracle import GPT2
+from engine_oracle import GPT2, count_ranges_here
 
 pytest.importorskip("bpe_gui.engine.corpus._count")
 LIMIT = 1 << 16

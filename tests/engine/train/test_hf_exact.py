@@ -19,7 +19,7 @@ from bpe_gui.engine.text import lines_of
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 from bpe_gui.engine.train import Trainer, TrainSettings
 
-from engine_oracle import available_cores, using_core
+from engine_oracle import available_cores, count_ranges_here, using_core
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
@@ -213,7 +213,7 @@ def test_lines_of_cuts_after_each_newline_only():
 
 def test_ranges_count_lines_as_the_reader_does(corpora_dir, tmp_path):
     """The Dask tasks' path (byte ranges starting at line starts) equals the reader's."""
-    from bpe_gui.engine.corpus.range_count import count_ranges_here, merge_partials, table_of
+    from bpe_gui.engine.corpus.range_count import merge_partials, table_of
     path = slice_file(tmp_path, read_corpus(corpora_dir / "en-tinyshakespeare.txt.xz", 80_000))
     pre = Pretokenizer()
     here = count_corpus([path], pre, lines=True)

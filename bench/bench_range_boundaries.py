@@ -1,0 +1,65 @@
+"""Range boundaries in one long stretch with no cut (issue 95): the bytes read and the
+time of finding every range's start and stop, as the counting threads do, with the
+file's boundaries shared by its ranges (``ranges.Found``, now) and with a fresh search
+for each start and stop (before: each read on to the stretch's end, K ranges K times).
+
+    python bench/bench_range_boundaries.py                  # 1, 2, 4, 8 MB, o200k
+    python bench/bench_range_boundaries.py --sizes 16,32 --preset gpt2
+
+The stretch is random lowercase letters (one word for every preset); the ranges are
+those ``bpe-gui count`` plans on 2 threads (``range_threads.range_size``). The cuts of
+both ways are checked equal. Not a unit test: figures are printed.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import time
+
+from bpe_gui.engine.corpus import range_threads, ranges
+from bpe_gui.engine.corpus.blocks import Boundaries
+from bpe_gui.engine.text.pretokenize import Pretokenizer
+
+
+class Counted(io.BytesIO):
+    read_bytes = 0
+
+    def read(self, n: int | None = -1) -> bytes:
+        out = super().read(n)
+        self.read_bytes += len(out)
+        return out
+
+
+def ends(data: bytes, bounds: Boundaries, shared: bool) -> tuple[list[int], int, float]:
+    size = len(data)
+    starts = list(range(0, size, range_threads.range_size(size, 2)))
+    f, found = Counted(data), ranges.Found()
+    t0 = time.perf_counter()
+    got = [ranges.text_boundary(f, s, size, bounds, 0, found if shared else None)
+           for k, s0 in enumerate(starts) for s in (s0, starts[k + 1] if k + 1 < len(starts)
+                                                    else size)]
+    return got, f.read_bytes, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1,2,4,8", help="MB, comma-separated")
+    ap.add_argument("--preset", default="o200k")
+    a = ap.parse_args()
+    bounds = Boundaries(Pretokenizer(a.preset))
+    rng = random.Random(95)
+    print(f"{a.preset}: one stretch of random letters; boundaries of every range "
+          "(start and stop)")
+    for mb in map(int, a.sizes.split(",")):
+        data = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=mb << 20)).encode()
+        new, new_read, new_s = ends(data, bounds, True)
+        old, old_read, old_s = ends(data, bounds, False)
+        assert new == old, "the cuts differ"
+        print(f"{mb:>4} MB  {len(new) // 2:>3} ranges  fresh search each: read "
+              f"{old_read / len(data):5.1f} x the file, {old_s:6.2f} s  |  shared: read "
+              f"{new_read / len(data):4.1f} x, {new_s:6.2f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
