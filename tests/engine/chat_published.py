@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gguf_py import gguf_reader
 from llama_cpp_sdist import sdist_files
 from tiktoken_files import o200k_base_file
 
@@ -79,25 +80,6 @@ def _gguf_fields(path: Path) -> dict:
     """gguf-py's fields of a GGUF, read once per file (a vocab GGUF takes it ~40 s: a
     numpy view for each part of each of its 100,000 tokens)."""
     return gguf_reader(path).fields
-
-
-def gguf_reader(path: Path):
-    """gguf-py's own GGUFReader, its parsing untouched, over the file's bytes in memory
-    instead of a numpy.memmap: each of the ~500,000 views it takes of a vocab GGUF then
-    costs a plain array's view, not a memmap's (about 3x faster, the same fields)."""
-    import numpy as np
-    gguf = pytest.importorskip("gguf")
-
-    class InMemory(gguf.GGUFReader):
-        @property
-        def data(self):
-            return self._bytes
-
-        @data.setter
-        def data(self, mapped):
-            self._bytes = np.array(mapped)   # a copy, a plain ndarray
-
-    return InMemory(str(path))
 
 
 def gguf_special(path: Path, key: str) -> tuple[int, str]:
