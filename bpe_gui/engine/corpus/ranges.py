@@ -139,7 +139,7 @@ def first_cut(bounds: Boundaries, buf, lo: int, hi: int) -> int:
         a, b = lo, q              # none accepted in (lo, a]; some in (lo, b]
         while b - a > 1:
             m = (a + b) // 2
-            if _raw_last(bounds, buf, lo, m) > lo:
+            if _raw_last(bounds, buf, a, m) > a:   # (a, m] alone: a long run costs O(run)
                 b = m
             else:
                 a = m
