@@ -201,8 +201,9 @@ def _read_range(f: "_Watched", rng: Range, bounds: Boundaries, rc: RangeCounter)
         start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
         start = max(start, floor)
     else:
-        start, end = (text_boundary(f, s, rng.size, bounds, floor)
-                      for s in (rng.start, rng.stop))
+        start = text_boundary(f, rng.start, rng.size, bounds, floor)
+        # no cut in [rng.start, start): the first at or after rng.stop is start as well
+        end = start if start >= rng.stop else text_boundary(f, rng.stop, rng.size, bounds, floor)
     if end > start:
         f.seek(start)
         f.counting = True
