@@ -127,8 +127,9 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
             start = max(start, floor)
         else:
             bounds = Boundaries(pre)
-            start, end = (text_boundary(f, s, rng.size, bounds, floor)
-                          for s in (rng.start, rng.stop))
+            start = text_boundary(f, rng.start, rng.size, bounds, floor, limit=rng.stop)
+            end = start if start >= rng.stop else \
+                text_boundary(f, rng.stop, rng.size, bounds, floor)   # (range_threads.py)
         if end > start:
             f.seek(start)
             _stream(f, start, end - start, rng, pre, rc, lines)

@@ -150,8 +150,12 @@ def first_cut(bounds: Boundaries, buf, lo: int, hi: int) -> int:
     return -1
 
 
-def text_boundary(f, s: int, size: int, bounds: Boundaries, floor: int = 0) -> int:
-    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM).
+def text_boundary(f, s: int, size: int, bounds: Boundaries, floor: int = 0,
+                  limit: int | None = None) -> int:
+    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM);
+    with ``limit``, a position >= limit once none is found before it (a range's start:
+    no cut before its stop makes it empty; each range searching on to the end of a
+    stretch with no cut took time quadratic in its length).
 
     Searched in windows that move on (growing to BOUNDARY_WINDOW), never in the whole
     rest of a stretch with no cut: whether p is accepted depends only on the bytes around
@@ -170,6 +174,8 @@ def text_boundary(f, s: int, size: int, bounds: Boundaries, floor: int = 0) -> i
         if lo + len(buf) >= size:
             return size
         s = lo + len(buf) - bounds.margin + 1    # positions up to s - 1 have no cut
+        if limit is not None and s >= limit:
+            return s
         width = min(width * 4, BOUNDARY_WINDOW)
 
 
