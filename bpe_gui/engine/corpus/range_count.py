@@ -128,8 +128,7 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
         else:
             bounds = Boundaries(pre)
             start = text_boundary(f, rng.start, rng.size, bounds, floor, limit=rng.stop)
-            end = start if start >= rng.stop else \
-                text_boundary(f, rng.stop, rng.size, bounds, floor)   # (range_threads.py)
+            end = start if start >= rng.stop else text_boundary(f, rng.stop, rng.size, bounds, floor)
         if end > start:
             f.seek(start)
             _stream(f, start, end - start, rng, pre, rc, lines)

@@ -202,7 +202,6 @@ def _read_range(f: "_Watched", rng: Range, bounds: Boundaries, rc: RangeCounter)
         start = max(start, floor)
     else:
         start = text_boundary(f, rng.start, rng.size, bounds, floor, limit=rng.stop)
-        # no cut in [rng.start, rng.stop): the range is empty (its stop's boundary is too)
         end = start if start >= rng.stop else text_boundary(f, rng.stop, rng.size, bounds, floor)
     if end > start:
         f.seek(start)

@@ -152,10 +152,8 @@ def first_cut(bounds: Boundaries, buf, lo: int, hi: int) -> int:
 
 def text_boundary(f, s: int, size: int, bounds: Boundaries, floor: int = 0,
                   limit: int | None = None) -> int:
-    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM);
-    with ``limit``, a position >= limit once none is found before it (a range's start:
-    no cut before its stop makes it empty; each range searching on to the end of a
-    stretch with no cut took time quadratic in its length).
+    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM), or a
+    position >= ``limit`` when none is before it (a range's start: the range is empty).
 
     Searched in windows that move on (growing to BOUNDARY_WINDOW), never in the whole
     rest of a stretch with no cut: whether p is accepted depends only on the bytes around
