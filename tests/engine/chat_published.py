@@ -77,8 +77,8 @@ def sdist_file(name: str) -> Path:
 
 @functools.lru_cache(maxsize=4)
 def _gguf_fields(path: Path) -> dict:
-    """gguf-py's fields of a GGUF, read once per file (a vocab GGUF takes it ~40 s: a
-    numpy view for each part of each of its 100,000 tokens)."""
+    """gguf-py's fields of a GGUF, read once per file (a vocab GGUF takes it seconds: a
+    numpy view for each part of each of its 100,000 tokens; gguf_py.py)."""
     return gguf_reader(path).fields
 
 
