@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gguf_py import gguf_reader
 from llama_cpp_sdist import sdist_files
 from tiktoken_files import o200k_base_file
 
@@ -76,9 +77,9 @@ def sdist_file(name: str) -> Path:
 
 @functools.lru_cache(maxsize=4)
 def _gguf_fields(path: Path) -> dict:
-    """gguf-py's fields of a GGUF, read once per file (a vocab GGUF takes it ~40 s: a
-    numpy view for each part of each of its 100,000 tokens)."""
-    return pytest.importorskip("gguf").GGUFReader(str(path)).fields
+    """gguf-py's fields of a GGUF, read once per file (a vocab GGUF takes it seconds: a
+    numpy view for each part of each of its 100,000 tokens; gguf_py.py)."""
+    return gguf_reader(path).fields
 
 
 def gguf_special(path: Path, key: str) -> tuple[int, str]:

@@ -350,12 +350,13 @@ def test_chips_do_not_spill_into_the_next_column(qtbot):
         assert top >= 15
         spilled = []
 
+        chip = {QColor(col).rgb() for col in (colors.block_a, colors.block_b, colors.border)}
+
         def check(tag):
             img = grab(view)
             for r in range(min(m.rowCount(), 10)):
                 merged = inner(view, m, r, P.MERGED).adjusted(-1, 0, 0, 0)
-                if any(count(img, merged, col) for col in
-                       (colors.block_a, colors.block_b, colors.border)):
+                if any(p.rgb() in chip for p in pixels(img, merged)):   # (read once)
                     spilled.append((tag, r))
 
         for k in range(10, top + 1):              # long tokens: chips wider than the column

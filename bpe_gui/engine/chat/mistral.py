@@ -309,7 +309,8 @@ def encode_chat_mistral(tok, body: dict, version: str | None = None, plain_tok=N
         if not source:
             raise ChatError("the mistral-common format needs the tokenizer's file to know its "
                             "version; open a tekken.json or tokenizer.model.vN.")
-        version = version_of(source)
+        v = tok.meta.get("version")   # a tekken.json's, read with it: not parsed again
+        version = _known(v, Path(source)) if isinstance(v, str) else version_of(source)
     plain = plain_tok if plain_tok is not None else tok
     return assemble(tok, mistral_pieces(body, version), f"mistral-common {version}",
                     encode=ordinary(plain))

@@ -22,7 +22,7 @@ from .files import BOM, binary_error, jsonl_text, looks_binary
 from .giant import Part, stream_parts
 from ..text.boundaries import lines_of
 from ..text.pretokenize import Pretokenizer
-from .ranges import Found, Range, _inner_suffix, line_boundary, open_source, text_boundary
+from .ranges import Range, _inner_suffix, line_boundary, open_source, text_boundary
 from .table import PretokenTable
 
 try:
@@ -122,11 +122,11 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
     return rc.export()
 
 
-def range_ends(f, rng: Range, bounds: Boundaries, lines: bool,
-               found: Found | None = None) -> tuple[int, int]:
+def range_ends(f, rng: Range, bounds: Boundaries, lines: bool) -> tuple[int, int]:
     """Where a range of a text or .jsonl file really starts and stops: the boundaries of
-    its nominal ends (``found``: the file's boundaries found so far). CorpusError for a
-    file that is not text (told by its first bytes)."""
+    its nominal ends, or an empty range where no cut is before its stop (so K ranges in
+    one stretch with no cut read it about twice, not K times). CorpusError for a file
+    that is not text (told by its first bytes)."""
     head = f.read(8192) if rng.start == 0 else f.read(3)
     if rng.start == 0 and looks_binary(head):
         raise binary_error(rng.path, head)
@@ -135,9 +135,10 @@ def range_ends(f, rng: Range, bounds: Boundaries, lines: bool,
     if rng.kind == "jsonl" or lines:   # (a line start: no text crosses it)
         start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
         return max(start, floor), end
-    found = found or Found()   # (the stop's search may use the start's)
-    return (text_boundary(f, rng.start, rng.size, bounds, floor, found),
-            text_boundary(f, rng.stop, rng.size, bounds, floor, found))
+    start = text_boundary(f, rng.start, rng.size, bounds, floor, limit=rng.stop)
+    if start >= rng.stop:
+        return start, start
+    return start, text_boundary(f, rng.stop, rng.size, bounds, floor)
 
 
 @contextmanager

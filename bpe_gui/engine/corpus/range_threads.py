@@ -24,7 +24,7 @@ from . import blocks
 from .blocks import BlockReader, Boundaries, _is_utf8
 from .files import STDIN, _check_path, inner_suffix, open_binary
 from .range_count import RangeCounter, _stream_text, range_ends
-from .ranges import COMPRESSED, Found, Range, plan_ranges
+from .ranges import COMPRESSED, Range, plan_ranges
 from ..errors import CancelFn, Cancelled, ProgressFn
 from ..text.pretokenize import Pretokenizer
 
@@ -64,7 +64,6 @@ class _Shared:
         self.read = threading.Event()           # set after each block read and at a finish
         self.finished = 0                       # threads finished (not the calling one)
         self.cuts = [0] * workers               # of giant words, by each thread
-        self.found = {r.path: Found() for r in ranges}   # boundaries, by file
 
     def take(self) -> Range | None:
         with self.lock:
@@ -181,7 +180,7 @@ def _count_range(rng: Range, bounds: Boundaries, rc: RangeCounter, shared: _Shar
     with open_binary(Path(rng.path)) as (raw, _):
         f = _Watched(raw, rng.index, shared, k, poll)
         try:
-            start, end = range_ends(f, rng, bounds, bounds.lines, shared.found[rng.path])
+            start, end = range_ends(f, rng, bounds, bounds.lines)
             if end > start:
                 f.seek(start)
                 f.counting = True

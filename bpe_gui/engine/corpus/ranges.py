@@ -20,8 +20,6 @@ on a cluster.
 from __future__ import annotations
 
 import os
-import threading
-from bisect import bisect_right, insort
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,7 +139,7 @@ def first_cut(bounds: Boundaries, buf, lo: int, hi: int) -> int:
         a, b = lo, q              # none accepted in (lo, a]; some in (lo, b]
         while b - a > 1:
             m = (a + b) // 2
-            if _raw_last(bounds, buf, lo, m) > lo:
+            if _raw_last(bounds, buf, a, m) > a:   # (a, m] alone: a long run costs O(run)
                 b = m
             else:
                 a = m
@@ -152,51 +150,31 @@ def first_cut(bounds: Boundaries, buf, lo: int, hi: int) -> int:
     return -1
 
 
-class Found:
-    """The boundaries found in one file, shared by its ranges, so that K ranges in one
-    long stretch with no cut read it once, not K times: a search keeps the stretch
-    [s, p] it read (boundary(x) = p for x in it). One search at a time (``lock``)."""
-
-    def __init__(self) -> None:
-        self.known: list[tuple[int, int]] = []   # sorted; disjoint, or sharing their end
-        self.lock = threading.Lock()
-
-    def near(self, s: int, size: int) -> tuple[int, int]:
-        """(boundary(s) if a known stretch holds s, else -1; where the next one starts)."""
-        i = bisect_right(self.known, (s, size))
-        p = self.known[i - 1][1] if i and s <= self.known[i - 1][1] else -1
-        return p, self.known[i][0] if i < len(self.known) else size
-
-
 def text_boundary(f, s: int, size: int, bounds: Boundaries, floor: int = 0,
-                  found: Found | None = None) -> int:
-    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM).
+                  limit: int | None = None) -> int:
+    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM), or a
+    position >= ``limit`` when none is before it (a range's start: the range is empty).
 
     Searched in windows that move on (growing to BOUNDARY_WINDOW), never in the whole
     rest of a stretch with no cut: whether p is accepted depends only on the bytes around
-    it, which each window holds. A window stops at a stretch ``found`` already."""
+    it, which each window holds."""
     if s <= floor:
         return floor
-    found = found or Found()
     back = 16 + CONTEXT + 2 * bounds.margin   # what the rules look at before p
-    width = 1 << 12
-    with found.lock:
-        first, (p, stop) = s, found.near(s, size)
-        while p < 0:
-            lo = max(floor, s - back)
-            f.seek(lo)
-            buf = f.read(min(s + width, stop) - lo + bounds.margin)
-            p = first_cut(bounds, buf, s - lo - 1, len(buf) - bounds.margin)
-            if p > 0:
-                p += lo
-            elif lo + len(buf) >= size:
-                p = size
-            else:
-                s = lo + len(buf) - bounds.margin + 1    # positions up to s - 1 have no cut
-                p, stop = found.near(s, size)
-                width = min(width * 4, BOUNDARY_WINDOW)
-        insort(found.known, (first, p))
-    return p
+    width, stop = 1 << 12, size if limit is None else min(limit, size)
+    while True:
+        lo = max(floor, s - back)
+        f.seek(lo)
+        buf = f.read(min(s + width, stop) - lo + bounds.margin)
+        p = first_cut(bounds, buf, s - lo - 1, len(buf) - bounds.margin)
+        if p > 0:
+            return lo + p
+        if lo + len(buf) >= size:
+            return size
+        s = lo + len(buf) - bounds.margin + 1    # positions up to s - 1 have no cut
+        if limit is not None and s >= limit:
+            return s
+        width = min(width * 4, BOUNDARY_WINDOW)
 
 
 def line_boundary(f, s: int, size: int) -> int:

@@ -1337,10 +1337,12 @@ def unwiden(pattern: str, classes: Classes) -> tuple[str, Classes] | None:
     return min(found, key=lambda f: len(f[0])) if found else None
 
 
+@lru_cache(maxsize=256)
 def file_pattern(text: str, classes: Classes) -> tuple[str, Classes]:
     """A pattern read from a file (already in regex syntax) and its classes, as this app
     runs it: bpe-gui's own exports of a later version's classes (:func:`unwiden`) become
-    the published pattern they are, with that version's tables, when it is one."""
+    the published pattern they are, with that version's tables, when it is one (worked
+    out once a pattern: unwiden takes ~60 ms, each load of a tokenizer.json asks thrice)."""
     if scanner_kind(text) is not None or text in _known_spellings().values():
         return text, classes
     plain = unwiden(text, classes)

@@ -4,6 +4,7 @@ both accept exactly the same schemas, valid and broken ones generated at random;
 messages say where the problem is and what it is."""
 from __future__ import annotations
 
+import functools
 import warnings
 
 import pytest
@@ -111,9 +112,15 @@ def schemas(draw, depth: int = 3):
         return draw(st.booleans())
     if kind == 1:
         return draw(_JSON)
-    inner = schemas(depth - 1) if depth > 0 else st.booleans() | st.just({})
     keys = draw(st.lists(st.sampled_from(KEYWORDS), unique=True, max_size=4))
-    return {k: draw(_value(k, inner)) for k in keys}
+    return {k: draw(_value_at(k, depth)) for k in keys}
+
+
+@functools.cache
+def _value_at(key: str, depth: int):
+    """_value's strategy for a keyword at a depth, built once: a strategy built anew at
+    each draw is validated anew by hypothesis, which took most of the test's time."""
+    return _value(key, schemas(depth - 1) if depth > 0 else st.booleans() | st.just({}))
 
 
 @settings(max_examples=1000, deadline=None,

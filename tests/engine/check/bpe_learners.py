@@ -121,9 +121,12 @@ def as_chars(word: str) -> Word:
 
 def count_runs_halved(words):
     counts: Counter = Counter()
-    for w, f in words.items():            # each distinct pair counted without overlaps
-        for pair in set(zip(w, w[1:])):
-            counts[pair] += f * (len(w) - len(merge(w, pair)))
+    for w, f in words.items():            # each distinct pair counted without overlaps,
+        free: dict[Pair, int] = {}        # left to right as merge() takes them: one pass
+        for i, pair in enumerate(zip(w, w[1:])):   # (merge() per pair was quadratic)
+            if i >= free.get(pair, 0):    # not overlapping the last one counted
+                counts[pair] += f
+                free[pair] = i + 2
     return counts
 
 

@@ -244,13 +244,15 @@ def test_range_boundary_is_searched_in_windows(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("order", ["in order", "shuffled"])
-def test_ranges_in_one_stretch_read_it_once(order):
-    """The boundaries of K ranges starting inside one stretch with no cut are found by
-    reading it about once (a Found shared by the file's ranges), not K times, and each is
-    the first accepted cut at or after its start, found in the whole file at once."""
+def test_ranges_in_one_stretch_read_it_about_twice(order):
+    """The real ends of K ranges inside one stretch with no cut are found by reading it
+    about twice (a range's start is not searched past its stop: no cut before it, the
+    range is empty), not K times, and each range holds exactly the bytes between the
+    first accepted cuts at or after its nominal ends, found in the whole file at once."""
     import io
     from bpe_gui.engine.corpus import ranges
     from bpe_gui.engine.corpus.blocks import Boundaries
+    from bpe_gui.engine.corpus.range_count import range_ends
     rng = random.Random(7)
     letters = lambda n: "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=n))  # noqa: E731
     data = ("Hi there. " + letters(200_000) + " end, " + letters(60_000) + "\n x").encode()
@@ -258,11 +260,14 @@ def test_ranges_in_one_stretch_read_it_once(order):
     whole = ranges.first_cut   # the oracle: the smallest cut >= s over all the bytes
 
     def want(s: int) -> int:
+        if s <= 0:
+            return 0
         p = whole(bounds, data, s - 1, len(data) - bounds.margin)
         return len(data) if p < 0 else p
-    starts = list(range(1, len(data), 8 << 10))   # nominal starts of 8 KiB ranges
+    starts = list(range(0, len(data), 8 << 10))   # nominal starts of 8 KiB ranges
+    spans = [(a, b) for a, b in zip(starts, starts[1:] + [len(data)])]
     if order == "shuffled":
-        rng.shuffle(starts)
+        rng.shuffle(spans)
     read = [0]
 
     class Counted(io.BytesIO):
@@ -270,11 +275,14 @@ def test_ranges_in_one_stretch_read_it_once(order):
             out = super().read(n)
             read[0] += len(out)
             return out
-    found, f = ranges.Found(), Counted(data)
-    got = [ranges.text_boundary(f, s, len(data), bounds, 0, found) for s in starts * 2]
-    assert got == [want(s) for s in starts * 2]
-    assert len(starts) > 30
-    assert read[0] < 2 * len(data), read[0] / len(data)   # (each to the end: 16 x)
+    f = Counted(data)
+    for k, (a, b) in enumerate(spans):
+        f.seek(0)   # (as a range's file is opened)
+        start, end = range_ends(f, ranges.Range(k, "x.txt", a, b, len(data), "text"),
+                                bounds, False)
+        assert (start, end) == (want(a), want(b)) or start == end and want(a) == want(b)
+    assert len(spans) > 30
+    assert read[0] < 3 * len(data), read[0] / len(data)   # (each to the end: 16 x)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

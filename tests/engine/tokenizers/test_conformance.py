@@ -37,6 +37,7 @@ from hypothesis import strategies as st  # noqa: E402
 from bpe_gui.engine.analysis.reachability import (AROUND, CONTEXTS, LETTERS, OK, SPECIAL_CLASS,  # noqa: E402
                                                  UNDECODABLE, classify_tokens)
 from bpe_gui.engine.tokenizers.base import BaseTokenizer  # noqa: E402
+from bpe_gui.engine.extensions import extension_states  # noqa: E402
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
 from bpe_gui.engine.tokenizers.model import clean_text  # noqa: E402
 from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
@@ -539,8 +540,11 @@ def test_noncharacters_without_the_c_model(name, tmp_path, monkeypatch):
 
 # ----- long repetitive words ------------------------------------------------------------------------
 # 20k characters, not 200k: the imported kinds' merge loop is still quadratic (the
-# native-merge branch replaces it with a heap); correctness only, no timing here.
-LONG = 20_000
+# native-merge branch replaces it with a heap); correctness only, no timing here. With
+# no C extension (BPE_GUI_PURE=1: test_fallbacks.py) 4k: the Python fallbacks cross the
+# same lines and branches at 4k as at 20k (traced, every kind and unit), five times
+# faster; the C's own thresholds (16 KiB long words) need the 20k.
+LONG = 20_000 if any(s.loaded for s in extension_states()) else 4_000
 
 
 @pytest.mark.parametrize("unit", ["x", " ", "^", "ab", "你"])

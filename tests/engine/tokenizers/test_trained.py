@@ -357,15 +357,33 @@ merge_text = st.lists(st.sampled_from(
     max_size=25).map("".join)
 
 
+_MERGE_PAIRS: dict[tuple[int, str], tuple[Tokenizer, Tokenizer, Tokenizer]] = {}
+
+
+def _fast_and_slow(tok: Tokenizer, pattern: str) -> tuple[Tokenizer, Tokenizer]:
+    """A tokenizer merging in C and its twin merging in Python, built once a pattern
+    (building the two took most of the test's time), their caches emptied before each
+    text (Pipeline.reset) so that every word of it goes through both merge loops, as
+    through tokenizers made afresh."""
+    key = (id(tok), pattern)
+    if key not in _MERGE_PAIRS:
+        fast = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
+        slow = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
+        slow.model.merger = None   # the Python merge loop
+        _MERGE_PAIRS[key] = (tok, fast, slow)   # (tok held: its id stays its own)
+    _, fast, slow = _MERGE_PAIRS[key]
+    fast.pipeline.reset()
+    slow.pipeline.reset()
+    return fast, slow
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(merge_module._Merger is None, reason="C encoder not built")
 @pytest.mark.parametrize("pattern", ["gpt2", "cjk", "whitespace", "cl100k", "o200k"])
 @FAST
 @given(text=st.one_of(merge_text, unicode_with_specials))
 def test_c_encoder_equals_python_merge_loop(tok, pattern, text):
-    fast = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
-    slow = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
-    slow.model.merger = None   # the Python merge loop
+    fast, slow = _fast_and_slow(tok, pattern)
     assert fast.encode(text, allowed_special="all") == slow.encode(text, allowed_special="all")
     k = len(tok.merges) // 3
     fast_k, slow_k = fast.at_step(k), slow.at_step(k)
