@@ -216,15 +216,15 @@ def test_status_bar_texts_never_run_into_each_other(make_window, qtbot, no_font)
     took the message's whole room: the message was not shown at all (a full test run,
     where earlier tests had met those scripts)."""
     from bpe_gui.gui.models.glyphs import Glyphs, use_glyphs
-    if no_font:
-        seen = Glyphs(has_glyph=lambda ch: ch not in no_font)
-        assert not any(seen.drawable(ch) for ch in no_font)
-        use_glyphs(seen)
+    # (the scripts met so far are the process's: earlier tests' too, so both cases say
+    # which fonts there are)
+    seen = Glyphs(has_glyph=lambda ch: ch not in no_font)
+    assert not any(seen.drawable(ch) for ch in no_font)
+    use_glyphs(seen)
     try:
         window = make_window()
     finally:
-        if no_font:
-            use_glyphs(None)
+        use_glyphs(None)
     settle(qtbot, window, (1024, 700))
     sb = window.statusBar()
     long = ("Restored where you left off. (File > Reopen last session at startup turns "
