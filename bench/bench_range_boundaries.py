@@ -33,13 +33,13 @@ class Counted(io.BytesIO):
         return out
 
 
-def ends(data: bytes, bounds: Boundaries, shared: bool) -> tuple[list, int, float]:
+def ends(data: bytes, bounds: Boundaries, now: bool) -> tuple[list, int, float]:
     size = len(data)
     starts = list(range(0, size, range_threads.range_size(size, 2)))
     f, got = Counted(data), []
     t0 = time.perf_counter()
     for k, (a, b) in enumerate(zip(starts, starts[1:] + [size])):
-        if shared:
+        if now:
             f.seek(0)
             start, end = range_ends(f, ranges.Range(k, "x.txt", a, b, size, "text"), bounds,
                                     False)
