@@ -39,13 +39,13 @@ import struct
 import sys
 from array import array
 from dataclasses import dataclass, field
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, overload
+from typing import IO, Any
 
 from ..tokenizers.post import PostProcessor
 from ..errors import FormatError
-from ..io.reading import opened
+from ..io.reading import ReadInPlace, opened
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)
@@ -104,7 +104,7 @@ def _native_model():
     return model if hasattr(model, "gguf_walk") else None
 
 
-class GGUFStrings(Sequence[str]):
+class GGUFStrings(ReadInPlace[str]):
     """A GGUF string array read in place: ``count`` strings (uint64 length + bytes each)
     from byte ``start`` of ``buf`` (the metadata as read; already checked to hold them
     all), in the file's byte order. No Python object per string: the C model is built
@@ -112,6 +112,7 @@ class GGUFStrings(Sequence[str]):
     bytes that are not UTF-8, as the Python reader gives), a list only on iteration."""
 
     __slots__ = ("buf", "start", "length", "big", "_offsets")
+    _what = "GGUF string array"
 
     def __init__(self, buf: bytearray, start: int, count: int, big: bool):
         self.buf, self.start, self.length, self.big = buf, start, count, big
@@ -128,34 +129,13 @@ class GGUFStrings(Sequence[str]):
     def tolist(self) -> list[str]:
         return _c_model().gguf_strings(self.buf, self.start, self.length, self.big)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.tolist())
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return self.tolist()[i]
-        if i < 0:
-            i += self.length
-        if not 0 <= i < self.length:
-            raise IndexError("GGUF string array index out of range")
+    def _item(self, i: int) -> str:
         if self._offsets is None:
             offsets = array("Q")
             offsets.frombytes(_c_model().gguf_offsets(self.buf, self.start, self.length, self.big))
             self._offsets = offsets
         a, b = self._offsets[i] + 8, self._offsets[i + 1]
         return bytes(self.buf[a:b]).decode("utf-8", "surrogateescape")
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (GGUFStrings, list, tuple)):
-            return len(self) == len(other) and self.tolist() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"GGUFStrings({self.length:,} strings at byte {self.start:,})"

@@ -40,10 +40,10 @@ from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields as dc_fields
 from pathlib import Path
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
 from ..errors import FormatError
-from ..io.reading import opened
+from ..io.reading import ReadInPlace, opened
 from ..tokenizers.imported.spm import SpmSpec, build_spm
 from ..tokenizers.imported.word_model import model_class
 
@@ -64,12 +64,13 @@ class Piece(NamedTuple):   # a tuple: a 256k-piece model makes 256k of them
     type: int           # NORMAL .. BYTE (an unknown value reads as NORMAL, as protobuf does)
 
 
-class PieceList(Sequence[Piece]):
+class PieceList(ReadInPlace[Piece]):
     """The pieces as the C reader left them: each text (start, length) in the file's bytes,
     the scores (float32) and types (a byte each). ``pieces[i]`` is made when read; the
     texts are decoded together the first time they are all wanted (:meth:`texts`)."""
 
     __slots__ = ("data", "starts", "lens", "scores", "types", "_texts")
+    _what = "piece"
 
     def __init__(self, data: bytes, starts: bytes, lens: bytes, scores: bytes, types: bytes):
         self.data, self.types = data, types
@@ -101,39 +102,25 @@ class PieceList(Sequence[Piece]):
     def __len__(self) -> int:
         return len(self.types)
 
-    @overload
-    def __getitem__(self, i: int) -> Piece: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[Piece]: ...
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("piece index out of range")
+    def _item(self, i: int) -> Piece:
         return Piece(self.text(i), self.scores[i], self.types[i])
+
+    def tolist(self) -> list[Piece]:
+        return list(self)
 
     def __iter__(self) -> Iterator[Piece]:
         return map(Piece, self.texts(), self.scores, self.types)
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (list, tuple, PieceList)):
-            return len(self) == len(other) and list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"PieceList({len(self)} pieces)"
 
 
-class PieceTexts(Sequence[str]):
+class PieceTexts(ReadInPlace[str]):
     """The pieces' texts of a :class:`PieceList`, as a tokenizer's spec reads them: one is
     decoded alone until something wants them all (iteration, a slice), then all at once."""
 
     __slots__ = ("pieces",)
+    _what = "piece"
 
     def __init__(self, pieces: PieceList):
         self.pieces = pieces
@@ -141,29 +128,11 @@ class PieceTexts(Sequence[str]):
     def __len__(self) -> int:
         return len(self.pieces)
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return self.pieces.texts()[i]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("piece index out of range")
+    def _item(self, i: int) -> str:
         return self.pieces.text(i)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.pieces.texts())
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (list, tuple, PieceTexts)):
-            return len(self) == len(other) and list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
+    def tolist(self) -> list[str]:
+        return self.pieces.texts()
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import IO, Any, Iterator
+from collections.abc import Sequence
+from typing import IO, Any, Iterator, TypeVar, overload
 
 from ..checks import MAX_ID
 from ..errors import FormatError
@@ -23,6 +24,46 @@ READ_CHUNK = 16 << 20
 # deeper than 128; real files are a few levels deep. Deeper JSON is refused here too,
 # before code that walks it (pipelines of normalizers, Sequences) runs out of stack.
 MAX_JSON_DEPTH = 128
+T = TypeVar("T")
+
+
+class ReadInPlace(Sequence[T]):
+    """A table read in place from a file's bytes: an item is made when asked for
+    (``_item(i)``, ``i`` in range), a list of them all (``tolist()``) for iteration, slices
+    and comparisons. ``_what``: what an IndexError calls the table."""
+
+    __slots__ = ()
+    _what = "table"
+
+    def _item(self, i: int) -> T:
+        raise NotImplementedError
+
+    def tolist(self) -> list[T]:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.tolist()[i]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"{self._what} index out of range")
+        return self._item(i)
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, type(self))):
+            return len(self) == len(other) and self.tolist() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _utf8_problem(data: bytes, final: bool) -> UnicodeDecodeError | None:
