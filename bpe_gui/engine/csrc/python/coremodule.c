@@ -159,9 +159,8 @@ static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"n", "min_count", NULL};
     Py_ssize_t n;
     long long min_count = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|L:run", kwlist, &n, &min_count))
-        return NULL;
-    if (check_usable(self) < 0)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|L:run", kwlist, &n, &min_count) ||
+        check_usable(self) < 0)
         return NULL;
     int64_t done;
     int err, res;
@@ -312,9 +311,7 @@ PyObject *top_list(BpeCore *c, int32_t col, Py_ssize_t k, int same_count_only)
 static PyObject *Core_top(CoreObject *self, PyObject *args)
 {
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "n:top", &k))
-        return NULL;
-    if (check_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "n:top", &k) || check_usable(self) < 0)
         return NULL;
     return top_list(self->core, -1, k, 0);
 }
@@ -322,9 +319,7 @@ static PyObject *Core_top(CoreObject *self, PyObject *args)
 static PyObject *Core_tied(CoreObject *self, PyObject *args)
 {
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "n:tied", &limit))
-        return NULL;
-    if (check_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "n:tied", &limit) || check_usable(self) < 0)
         return NULL;
     PyObject *list = top_list(self->core, -1, limit, 1);
     return list ? Py_BuildValue("(LN)", (long long)bpe_core_n_tied(self->core), list) : NULL;
@@ -336,9 +331,7 @@ static int history_steps(CoreObject *self, PyObject *args, const char *fmt,
                          const StepRec **first, Py_ssize_t *n)
 {
     Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, fmt, &start))
-        return -1;
-    if (check_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, fmt, &start) || check_usable(self) < 0)
         return -1;
     const BpeCore *c = self->core;
     if (start < 0 || start > c->n_steps) {
@@ -394,9 +387,7 @@ static PyObject *Core_history_columns(CoreObject *self, PyObject *args)
 static PyObject *Core_touched(CoreObject *self, PyObject *args)
 {
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "n:touched", &limit))
-        return NULL;
-    if (check_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "n:touched", &limit) || check_usable(self) < 0)
         return NULL;
     int32_t *ids = NULL;
     int64_t n_ids;
@@ -407,9 +398,7 @@ static PyObject *Core_touched(CoreObject *self, PyObject *args)
 PyObject *Core_word(CoreObject *self, PyObject *args)
 {
     Py_ssize_t w;
-    if (!PyArg_ParseTuple(args, "n:word", &w))
-        return NULL;
-    if (check_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "n:word", &w) || check_usable(self) < 0)
         return NULL;
     return word_list(self->core, w);
 }
@@ -435,9 +424,7 @@ static PyObject *Core_segmentation(CoreObject *self, PyObject *noargs)
 static PyObject *Core_pair_count(CoreObject *self, PyObject *args)
 {
     long long a, b;
-    if (!PyArg_ParseTuple(args, "LL:pair_count", &a, &b))
-        return NULL;
-    if (check_usable(self) < 0)
+    if (!PyArg_ParseTuple(args, "LL:pair_count", &a, &b) || check_usable(self) < 0)
         return NULL;
     return PyLong_FromLongLong((long long)bpe_core_pair_count(self->core, a, b));
 }
@@ -456,9 +443,7 @@ PyObject *Core_symbol_count(CoreObject *self, PyObject *args)
 PyObject *Core_token(CoreObject *self, PyObject *args)
 {
     long long t;
-    if (!PyArg_ParseTuple(args, "L:token", &t))
-        return NULL;
-    if (check_idle(self) < 0)
+    if (!PyArg_ParseTuple(args, "L:token", &t) || check_idle(self) < 0)
         return NULL;
     const BpeCore *c = self->core;
     if (t < 0 || t >= c->n_tokens) {

@@ -107,9 +107,7 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     PyObject *o;
     unsigned long long block = 0, ordinal = 0;
     Py_ssize_t stop = -1;
-    if (!PyArg_ParseTuple(args, "O|KKn:count", &o, &block, &ordinal, &stop))
-        return NULL;
-    if (check_idle(c) < 0)
+    if (!PyArg_ParseTuple(args, "O|KKn:count", &o, &block, &ordinal, &stop) || check_idle(c) < 0)
         return NULL;
     if (!c->ready) { /* its preset would be 0 (GPT-2) and its specials none */
         PyErr_SetString(PyExc_RuntimeError,
@@ -141,9 +139,7 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
 {
     PyObject *owords;
     unsigned long long block = 0, ordinal = 0;
-    if (!PyArg_ParseTuple(args, "O|KK:count_words", &owords, &block, &ordinal))
-        return NULL;
-    if (check_idle(c) < 0)
+    if (!PyArg_ParseTuple(args, "O|KK:count_words", &owords, &block, &ordinal) || check_idle(c) < 0)
         return NULL;
     BpeBytesList w;
     if (bpe_py_bytes_list_get(owords, &w, 1, "words must be a sequence of str") < 0)
@@ -232,9 +228,7 @@ out:
 static PyObject *Counter_add_size(Counter *c, PyObject *args)
 {
     long long chars, nbytes;
-    if (!PyArg_ParseTuple(args, "LL:add_size", &chars, &nbytes))
-        return NULL;
-    if (check_idle(c) < 0)
+    if (!PyArg_ParseTuple(args, "LL:add_size", &chars, &nbytes) || check_idle(c) < 0)
         return NULL;
     c->t.chars += chars;
     c->t.bytes += nbytes;
@@ -282,9 +276,8 @@ static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"firsts", NULL};
     int with_firsts = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:export", kwlist, &with_firsts))
-        return NULL;
-    if (check_idle(c) < 0)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:export", kwlist, &with_firsts) ||
+        check_idle(c) < 0)
         return NULL;
     c->busy = 1; /* the table is read without the GIL: nobody may grow it meanwhile */
     PyObject *res = export_tables(&c, 1, with_firsts, 1);
