@@ -36,6 +36,7 @@ from ..errors import FormatError
 from ..tokenizers.model import Playback, char_of_byte, char_spans
 from .causes import PATTERNS, pattern_label
 from .result import LearnerResult
+from .variants import merge_word
 
 Pair = tuple[bytes, bytes]
 NO_PATTERN = r"[\s\S]+"
@@ -319,16 +320,6 @@ def _merge_at(symbols: list[bytes], pair: Pair, positions: Sequence[int]) -> lis
     return out
 
 
-def _occurrences(symbols: list[bytes], pair: Pair, from_right: bool = False) -> list[int]:
-    """Non-overlapping places of ``pair``, scanning from the left (or the right)."""
-    idx = range(len(symbols) - 2, -1, -1) if from_right else range(len(symbols) - 1)
-    out: list[int] = []
-    for i in idx:
-        if (symbols[i], symbols[i + 1]) == pair and not any(abs(i - j) < 2 for j in out):
-            out.append(i)
-    return sorted(out)
-
-
 def _by_rank(pick: Callable[[list[int]], int], everywhere: bool, from_right: bool = False):
     """Merge by rank: ``pick`` chooses among the ranks present (min is the rule)."""
     def play(start, ranks, known) -> list[Step]:
@@ -340,9 +331,8 @@ def _by_rank(pick: Callable[[list[int]], int], everywhere: bool, from_right: boo
                 return steps
             r = pick([x for x, _ in present])
             pair = next((syms[i], syms[i + 1]) for x, i in present if x == r)
-            where = _occurrences(syms, pair, from_right) if everywhere else \
-                [next(i for x, i in present if x == r)]
-            syms = _merge_at(syms, pair, where)
+            syms = merge_word(syms, pair, "right" if from_right else "left") if everywhere \
+                else _merge_at(syms, pair, [next(i for x, i in present if x == r)])
             steps.append(Step(r, pair, tuple(syms)))
     return play
 

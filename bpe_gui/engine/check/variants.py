@@ -87,27 +87,18 @@ def merge_word(symbols: Sequence[bytes], pair: Pair, merging: str = "left") -> l
     Example: [a, a, a] with (a, a) -> left [aa, a]; right [a, aa].
     """
     a, b = pair
-    if merging == "right":
-        out: list[bytes] = []
-        i = len(symbols) - 1
-        while i >= 0:
-            if i > 0 and symbols[i - 1] == a and symbols[i] == b:
-                out.append(a + b)
-                i -= 2
-            else:
-                out.append(symbols[i])
-                i -= 1
-        return out[::-1]
-    out = []
+    right = merging == "right"   # the same scan over the word reversed, the pair too
+    syms, (x, y) = (symbols[::-1], (b, a)) if right else (symbols, pair)
+    out: list[bytes] = []
     i = 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
+    while i < len(syms):
+        if i + 1 < len(syms) and syms[i] == x and syms[i + 1] == y:
             out.append(a + b)
             i += 2
         else:
-            out.append(symbols[i])
+            out.append(syms[i])
             i += 1
-    return out
+    return out[::-1] if right else out
 
 
 def start_symbols(word: str, base: str) -> list[bytes]:
