@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
@@ -279,7 +279,7 @@ def _order(tok: Tokenizer, word: WordDifference, shown: str, toks: str
                       f"“{_pair(b.pair)}” (rank {b.rank}) first;")
         sentence = (f"In {shown} your encoder {describe}:{parted} merges must be applied "
                     "lowest rank first, each everywhere in the word before the next.")
-        return "order", sentence, _with_steps(word, steps, rule)
+        return "order", sentence, replace(word, their_steps=tuple(steps), their_rule=rule)
     ours = " ".join(f"“{readable(t)}”" for t in word.ours)
     return "unknown", (f"In {shown} your tokens are {toks} and the tokenizer's {ours}; no usual "
                        "mistake (merge order, longest match, pattern) gives yours. Compare "
@@ -288,11 +288,6 @@ def _order(tok: Tokenizer, word: WordDifference, shown: str, toks: str
 
 def _pair(pair) -> str:
     return " ".join(readable(x) for x in pair) if pair else ""
-
-
-def _with_steps(word: WordDifference, steps: list[Step], rule: str) -> WordDifference:
-    return WordDifference(word.start, word.end, word.text, word.theirs, word.their_ids,
-                          word.ours, word.our_ids, word.playback, tuple(steps), rule)
 
 
 def _same(tok: Tokenizer | None, text: str, ids: list[int]) -> bool:

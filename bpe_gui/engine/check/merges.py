@@ -169,7 +169,7 @@ def _diagnose(lab: Lab, result: LearnerResult, reference: Run, k: int,
     s = lab.settings
     t_pair = theirs[k - 1] if k <= len(theirs) else None
     o_pair = ours[k - 1] if k <= len(ours) else None
-    state = _state_at(lab, k - 1)
+    state = _State(lab, k - 1)
     t_count = state.count(t_pair)
     o_count = reference.counts[k - 1] if o_pair is not None else None
     n_tied = state.n_tied
@@ -342,10 +342,6 @@ class _State:
                 out.append(PairWord(w, f, syms, at))
         out.sort(key=lambda pw: -pw.freq)
         return tuple(out[:WORDS_LIMIT])
-
-
-def _state_at(lab: Lab, step: int) -> _State:
-    return _State(lab, step)
 
 
 class VariantState(_State):

@@ -146,11 +146,6 @@ def _ones(m: bytes) -> frozenset[int]:
     return frozenset(out)
 
 
-def _all_text() -> str:
-    from .unicode_classes import all_code_points
-    return all_code_points()
-
-
 @lru_cache(maxsize=1)
 def regex_version() -> str | None:
     """The Unicode version of the installed ``regex``'s categories among VERSIONS (its
@@ -167,8 +162,9 @@ def regex_mask(expr: str) -> bytes:
     """One byte per code point, 1 where the installed ``regex`` matches it with one class
     expression (``\\p{L}``, ``\\w``, ``[[:alpha:]]``...; version-1 syntax allowed);
     surrogates 0."""
+    from .unicode_classes import all_code_points
     out = bytearray(N_CODE_POINTS)
-    for m in regex.finditer(f"(?V1)(?:{expr})+", _all_text()):
+    for m in regex.finditer(f"(?V1)(?:{expr})+", all_code_points()):
         a, b = m.span()
         out[a:b] = b"\x01" * (b - a)
     out[0xD800:0xE000] = bytes(0xE000 - 0xD800)

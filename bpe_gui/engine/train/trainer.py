@@ -600,7 +600,9 @@ class Trainer(RunCommon):
                  undo: bool = True):
         """``undo=False``: the trainer only goes forward (train_bpe's); its core keeps no
         undo log, which saves memory, and undo() and going back raise SettingsError."""
-        _check_table_settings(table, settings)
+        checks.instance(table, PretokenTable, "Trainer(table)",
+                        "a PretokenTable (from Trainer.from_text/from_files/from_counts)")
+        _check_settings(table, settings)
         self.settings = (settings or TrainSettings()).validated()
         self.table = table
         s = self.settings
@@ -1244,12 +1246,6 @@ def _table_name(counts) -> str:
         return str(counts)
     names = [str(p) for p in counts]
     return names[0] if len(names) == 1 else f"the count tables ({', '.join(names)})"
-
-
-def _check_table_settings(table, settings) -> None:
-    checks.instance(table, PretokenTable, "Trainer(table)",
-                    "a PretokenTable (from Trainer.from_text/from_files/from_counts)")
-    _check_settings(table, settings)
 
 
 def _check_settings(_, settings) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,12 +201,7 @@ def entry_size(entry: os.DirEntry, follow: bool = True) -> int:
         st = entry.stat(follow_symlinks=follow)
     except OSError:
         return 0
-    return st.st_size if not _is_dir(st) else 0
-
-
-def _is_dir(st: os.stat_result) -> bool:
-    import stat
-    return stat.S_ISDIR(st.st_mode)
+    return st.st_size if not stat.S_ISDIR(st.st_mode) else 0
 
 
 def is_file(entry: os.DirEntry) -> bool:
