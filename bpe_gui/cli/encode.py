@@ -96,12 +96,7 @@ def read_input_text(text: str) -> str:
         except UnicodeEncodeError:
             raise UsageError("the TEXT argument is not valid UTF-8") from None
         return text
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise UsageError(f"standard input is not UTF-8 (bad byte 0x{data[e.start]:02X} at byte "
-                         f"offset {e.start}); convert it first, e.g. with iconv") from None
+    return "".join(stdin_text())
 
 
 def stdin_text(chunk_bytes: int = 1 << 20) -> Iterator[str]:

@@ -15,7 +15,7 @@ from .common import examples, PROG, UsageError, add_encoding_option, hidden_alia
     warn_unmatched_corpus
 from .paths import refuse_special_files, \
     refuse_tables_as_corpus, refuse_urls
-from .train_run import Times, run_and_export
+from .train_run import Times, print_written, run_and_export
 from .train_parity import add_parity_options
 
 STDIN = "-"   # a corpus file named so is the standard input
@@ -217,7 +217,4 @@ def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],
     if target is not None and n_merges < target:
         print(f"stopped early: no pair occurs at least {s.min_frequency} time(s) after "
               f"{n_merges:,} merges")
-    for p in written:
-        print(f"wrote:       {p}")
-    for fmt, reason in skipped.items():
-        print(f"{PROG}: note: not written as {fmt}: {reason}", file=sys.stderr)
+    print_written(written, skipped)

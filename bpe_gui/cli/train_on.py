@@ -9,13 +9,12 @@ how the corpus is cut (mode, pattern, special tokens): those options, given with
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import train
 from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
-from .train_run import run_and_export
+from .train_run import print_written, run_and_export
 from .paths import refuse_special_files, \
     refuse_tables_as_corpus
 from .train_parity import cmd_train_parity, parity_spec, wants_parity
@@ -226,10 +225,3 @@ def print_summary(args, run, source, times) -> None:
     if target is not None and n_new < target:
         print(f"stopped early: no pair occurs at least {s.min_frequency} time(s) after "
               f"{n_new:,} new merges")
-
-
-def print_written(written, skipped) -> None:
-    for p in written:
-        print(f"wrote:       {p}")
-    for fmt, reason in skipped.items():
-        print(f"bpe-gui: note: not written as {fmt}: {reason}", file=sys.stderr)

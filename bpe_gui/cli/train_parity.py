@@ -8,14 +8,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import PROG, UsageError, check_encoding, non_negative
+from .common import UsageError, check_encoding, non_negative
 from .parity_options import refuse_plain_options, warn_unparallel
-from .train_run import run_and_export
+from .train_run import print_written, run_and_export
 from .paths import refuse_special_files
 
 if TYPE_CHECKING:
@@ -194,7 +193,4 @@ def print_summary(trainer: ParityTrainer, elapsed: float, read_time: float,
         left = "no pair left" if s.min_frequency <= 1 else \
             f"no pair that occurs at least {s.min_frequency:,} times"
         print(f"stopped early: {left} in any language after {n:,} merges")
-    for p in written:
-        print(f"wrote:       {p}")
-    for fmt, reason in skipped.items():
-        print(f"{PROG}: note: not written as {fmt}: {reason}", file=sys.stderr)
+    print_written(written, skipped)

@@ -13,7 +13,7 @@ from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
     trainer_snapshot
 from ..engine.io import check_name
-from .common import UsageError, no_collections, parse_formats
+from .common import PROG, UsageError, no_collections, parse_formats
 from .paths import check_out_folder, refuse_overwriting_inputs, write_run_export
 from .progress import Progress
 
@@ -83,3 +83,11 @@ def run_and_export(args: argparse.Namespace, spec, inputs: Sequence, summary, *,
         written = write_run_export(out, files, args.name)
     summary(run, times, written, skipped)
     return 0
+
+
+def print_written(written, skipped: dict[str, str]) -> None:
+    """The files written, and on stderr each format not written and why."""
+    for p in written:
+        print(f"wrote:       {p}")
+    for fmt, reason in skipped.items():
+        print(f"{PROG}: note: not written as {fmt}: {reason}", file=sys.stderr)
