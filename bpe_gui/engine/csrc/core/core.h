@@ -322,6 +322,17 @@ static inline int32_t tok_after(const BpeCore *c, int32_t x)
  * separator in *sep (core_query.c) */
 int32_t word_at(const BpeCore *c, int32_t x, int32_t *sep);
 
+/* a word (or a row of a column's table) and its count, as the touched lists sort them */
+typedef struct {
+    int64_t f;
+    int32_t w;
+} WordKey;
+
+/* bpe_core_touched's and bpe_core_col_touched's end: of the nd keys in ws (freed here),
+ * the ids of the `limit` with the highest counts, lower id first on equal counts, into
+ * *out (malloc'd) and *n_out; returns nd, or -1 when out of memory (core_query.c). */
+int64_t touched_ids(WordKey *ws, int64_t nd, int64_t limit, int32_t **out, int64_t *n_out);
+
 static inline int tok_cmp(const BpeCore *c, int32_t x, int32_t y)
 {
     if (x == y)

@@ -101,19 +101,6 @@ int64_t bpe_core_col_pair_count(const BpeCore *c, int32_t col, int64_t a, int64_
     return p >= 0 ? pc_count(c, p, col) : 0;
 }
 
-typedef struct {
-    int64_t cnt;
-    int32_t row;
-} RowKey;
-
-static int rowkey_cmp(const void *x, const void *y)
-{
-    const RowKey *p = (const RowKey *)x, *q = (const RowKey *)y;
-    if (p->cnt != q->cnt)
-        return p->cnt > q->cnt ? -1 : 1;
-    return (p->row > q->row) - (p->row < q->row);
-}
-
 int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32_t **out,
                              int64_t *n_out)
 {
@@ -123,7 +110,7 @@ int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32
         return 0;
     const StepRec *r = &c->steps[c->n_steps - 1];
     int64_t k = c->rlog_n - r->rstart;
-    RowKey *ks = (RowKey *)malloc((size_t)(k > 0 ? k : 1) * sizeof(RowKey));
+    WordKey *ks = (WordKey *)malloc((size_t)(k > 0 ? k : 1) * sizeof(WordKey));
     if (!ks)
         return -1;
     int64_t nd = 0;
@@ -136,26 +123,11 @@ int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32
         last = w;
         for (int64_t e = c->wc_start[w]; e < c->wc_start[w + 1]; e++)
             if (c->wc[e].col == col) {
-                ks[nd].cnt = c->wc[e].cnt;
-                ks[nd++].row = c->wc[e].row;
+                ks[nd].f = c->wc[e].cnt;
+                ks[nd++].w = c->wc[e].row;
             }
     }
-    qsort(ks, (size_t)nd, sizeof(RowKey), rowkey_cmp);
-    if (limit > nd)
-        limit = nd;
-    if (limit < 0)
-        limit = 0;
-    int32_t *ids = (int32_t *)malloc((size_t)(limit > 0 ? limit : 1) * sizeof(int32_t));
-    if (!ids) {
-        free(ks);
-        return -1;
-    }
-    for (int64_t i = 0; i < limit; i++)
-        ids[i] = ks[i].row;
-    free(ks);
-    *out = ids;
-    *n_out = limit;
-    return nd;
+    return touched_ids(ks, nd, limit, out, n_out);
 }
 
 /* ---- check ---- */

@@ -55,11 +55,6 @@ int64_t bpe_core_n_tied(const BpeCore *c)
     return c->heap_n == 0 ? 0 : hist_get(c, c->heap[0].count);
 }
 
-typedef struct {
-    int64_t f;
-    int32_t w;
-} WordKey;
-
 static int wordkey_cmp(const void *x, const void *y)
 {
     const WordKey *p = (const WordKey *)x, *q = (const WordKey *)y;
@@ -97,7 +92,7 @@ int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t
     WordKey *ws = (WordKey *)malloc((size_t)(k > 0 ? k : 1) * sizeof(WordKey));
     if (!ws)
         return -1;
-    int64_t nd = 0, nd_sorted;
+    int64_t nd = 0;
     int32_t last = -1;
     const int32_t sa = c->span[r->a];
     for (int64_t i = r->rstart; i < c->rlog_n; i++) {
@@ -109,7 +104,12 @@ int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t
             last = w;
         }
     }
-    nd_sorted = nd;
+    return touched_ids(ws, nd, limit, out, n_out);
+}
+
+int64_t touched_ids(WordKey *ws, int64_t nd, int64_t limit, int32_t **out, int64_t *n_out)
+{
+    int64_t nd_sorted = nd;
     if (limit < 0)
         limit = 0;
     if (limit > nd)
