@@ -37,6 +37,7 @@ from ..errors import (
     CancelFn, Cancelled, CorpusError, SettingArgumentError, SettingsError,
     SettingTypeError)
 from ..corpus.files import inner_suffix, read_text_chunks
+from ..io.reading import file_size
 from .distribution import RENYI_ALPHA, renyi_efficiency
 from ..tokenizers.base import BaseTokenizer
 
@@ -217,7 +218,7 @@ def language_cost(texts: str | Path | Mapping[str, str | Path],
     if ref not in files:
         raise SettingsError(f"The reference language {ref!r} has no file; the languages are "
                             f"{', '.join(langs)}. Pick one of them.")
-    sizes = {lang: max(1, _size(f)) for lang, f in files.items()}
+    sizes = {lang: max(1, file_size(f)) for lang, f in files.items()}
     total = sum(sizes.values()) * len(tokenizers)
     done = 0
     rows: list[CostRow] = []
@@ -229,13 +230,6 @@ def language_cost(texts: str | Path | Mapping[str, str | Path],
             rows.append(text_cost(f, tok, lang, label, alpha, on_read, cancel))
             done += sizes[lang]
     return CostTable(tuple(_with_parity(rows, ref)), langs, tuple(tokenizers), ref, alpha)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _with_parity(rows: list[CostRow], ref: str) -> list[CostRow]:

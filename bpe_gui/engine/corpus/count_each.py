@@ -9,12 +9,12 @@ counted by all the threads, as ``count_corpus`` counts it.
 """
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Iterator, Sequence
 
 from ..errors import EmptyCorpusError
+from ..io.reading import file_size
 from ..text.pretokenize import Pretokenizer
 from .counting import count_corpus, default_workers
 from .range_threads import MIN_RANGE
@@ -33,7 +33,7 @@ def count_each(paths: Sequence[str | Path], pre: Pretokenizer, *, lines: bool = 
         en, de = count_each(["en.txt", "de.txt"], Pretokenizer("gpt2"), lines=True)
     """
     workers = workers or default_workers(pre.kind is not None)
-    alone = [i for i, p in enumerate(paths) if workers > 1 and _size(p) < workers * MIN_RANGE]
+    alone = [i for i, p in enumerate(paths) if workers > 1 and file_size(p) < workers * MIN_RANGE]
     done: dict[int, PretokenTable | None | BaseException] = {}
     left = iter(alone)
     lock = threading.Lock()
@@ -71,10 +71,3 @@ def _count(path: str | Path, pre: Pretokenizer, lines: bool, encoding: str,
         return count_corpus(path, pre, lines=lines, encoding=encoding, workers=workers)
     except EmptyCorpusError:
         return None
-
-
-def _size(path: str | Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:   # (counting it says what is wrong)
-        return 0

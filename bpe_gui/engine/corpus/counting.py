@@ -26,6 +26,7 @@ from .. import checks
 from .blocks import BlockReader, _regex_words, texts_of
 from .table_file import write_table
 from ..errors import CancelFn, Cancelled, CorpusError, EmptyCorpusError, ProgressFn
+from ..io.reading import file_size
 from ..text.presets import PRESET_IDS
 from ..text.pretokenize import Pretokenizer
 from .table import CountMeta, PretokenTable
@@ -283,18 +284,11 @@ def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenize
     sources = [{"path": "<text>", "bytes": len(t.encode("utf-8"))} for t in reader.texts]
     if reader.stream is not None:
         sources.append({"path": "<texts>", "bytes": table.n_bytes})
-    sources += [{"path": str(p), "bytes": _file_size(p)} for p in paths]
+    sources += [{"path": str(p), "bytes": file_size(p)} for p in paths]
     table.meta = CountMeta.for_counting(pre, sources, lines).with_totals(table)
     if out is not None:
         write_table(table, out)
     return table
-
-
-def _file_size(p: str | Path) -> int:
-    try:
-        return os.stat(p).st_size
-    except OSError:
-        return 0
 
 
 def build_table(documents: Iterable[str], pre: Pretokenizer, progress: ProgressFn | None = None,

@@ -136,6 +136,15 @@ def opened(p: Path, in_folder: str) -> Iterator[IO[bytes]]:
         raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
 
 
+def file_size(path: str | Path) -> int:
+    """The size of the file at ``path``, 0 if it cannot be stat'ed (reading it will say
+    what is wrong)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def read_bytes(path: str | Path, kind: str = "text") -> bytes:
     """A tokenizer file's bytes, refused early (FormatError) if it is missing, a folder,
     larger than MAX_FILE_BYTES, or its head shows it is not a ``kind`` file."""

@@ -22,6 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from .. import gguf_fmt
+from ...io.reading import file_size
 from .found import LocalModel, ModelRoot, Walk, is_dir, is_file, model_from_file
 
 MODEL_MEDIA_TYPE = "application/vnd.ollama.image.model"
@@ -66,13 +67,6 @@ def blob_path(blobs: Path, digest: object) -> Path | None:
     return path
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 def look(root: ModelRoot, name: str, manifest: Path, walk: Walk) -> LocalModel | None:
     data = walk.small_json(manifest, "Ollama manifest")
     if data is None:
@@ -113,6 +107,6 @@ def look(root: ModelRoot, name: str, manifest: Path, walk: Walk) -> LocalModel |
                   f"with {got[0][:4]!r}); an old Ollama format? 'ollama pull {name}' "
                   "again gets a GGUF.")
         return None
-    size = sum(_size(p) for p in paths.values())
+    size = sum(file_size(p) for p in paths.values())
     return model_from_file(walk, name, root.source, model_blob, manifest, size,
                            f"manifest {walk.show(manifest)}")
