@@ -50,18 +50,10 @@ class VersionAction(argparse.Action):
                          nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(version_text(), flush=True)
+        from ..engine.display import bpe_gui_version
+        from ..engine.extensions import engine_report
+        print(f"{PROG} {bpe_gui_version() or '(not installed)'}\n{engine_report()}", flush=True)
         parser.exit()
-
-
-def version_text() -> str:
-    from ..engine.extensions import engine_report
-    return f"{PROG} {installed_version()}\n{engine_report()}"
-
-
-def installed_version() -> str:
-    from ..engine.display import bpe_gui_version
-    return bpe_gui_version() or "(not installed)"
 
 
 def _engine_warning_as_note(message, category, filename, lineno, file=None, line=None):
