@@ -180,7 +180,6 @@ def merge_lines(r: CheckReport, corpus: str, verbose: bool = False) -> list[str]
         lines += warn + [f"All {len(r.theirs):,} merges agree with the reference "
                          f"(checked in {r.seconds:.1f} s)."]
     else:
-        tie = f"  (top count shared by {d.n_tied:,} pairs)" if d.n_tied > 1 else ""
         lines += warn + [f"Merge {d.step:,} differs ({d.step - 1:,} agree before it; checked in "
                          f"{r.seconds:.1f} s)."]
         for n, x in enumerate(r.differences):
@@ -278,15 +277,8 @@ def as_json(r: CheckReport | None, e: EncodeReport | None) -> dict:
             "agree": r.agree, "n_yours": len(r.theirs), "n_reference": len(r.ours),
             "settings": r.settings_from, "seconds": round(r.seconds, 3), "notes": r.notes,
             "difference": None if d is None else {
-                "step": d.step, "yours": _pair_json(d.theirs), "reference": _pair_json(d.ours),
-                "your_count": d.their_count, "reference_count": d.our_count, "cause": d.cause,
-                "sentence": d.sentence, "explained_by": d.explained_by, "reach": d.reach,
-                "also": d.also, "zero_why": d.zero_why},
-            "then": [{"step": m.step, "yours": _pair_json(m.theirs),
-                      "reference": _pair_json(m.ours), "your_count": m.their_count,
-                      "reference_count": m.our_count,
-                      "cause": m.cause, "sentence": m.sentence, "reach": m.reach,
-                      "zero_why": m.zero_why} for m in r.more],
+                **_difference_json(d), "explained_by": d.explained_by, "also": d.also},
+            "then": [_difference_json(m) for m in r.more],
             "corpus_warning": r.corpus_warning,
             "settings_found": None if r.found is None else {
                 "changes": r.found.changes, "sentence": r.found.sentence},
@@ -297,6 +289,13 @@ def as_json(r: CheckReport | None, e: EncodeReport | None) -> dict:
                            "sentence": e.sentence, "marks": e.marks,
                            "word": None if e.word is None else e.word.text}
     return out
+
+
+def _difference_json(m) -> dict:
+    """A merge where the two part: the pairs, their counts, its cause."""
+    return {"step": m.step, "yours": _pair_json(m.theirs), "reference": _pair_json(m.ours),
+            "your_count": m.their_count, "reference_count": m.our_count, "cause": m.cause,
+            "sentence": m.sentence, "reach": m.reach, "zero_why": m.zero_why}
 
 
 def _pair_json(pair):
