@@ -143,18 +143,12 @@ class CheckReport:
         return "moved" if a in self._our_steps else "part"
 
     @cached_property
-    def _our_steps(self) -> dict[Pair, int]:
-        out: dict[Pair, int] = {}
-        for k, pair in enumerate(self.ours, 1):
-            out.setdefault(pair, k)
-        return out
+    def _our_steps(self) -> dict[Pair, int]:   # each pair's first step (1-based)
+        return {pair: k for k, pair in reversed(list(enumerate(self.ours, 1)))}
 
     @cached_property
-    def _their_steps(self) -> dict[Pair, int]:
-        out: dict[Pair, int] = {}
-        for k, pair in enumerate(self.theirs, 1):
-            out.setdefault(pair, k)
-        return out
+    def _their_steps(self) -> dict[Pair, int]:   # each pair's first step (1-based)
+        return {pair: k for k, pair in reversed(list(enumerate(self.theirs, 1)))}
 
     def their_step_of(self, pair: Pair | None) -> int | None:
         """The learner's step that merges ``pair`` (the first), or None."""
