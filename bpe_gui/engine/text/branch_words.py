@@ -307,16 +307,9 @@ def char_name(c: str) -> str:
         han = False
     if han:
         return f"the Han character “{c}”"
-    if cat in ("Lu", "Lt"):
-        return f"the capital “{c}”"
-    if cat.startswith("L"):
-        return f"the letter “{c}”"
-    if cat.startswith("N"):
-        return f"the digit “{c}”"
-    if cat.startswith("M"):
-        return f"a combining mark (U+{ord(c):04X})"
-    if cat.startswith("P"):
-        return f"the punctuation “{c}”"
-    if cat.startswith("C"):
-        return f"the control character U+{ord(c):04X}"
-    return f"the symbol “{c}”"
+    # by the category (Lu, Lt), else by its first letter
+    kinds = {"Lu": "the capital “{c}”", "Lt": "the capital “{c}”", "L": "the letter “{c}”",
+             "N": "the digit “{c}”", "M": "a combining mark (U+{u})",
+             "P": "the punctuation “{c}”", "C": "the control character U+{u}"}
+    form = kinds.get(cat) or kinds.get(cat[0], "the symbol “{c}”")
+    return form.format(c=c, u=f"{ord(c):04X}")
