@@ -23,8 +23,10 @@ CORPORA_DIR = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or FIXTURES_DIR)
 
 # The longest tests (the window's state machines, minutes a case) are handed to the
 # workers first: last in collection order, one worker ran them for minutes after the
-# other had run out of tests.
-FIRST = ("tests/gui/test_window_machine.py", "tests/gui/test_layout_machine.py")
+# other had run out of tests. So are the files of long tests that come last in collection
+# order (mypy, the C read as MSVC: 5-13 s each), which one worker ran on alone at the end.
+FIRST = ("tests/gui/test_window_machine.py", "tests/gui/test_layout_machine.py",
+         "tests/test_types.py", "tests/test_portability.py", "tests/test_public_api.py")
 
 
 def pytest_collection_modifyitems(config, items) -> None:

@@ -10,13 +10,27 @@
 # C built in place), the versions it got, then the conformance tests
 # (tools/conformance_tests.txt) and the tests of what depends on the releases: the
 # presets' Oniguruma data and start-up, the Unicode tables of each library, packaging.
-# .ci/run calls this after the C variants; by hand:
+# By hand:
 #   tools/ci_fresh_deps.sh [newest] [oldest]    (no argument: both)
+# A run in two halves, the install (network, mostly) while something else runs, as
+# .ci/run does (the install while its own install and main suite run, the tests after the
+# C variants); FOLDER keeps the copies and venvs between the two, the second removes it:
+#   tools/ci_fresh_deps.sh --install FOLDER newest ...; tools/ci_fresh_deps.sh --test FOLDER newest
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpe-gui-fresh.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+phases=(install test)
+if [ "${1-}" = --install ] || [ "${1-}" = --test ]; then
+    [ $# -ge 2 ] || { echo "ci_fresh_deps: $1 FOLDER: no folder given" >&2; exit 1; }
+    phases=("${1#--}")
+    WORK=$2
+    shift 2
+    mkdir -p "$WORK"
+    [ "${phases[0]}" = install ] || trap 'rm -rf "$WORK"' EXIT
+else
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpe-gui-fresh.XXXXXX")
+    trap 'rm -rf "$WORK"' EXIT
+fi
 
 # the oldest releases that pyproject.toml's floors (regex>=2025.10.22, tokenizers>=0.23.1) allow
 OLDEST=(regex==2025.10.22 tokenizers==0.23.1)
@@ -32,10 +46,24 @@ TESTS+=(
 )
 
 # fresh NAME PIP_ARGS...: a new venv with the project and PIP_ARGS installed, then the tests
+# (each of the two only if in phases)
 fresh() {
+    local name=$1 start=$SECONDS
+    shift
+    if [[ " ${phases[*]} " = *" install "* ]]; then
+        fresh_install "$name" "$@" || return 1
+    fi
+    if [[ " ${phases[*]} " = *" test "* ]]; then
+        fresh_test "$name" || return 1
+    fi
+    echo "== fresh dependencies: $name (${phases[*]}) passed in $((SECONDS - start)) s"
+}
+
+fresh_install() {
     local name=$1
     shift
-    local dir=$WORK/$name venv=$WORK/$name-venv start=$SECONDS
+    local dir=$WORK/$name venv=$WORK/$name-venv
+    rm -rf "$dir" "$venv"
     mkdir -p "$dir"
     # (bench/: the encoder tests' hard texts come from bench/corpora.py)
     cp -r "$ROOT"/bpe_gui "$ROOT"/tests "$ROOT"/resources "$ROOT"/bench "$ROOT"/setup.py \
@@ -62,13 +90,19 @@ sys.exit('not built: ' + ', '.join(record['failed']) if record['failed'] else 0)
         echo "ci_fresh_deps: $name: an extension was not built" >&2
         return 1
     fi
+    touch "$venv/.installed"
+}
+
+fresh_test() {
+    local name=$1 dir=$WORK/$1 venv=$WORK/$1-venv
+    [ -f "$venv/.installed" ] ||
+        { echo "ci_fresh_deps: $name: not installed in $WORK (--install first)" >&2; return 1; }
     # (set -e does not reach inside a function called before ||: every step returns)
     if ! (cd "$dir" && BPE_GUI_CACHE_DIR="$WORK/$name-cache" "$venv"/bin/python -m pytest \
         -q -p no:cacheprovider -n 2 -m "not slow" "${TESTS[@]}"); then
         echo "ci_fresh_deps: $name: the tests failed" >&2
         return 1
     fi
-    echo "== fresh dependencies: $name passed in $((SECONDS - start)) s"
 }
 
 wanted=("$@")

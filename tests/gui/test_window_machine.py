@@ -228,6 +228,9 @@ class WindowMachine(RuleBasedStateMachine):
         self.c = self.charts = self.views = c = v = None
         self.may_go = self.seen = None
         gc.collect()   # the controllers' parts hold each other (a job may have paused gc)
+        # what is left is the test process's (hypothesis, the oracles' caches): set aside
+        # like the rest of it (_run), so the next sequence's jobs scan only their own
+        gc.freeze()
 
     # ----- waiting -----------------------------------------------------------------------
     def idle(self):

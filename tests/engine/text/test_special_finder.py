@@ -64,7 +64,7 @@ def test_random_texts_against_re(seed):
         finder = _scan.SpecialFinder(sorted(tokens))
         alphabet = ALPHABET[:rng.randint(4, len(ALPHABET))]
         for _ in range(8):
-            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 400)))
+            text = "".join(rng.choices(alphabet, k=rng.randint(0, 400)))
             pos = rng.randint(0, 70)
             assert finder.search(text, pos) == regex_span(tokens, text, pos), \
                 (sorted(tokens), text, pos)

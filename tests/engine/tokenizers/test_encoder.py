@@ -9,6 +9,7 @@ model) for trained tokenizers.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import lzma
 import random
@@ -41,9 +42,15 @@ ASCII_PARTS = (["a", "b", "z", "A", "Q", "Z", "e", "l", "s", "t", "m", "d", "r",
 
 
 def _random_texts(n: int, seed: int, length=(1, 40)) -> list[str]:
+    """n texts of ASCII_PARTS, each of a length in the range: the same for the same
+    arguments, made once (two megabytes for a test and its cases)."""
+    return list(_made_texts(n, seed, tuple(length)))
+
+
+@functools.lru_cache(maxsize=8)
+def _made_texts(n: int, seed: int, length: tuple[int, int]) -> tuple[str, ...]:
     rng = random.Random(seed)
-    return ["".join(rng.choice(ASCII_PARTS) for _ in range(rng.randint(*length)))
-            for _ in range(n)]
+    return tuple("".join(rng.choices(ASCII_PARTS, k=rng.randint(*length))) for _ in range(n))
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "cl100k", "o200k", "llama3", "qwen2"])

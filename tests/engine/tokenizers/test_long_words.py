@@ -198,22 +198,36 @@ def test_tiktoken_file_short_texts(tiktoken_file, text):
 SHORTER = ["x" * 3000, " " * 3001, "^" * 3001, "ab" * 1500, "你好" * 500, "🙂" * 400]
 
 
-def test_pure_python_model_merges_long_words_the_same(tiktoken_file, hf_pair, tmp_path,
-                                                      monkeypatch):
-    """Without the C extension (pipeline/pymodel.py, its heap for long words)."""
+def _without_the_c_pipeline(monkeypatch) -> None:
+    """Load tokenizers without the C extension (pipeline/pymodel.py, its heap for long
+    words)."""
     import sys
+    monkeypatch.setitem(sys.modules, "bpe_gui.engine.tokenizers.imported._pipeline", None)
+
+
+def test_pure_python_model_merges_long_words_the_same(hf_pair, tmp_path, monkeypatch):
+    """Without the C extension (pipeline/pymodel.py, its heap for long words): each
+    tokenizer.json kind (each tiktoken file's: the test below)."""
     tk, _ = hf_pair
     tk.save(str(tmp_path / "tokenizer.json"))
+    _without_the_c_pipeline(monkeypatch)
+    slow_hf = load_tokenizer(tmp_path / "tokenizer.json")
+    assert type(slow_hf.pipeline.model.native).__module__.endswith("pymodel")
+    for text in SHORTER:
+        assert slow_hf.encode(text) == tk.encode(text, add_special_tokens=False).ids
+
+
+def test_pure_python_model_merges_long_words_the_same_tiktoken(tiktoken_file, tmp_path,
+                                                               monkeypatch):
+    """The same for each tiktoken file."""
     _, enc = tiktoken_file
     tti_path = tti.ranks_file(tmp_path, enc._mergeable_ranks, "r.tiktoken")
     (tmp_path / "r.tiktoken.json").write_text(json.dumps({"pat_str": enc._pat_str,
                                                           "special_tokens": {}}))
-    monkeypatch.setitem(sys.modules, "bpe_gui.engine.tokenizers.imported._pipeline", None)
-    slow_hf = load_tokenizer(tmp_path / "tokenizer.json")
+    _without_the_c_pipeline(monkeypatch)
     slow_tt = load_tokenizer(tti_path)
     assert type(slow_tt.pipeline.model.native).__module__.endswith("pymodel")
     for text in SHORTER:
-        assert slow_hf.encode(text) == tk.encode(text, add_special_tokens=False).ids
         assert slow_tt.encode(text) == enc.encode(text, disallowed_special=())
 
 

@@ -12,11 +12,13 @@ Unicode category, emoji with ZWJ and combining marks between ASCII.
 """
 from __future__ import annotations
 
+import functools
 import os
 import random
 import subprocess
 import sys
 import unicodedata
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -70,11 +72,26 @@ def mode(request):
 
 def regex_ends(kind: str, text: str) -> list[int]:
     """The byte offsets where regex's words of the text end (the oracle)."""
-    ends, at = [], 0
-    for m in regex.finditer(KIND_PATTERNS[kind], text):
-        at += len(m.group().encode("utf-8"))
-        ends.append(at)
-    return ends
+    return list(_regex_ends(kind, text))
+
+
+@functools.cache
+def _pattern(kind: str) -> regex.Pattern:
+    pattern = regex.compile(KIND_PATTERNS[kind])
+    assert pattern.groups == 0   # (findall gives whole words)
+    return pattern
+
+
+@functools.cache
+def _regex_ends(kind: str, text: str) -> tuple[int, ...]:
+    # (each text is checked in both modes: regex reads it once; most of the time here)
+    return tuple(accumulate(len(w.encode("utf-8")) for w in _pattern(kind).findall(text)))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_regex_ends():
+    yield
+    _regex_ends.cache_clear()
 
 
 def encoder_ends(kind: str, text: str) -> list[int]:

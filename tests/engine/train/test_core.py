@@ -26,15 +26,21 @@ class Naive:
         self.tokens = list(token_bytes)
         self.rule = rule
         self.history = []  # (a, b, new, count, old words, touched word ids)
+        self._counted = None   # counts() of the words as they are (step and undo forget it)
 
     def counts(self):
-        counts, first = Counter(), {}
-        for wi, (w, f) in enumerate(zip(self.words, self.freqs)):
-            for i in range(len(w) - 1):
-                p = (w[i], w[i + 1])
-                counts[p] += f
-                first.setdefault(p, (wi, i))
-        return counts, first
+        """Every pair's count and first place, recounted from scratch once per state of
+        the words (check_same and the next step ask again: the same answer, not to be
+        changed by the caller)."""
+        if self._counted is None:
+            counts, first = Counter(), {}
+            for wi, (w, f) in enumerate(zip(self.words, self.freqs)):
+                for i in range(len(w) - 1):
+                    p = (w[i], w[i + 1])
+                    counts[p] += f
+                    first.setdefault(p, (wi, i))
+            self._counted = counts, first
+        return self._counted
 
     def ordered(self):
         counts, first = self.counts()
@@ -70,12 +76,14 @@ class Naive:
             if len(out) != len(w):
                 touched.append(wi)
             self.words[wi] = out
+        self._counted = None
         self.history.append((a, b, new, count, old, touched))
         return a, b, new, count
 
     def undo(self):
         a, b, new, _count, old, _t = self.history.pop()
         self.words = old
+        self._counted = None
         self.tokens.pop()
         return a, b, new
 

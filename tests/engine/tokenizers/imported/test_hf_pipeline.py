@@ -7,6 +7,8 @@ Chinese, emoji, code and random text.
 """
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -242,6 +244,13 @@ def _text_and_json(pair, odd=None):
             _pipeline.Model.from_hf(as_json["vocab"], as_json["merges"], byte_level))
 
 
+@functools.lru_cache(maxsize=1)
+def _n_merges(pair) -> int:
+    """The number of merges the C reader reads in the pair's file (one reading for the
+    15 cases of each file below)."""
+    return _text_and_json(pair)[0][0].n_merges
+
+
 def test_text_reader_mixed_spellings_equal_json(pair):
     """Merges plain and escaped, strings and pairs, in one file (batches cut by the
     escaped ones): the same tables as json + from_hf."""
@@ -256,8 +265,7 @@ def test_text_reader_mixed_spellings_equal_json(pair):
 def test_text_reader_names_a_missing_merge_token_as_json(pair, at, spelling):
     """A merge whose token is not in the vocabulary, anywhere in a batch of merges: the
     same problem (merge index, message) as from json."""
-    n = _text_and_json(pair)[0][0].n_merges
-    at = at % n
+    at = at % _n_merges(pair)
     text = {"string": '"a zzzq"', "pair": '["zzzq", "a"]',
             "escaped": f'"{_escaped("a zzzq")}"'}[spelling]
     (_, fast), (_, slow) = _text_and_json(pair, {at: text})
