@@ -93,14 +93,12 @@ class Playback:
     def _replay(self, k: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
         """(ids, symbols) after ``k`` steps: each start symbol's slot holds what begins
         there, and a merge or rule empties the slots it joins (O(word + merges))."""
-        if k <= 0:
-            return self.ids, self.symbols
-        slot_ids = [(i,) for i in self.ids]
+        slot_ids: list[tuple[int, ...]] = [(i,) for i in self.ids]
         slot_syms: list[tuple[bytes, ...]] = [(s,) for s in self.symbols]
-        for st in self.steps[:k]:
+        for st in self.steps[:max(0, k)]:
             if st.rank is None:
                 (a, b), = st.joins
-                slot_ids[a + 1:b] = slot_syms[a + 1:b] = [()] * (b - a - 1)
+                slot_ids[a + 1:b], slot_syms[a + 1:b] = [()] * (b - a - 1), [()] * (b - a - 1)
                 slot_ids[a], slot_syms[a] = st.made
             for a, b in () if st.rank is None else st.joins:
                 slot_ids[a], slot_syms[a], slot_ids[b], slot_syms[b] = \
@@ -269,9 +267,6 @@ def _merged(ids: list[int], at: Sequence[int], new: int, keep_left: bool = False
 def joined(word: str, parts: Sequence[Playback], n_merges: int) -> Playback:
     """One playback of a word the tokenizer cuts into several pieces: the pieces' steps
     one piece after another (earlier pieces already merged, later ones at their start)."""
-    if len(parts) == 1:
-        p = parts[0]
-        return Playback(word, p.symbols, p.ids, p.steps, p.n_merges)
     steps: list[MergeApplied] = []
     off = start = 0   # where the part starts: in the symbols now, and at the start
     for p in parts:
