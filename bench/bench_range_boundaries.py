@@ -2,7 +2,8 @@
 time of finding every range's start and stop, as the counting threads do
 (``range_count.range_ends``: a start is not searched past its range's stop, now) and
 with each start and stop searched on to the next cut (before: each read on to the
-stretch's end, K ranges K times).
+stretch's end, K ranges K times). The same for a .jsonl file that is one giant line
+(line starts are its cuts: ``ranges.line_boundary``).
 
     python bench/bench_range_boundaries.py                  # 1, 2, 4, 8 MB, o200k
     python bench/bench_range_boundaries.py --sizes 16,32 --preset gpt2
@@ -33,7 +34,7 @@ class Counted(io.BytesIO):
         return out
 
 
-def ends(data: bytes, bounds: Boundaries, now: bool) -> tuple[list, int, float]:
+def ends(data: bytes, bounds: Boundaries, now: bool, kind: str) -> tuple[list, int, float]:
     size = len(data)
     starts = list(range(0, size, range_threads.range_size(size, 2)))
     f, got = Counted(data), []
@@ -41,8 +42,9 @@ def ends(data: bytes, bounds: Boundaries, now: bool) -> tuple[list, int, float]:
     for k, (a, b) in enumerate(zip(starts, starts[1:] + [size])):
         if now:
             f.seek(0)
-            start, end = range_ends(f, ranges.Range(k, "x.txt", a, b, size, "text"), bounds,
-                                    False)
+            start, end = range_ends(f, ranges.Range(k, "x", a, b, size, kind), bounds, False)
+        elif kind == "jsonl":
+            start, end = (ranges.line_boundary(f, s, size) for s in (a, b))
         else:
             start, end = (ranges.text_boundary(f, s, size, bounds) for s in (a, b))
         got.append((start, end) if start < end else None)   # (an empty range: no words)
@@ -60,12 +62,13 @@ def main() -> None:
           "(start and stop)")
     for mb in map(int, a.sizes.split(",")):
         data = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=mb << 20)).encode()
-        new, new_read, new_s = ends(data, bounds, True)
-        old, old_read, old_s = ends(data, bounds, False)
-        assert new == old, "the cuts differ"
-        print(f"{mb:>4} MB  {len(new):>3} ranges  fresh search each: read "
-              f"{old_read / len(data):5.1f} x the file, {old_s:6.2f} s  |  now: read "
-              f"{new_read / len(data):4.1f} x, {new_s:6.2f} s", flush=True)
+        for kind in ("text", "jsonl"):   # (.jsonl: one line, no newline)
+            new, new_read, new_s = ends(data, bounds, True, kind)
+            old, old_read, old_s = ends(data, bounds, False, kind)
+            assert new == old, "the cuts differ"
+            print(f"{mb:>4} MB {kind:>5}  {len(new):>3} ranges  fresh search each: read "
+                  f"{old_read / len(data):5.1f} x the file, {old_s:6.2f} s  |  now: read "
+                  f"{new_read / len(data):4.1f} x, {new_s:6.2f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,25 @@ def widgets_live_until_closed(qtbot, monkeypatch):
     kept.clear()
 
 
+@pytest.fixture(scope="session")
+def font_probe(qapp):
+    """The application font's answers, found once per worker (a fresh Glyphs asks every
+    installed family on the first character its font lacks)."""
+    from bpe_gui.gui.models.glyphs import Glyphs
+    return Glyphs().drawable
+
+
+@pytest.fixture(autouse=True)
+def fresh_glyphs(font_probe):
+    """Each test gets its own application Glyphs (bpe_gui.gui.models.glyphs.glyphs()):
+    the one of the process kept the scripts earlier tests found no font for, so a
+    window's status bar said what an earlier test had shown. It asks the shared probe."""
+    from bpe_gui.gui.models.glyphs import Glyphs, use_glyphs
+    use_glyphs(Glyphs(has_glyph=font_probe))
+    yield
+    use_glyphs(None)
+
+
 # the shortest a wait for a condition may give up after: a window that is right is
 # right at once, and a loaded CI machine (two test workers, each with worker threads
 # and processes) has taken over 5 s, pytest-qt's default, to lay out a main window

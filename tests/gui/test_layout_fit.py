@@ -216,8 +216,8 @@ def test_status_bar_texts_never_run_into_each_other(make_window, qtbot, no_font)
     took the message's whole room: the message was not shown at all (a full test run,
     where earlier tests had met those scripts)."""
     from bpe_gui.gui.models.glyphs import Glyphs, use_glyphs
-    # (the scripts met so far are the process's: earlier tests' too, so both cases say
-    # which fonts there are)
+    # (each test has its own Glyphs, conftest.fresh_glyphs; this one has no fonts for
+    # no_font's scripts)
     seen = Glyphs(has_glyph=lambda ch: ch not in no_font)
     assert not any(seen.drawable(ch) for ch in no_font)
     use_glyphs(seen)
@@ -277,6 +277,32 @@ def test_a_loading_corpus_does_not_make_the_window_wider_than_the_screen(window,
     assert window.minimumSizeHint().width() <= size[0]
     assert window.width() <= size[0]
     assert st.progress_label.isVisible() and st.progress_label.width() >= 100
+    st.show_busy(False)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700)])
+def test_the_step_label_is_as_wide_as_its_text(window, qtbot, size):
+    """The status bar's step label kept 216 pixels, the width of "Step 88,888 / 88,888 ·
+    vocabulary 88,888", whatever it said: "No training yet" left a gap the message
+    could have had, and "... · stopped: no pair left ..." was cut with "…" beside an
+    empty message. It takes its text's width now (the font's advance: the oracle), and
+    gives way to the message and the progress as the other labels do."""
+    settle(qtbot, window, size)
+    st, sb = window.status, window.statusBar()
+    fm = st.step_label.fontMetrics()
+    for text in ["No training yet", "Step 3 / 10 · vocabulary 259",
+                 "Step 9,382 / 29,744 · stopped: no pair left · vocabulary 9,638"]:
+        st.step_label.setText(text)
+        quiet(qtbot, window, window.controller)
+        assert st.step_label.shown() == text   # whole: the message is empty
+        assert abs(st.step_label.width() - fm.horizontalAdvance(text)) <= 8, text
+    sb.showMessage("Restored where you left off. " * 6)
+    st.show_busy(True)
+    st.on_progress("Training to target", 3_008, 29_744)
+    quiet(qtbot, window, window.controller)
+    assert window.width() <= size[0] and sb.message_pane.width() >= 100
+    assert st.step_label.width() >= 90 and st.progress_label.width() >= 100
     st.show_busy(False)
 
 

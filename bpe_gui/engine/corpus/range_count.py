@@ -125,20 +125,20 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
 def range_ends(f, rng: Range, bounds: Boundaries, lines: bool) -> tuple[int, int]:
     """Where a range of a text or .jsonl file really starts and stops: the boundaries of
     its nominal ends, or an empty range where no cut is before its stop (so K ranges in
-    one stretch with no cut read it about twice, not K times). CorpusError for a file
-    that is not text (told by its first bytes)."""
+    one stretch with no cut, or in one giant line, read it about twice, not K times).
+    CorpusError for a file that is not text (told by its first bytes)."""
     head = f.read(8192) if rng.start == 0 else f.read(3)
     if rng.start == 0 and looks_binary(head):
         raise binary_error(rng.path, head)
     # one text per line keeps a BOM, as Hugging Face's trainer reads it (blocks.py)
     floor = 3 if head.startswith(BOM) and not (lines and rng.kind != "jsonl") else 0
-    if rng.kind == "jsonl" or lines:   # (a line start: no text crosses it)
-        start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
-        return max(start, floor), end
-    start = text_boundary(f, rng.start, rng.size, bounds, floor, limit=rng.stop)
+    lined = rng.kind == "jsonl" or lines   # (a line start: no text crosses it)
+    start = line_boundary(f, rng.start, rng.size, rng.stop) if lined else \
+        text_boundary(f, rng.start, rng.size, bounds, floor, limit=rng.stop)
     if start >= rng.stop:
         return start, start
-    return start, text_boundary(f, rng.stop, rng.size, bounds, floor)
+    return max(start, floor), line_boundary(f, rng.stop, rng.size) if lined else \
+        text_boundary(f, rng.stop, rng.size, bounds, floor)
 
 
 @contextmanager

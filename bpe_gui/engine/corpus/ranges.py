@@ -177,18 +177,19 @@ def text_boundary(f, s: int, size: int, bounds: Boundaries, floor: int = 0,
         width = min(width * 4, BOUNDARY_WINDOW)
 
 
-def line_boundary(f, s: int, size: int) -> int:
-    """boundary(s) of a .jsonl file: the first line start at or after s."""
+def line_boundary(f, s: int, size: int, limit: int | None = None) -> int:
+    """boundary(s) of a .jsonl file: the first line start at or after s, or a position
+    >= ``limit`` when none is before it (a range's start: the range is empty)."""
     if s <= 0:
         return 0
-    pos = s - 1
-    while pos < size:
+    pos, stop = s - 1, size if limit is None else min(limit, size)
+    while pos < stop:
         f.seek(pos)
-        buf = f.read(1 << 16)
+        buf = f.read(min(1 << 16, stop - pos))
         i = buf.find(b"\n")
         if i >= 0:
             return pos + i + 1
         if not buf:
             break
         pos += len(buf)
-    return size
+    return stop

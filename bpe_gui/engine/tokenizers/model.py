@@ -25,7 +25,7 @@ it: surrogate pairs are joined, a lone one becomes U+FFFD (:func:`clean_text`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Sequence, Union
 
 from ..errors import EncodeError
@@ -43,16 +43,33 @@ def word_text(piece: Word) -> str:
 
 @dataclass(frozen=True)
 class MergeApplied:
-    """One step of a playback: a merge applied in the word (or a rule)."""
+    """One step of a playback: a merge applied in the word (or a rule). Only what changed
+    is kept (a long word's steps hold each merge once, not the whole word at each step):
+    ``symbols`` and ``ids`` after it are replayed from the playback's start."""
 
     rank: int | None                 # the merge's rank (0 = learned first); None: a rule
     pair: tuple[bytes, ...]          # (left, right) merged; () for a rule step
     token: bytes                     # the token it makes
     token_id: int
     at: tuple[int, ...]              # where, in the symbols before it, the pair was merged
-    symbols: tuple[bytes, ...]       # the symbols after this step
-    ids: tuple[int, ...]
+    # where, counted in the playback's start symbols: (left, right) start of each pair
+    # merged; a rule step: the (start, end) it rewrote, with ``made`` (ids, symbols)
+    joins: tuple[tuple[int, int], ...]
     rule: str = ""                   # for a rule step: what the rule did, in words
+    made: tuple[tuple[int, ...], tuple[bytes, ...]] = ((), ())
+    of: Playback | None = field(default=None, compare=False, repr=False)   # (set by it)
+    k: int = field(default=0, compare=False, repr=False)   # its number there, from 1
+
+    @property
+    def symbols(self) -> tuple[bytes, ...]:
+        """The symbols after this step."""
+        assert self.of is not None, "a step outside a Playback"
+        return self.of.symbols_at(self.k)
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        assert self.of is not None, "a step outside a Playback"
+        return self.of.ids_at(self.k)
 
     def new_positions(self) -> tuple[int, ...]:
         """Where the new tokens are in ``symbols``. Example: at (0, 3) -> (0, 2)."""
@@ -69,12 +86,31 @@ class Playback:
     steps: tuple[MergeApplied, ...]
     n_merges: int                    # how many merges the tokenizer had
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "steps", tuple(replace(st, of=self, k=k)
+                                                for k, st in enumerate(self.steps, 1)))
+
+    def _replay(self, k: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
+        """(ids, symbols) after ``k`` steps: each start symbol's slot holds what begins
+        there, and a merge or rule empties the slots it joins (O(word + merges))."""
+        slot_ids: list[tuple[int, ...]] = [(i,) for i in self.ids]
+        slot_syms: list[tuple[bytes, ...]] = [(s,) for s in self.symbols]
+        for st in self.steps[:max(0, k)]:
+            if st.rank is None:
+                (a, b), = st.joins
+                slot_ids[a + 1:b], slot_syms[a + 1:b] = [()] * (b - a - 1), [()] * (b - a - 1)
+                slot_ids[a], slot_syms[a] = st.made
+            for a, b in () if st.rank is None else st.joins:
+                slot_ids[a], slot_syms[a], slot_ids[b], slot_syms[b] = \
+                    (st.token_id,), (st.token,), (), ()
+        return (tuple(i for t in slot_ids for i in t), tuple(s for t in slot_syms for s in t))
+
     def symbols_at(self, k: int) -> tuple[bytes, ...]:
         """The symbols after ``k`` steps (0: the start)."""
-        return self.steps[k - 1].symbols if k > 0 else self.symbols
+        return self._replay(k)[1]
 
     def ids_at(self, k: int) -> tuple[int, ...]:
-        return self.steps[k - 1].ids if k > 0 else self.ids
+        return self._replay(k)[0]
 
     @property
     def final_symbols(self) -> tuple[bytes, ...]:
@@ -168,9 +204,10 @@ class WordModel(ABC):
         if rule is not None:
             tid, why = rule
             t = tok(tid)
-            step = MergeApplied(None, (), t, tid, (0,), (t,), (tid,), rule=why)
+            step = MergeApplied(None, (), t, tid, (0,), ((0, len(ids)),), why, ((tid,), (t,)))
             return Playback(word, first, first_ids, (step,), self.n_merges)
         steps: list[MergeApplied] = []
+        starts = list(range(len(ids)))   # each symbol's first start symbol
         while len(ids) > 1:
             found = self._lowest(ids)
             if found is None:
@@ -179,15 +216,15 @@ class WordModel(ABC):
             pair = (tok(ids[k]), tok(ids[k + 1]))
             at = [k] if self.sequential else self._places(ids, k, r)
             prev = steps[-1] if steps else None
-            ids = _merged(ids, at, new)
-            syms = tuple(tok(i) for i in ids)
+            joins = tuple((starts[p], starts[p + 1]) for p in at)
+            ids, starts = _merged(ids, at, new), _merged(starts, at, -1, keep_left=True)
             if self.sequential and prev is not None and prev.rank == r and \
                     prev.pair == pair and k + len(prev.at) >= prev.at[-1] + 2:
                 # the same merge again further right: one step, as a trained word shows it
-                steps[-1] = MergeApplied(r, pair, prev.token, new, prev.at + (k + len(prev.at),),
-                                         syms, tuple(ids))
+                steps[-1] = replace(prev, at=prev.at + (k + len(prev.at),),
+                                    joins=prev.joins + joins)
                 continue
-            steps.append(MergeApplied(r, pair, tok(new), new, tuple(at), syms, tuple(ids)))
+            steps.append(MergeApplied(r, pair, tok(new), new, tuple(at), joins))
         return Playback(word, first, first_ids, tuple(steps), self.n_merges)
 
     def _lowest(self, ids: list[int]) -> tuple[int, tuple[int, int]] | None:
@@ -216,11 +253,13 @@ class WordModel(ABC):
         return out
 
 
-def _merged(ids: list[int], at: Sequence[int], new: int) -> list[int]:
+def _merged(ids: list[int], at: Sequence[int], new: int, keep_left: bool = False) -> list[int]:
+    """``ids`` with the pairs at ``at`` merged into ``new`` (``keep_left``: into the
+    pair's left one)."""
     out, last = [], 0
     for k in at:
         out += ids[last:k]
-        out.append(new)
+        out.append(ids[k] if keep_left else new)
         last = k + 2
     return out + ids[last:]
 
@@ -228,22 +267,13 @@ def _merged(ids: list[int], at: Sequence[int], new: int) -> list[int]:
 def joined(word: str, parts: Sequence[Playback], n_merges: int) -> Playback:
     """One playback of a word the tokenizer cuts into several pieces: the pieces' steps
     one piece after another (earlier pieces already merged, later ones at their start)."""
-    if len(parts) == 1:
-        p = parts[0]
-        return Playback(word, p.symbols, p.ids, p.steps, p.n_merges)
     steps: list[MergeApplied] = []
-    done_s: tuple[bytes, ...] = ()
-    done_i: tuple[int, ...] = ()
-    for n, p in enumerate(parts):
-        rest_s = tuple(s for q in parts[n + 1:] for s in q.symbols)
-        rest_i = tuple(i for q in parts[n + 1:] for i in q.ids)
-        off = len(done_s)
-        for st in p.steps:
-            steps.append(MergeApplied(st.rank, st.pair, st.token, st.token_id,
-                                      tuple(a + off for a in st.at), done_s + st.symbols + rest_s,
-                                      done_i + st.ids + rest_i, st.rule))
-        done_s += p.final_symbols
-        done_i += p.final_ids
+    off = start = 0   # where the part starts: in the symbols now, and at the start
+    for p in parts:
+        steps += (replace(st, at=tuple(a + off for a in st.at),
+                          joins=tuple((a + start, b + start) for a, b in st.joins))
+                  for st in p.steps)
+        off, start = off + len(p.final_ids), start + len(p.ids)
     return Playback(word, tuple(s for p in parts for s in p.symbols),
                     tuple(i for p in parts for i in p.ids), tuple(steps), n_merges)
 

@@ -57,11 +57,7 @@ class PlaybackModel(HeaderedTableModel):
         return 0 if self.playback is None else len(self.playback.steps) + 1
 
     def _chips(self, symbols, emph=()) -> list[tuple]:
-        out = []
-        for i, t in enumerate(symbols):
-            text, partial = self.cache(t)
-            out.append((text, partial, i in emph))
-        return out
+        return [(*self.cache(t), i in emph) for i, t in enumerate(symbols)]
 
     def cell(self, row: int, col: int) -> Cell:
         pb = self.playback

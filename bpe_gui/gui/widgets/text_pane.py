@@ -34,11 +34,14 @@ class TextPane(QWidget):
     """``lines`` lines of (rich) text, wrapped to the width; API like QLabel's."""
 
     def __init__(self, text: str = "", lines: int = 1, parent: QWidget | None = None,
-                 align=None, hint_width: int = 200, grow: bool = False):
+                 align=None, hint_width: int | None = 200, grow: bool = False):
         super().__init__(parent)
         self._lines = lines
         self._grow = grow
-        self._hint_width = hint_width   # fixed: a new text never asks for a new layout
+        # fixed: a new text never asks for a new layout; None: the text's own width (a new
+        # layout only when that changes)
+        self._fit_text = hint_width is None
+        self._hint_width = hint_width or 0
         self._text = ""
         self._variants: list[str] = []
         self._fit_key: tuple | None = None    # what _fit_doc was made for
@@ -129,6 +132,9 @@ class TextPane(QWidget):
             self._doc.setHtml(text)
         else:
             self._doc.setPlainText(text)
+        if self._fit_text and self._hint_width != int(self._doc.idealWidth() + 1.999):
+            self._hint_width = int(self._doc.idealWidth() + 1.999)
+            self.updateGeometry()
         self._fit_height()
         self.update()
 

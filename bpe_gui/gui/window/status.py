@@ -23,8 +23,9 @@ from ..models.parity_text import turn_counts
 from ..widgets.text_pane import TextPane
 
 
-def _cut_label(hint: int, least: int) -> TextPane:
-    """One line of text as wide as ``hint`` when there is room, down to ``least``."""
+def _cut_label(hint: int | None, least: int) -> TextPane:
+    """One line of text as wide as ``hint`` (None: its text) when there is room, down to
+    ``least``."""
     pane = TextPane(hint_width=hint)
     pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
     pane.setMinimumWidth(least)
@@ -88,10 +89,9 @@ class StatusBar:
         # the tooltip: as labels they set the bar's minimum width, and while a corpus
         # loaded the window grew past a 1024-pixel screen
         fm = window.fontMetrics()
-        self.step_label = _cut_label(fm.horizontalAdvance("Step 88,888 / 88,888 · "
-                                                          "vocabulary 88,888"), 90)
-        self.progress_label = _cut_label(fm.horizontalAdvance(
-            "Reading and pre-tokenizing corpus.txt… 888 MB of 8.88 GB read (88%)"), 120)
+        # as wide as their texts: a short one leaves the message room (a step label of a
+        # fixed 216 pixels, "No training yet" too); both give way down to their least
+        self.step_label, self.progress_label = _cut_label(None, 90), _cut_label(None, 120)
         # a parity run: each language's turns so far, at every window size (the merge
         # panel's status line has them too, where there is room)
         self.turns_label = _cut_label(fm.horizontalAdvance(

@@ -28,9 +28,6 @@ class TrainOnFlow(QObject):
         self.show_error = show_error
         self.dialog: TrainOnDialog | None = None
 
-    def can_start(self) -> bool:
-        return self.controller.train_on.why_not() is None
-
     def active(self) -> bool:
         c = self.controller
         return c.train_on.active and not c.busy

@@ -244,11 +244,13 @@ def test_range_boundary_is_searched_in_windows(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("order", ["in order", "shuffled"])
-def test_ranges_in_one_stretch_read_it_about_twice(order):
-    """The real ends of K ranges inside one stretch with no cut are found by reading it
-    about twice (a range's start is not searched past its stop: no cut before it, the
-    range is empty), not K times, and each range holds exactly the bytes between the
-    first accepted cuts at or after its nominal ends, found in the whole file at once."""
+@pytest.mark.parametrize("kind", ["text", "jsonl", "lines"])
+def test_ranges_in_one_stretch_read_it_about_twice(order, kind):
+    """The real ends of K ranges inside one stretch with no cut (for .jsonl and one text
+    per line: one giant line) are found by reading it about twice (a range's start is not
+    searched past its stop: no cut before it, the range is empty), not K times, and each
+    range holds exactly the bytes between the first accepted cuts (line starts) at or
+    after its nominal ends, found in the whole file at once."""
     import io
     from bpe_gui.engine.corpus import ranges
     from bpe_gui.engine.corpus.blocks import Boundaries
@@ -262,6 +264,8 @@ def test_ranges_in_one_stretch_read_it_about_twice(order):
     def want(s: int) -> int:
         if s <= 0:
             return 0
+        if kind != "text":   # the first line start at or after s
+            return data.find(b"\n", s - 1) + 1 or len(data)
         p = whole(bounds, data, s - 1, len(data) - bounds.margin)
         return len(data) if p < 0 else p
     starts = list(range(0, len(data), 8 << 10))   # nominal starts of 8 KiB ranges
@@ -278,8 +282,8 @@ def test_ranges_in_one_stretch_read_it_about_twice(order):
     f = Counted(data)
     for k, (a, b) in enumerate(spans):
         f.seek(0)   # (as a range's file is opened)
-        start, end = range_ends(f, ranges.Range(k, "x.txt", a, b, len(data), "text"),
-                                bounds, False)
+        rg = ranges.Range(k, "x.txt", a, b, len(data), "jsonl" if kind == "jsonl" else "text")
+        start, end = range_ends(f, rg, bounds, kind == "lines")
         assert (start, end) == (want(a), want(b)) or start == end and want(a) == want(b)
     assert len(spans) > 30
     assert read[0] < 3 * len(data), read[0] / len(data)   # (each to the end: 16 x)

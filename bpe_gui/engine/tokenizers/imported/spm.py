@@ -196,13 +196,14 @@ class SpmModel(PipelineModel):
         tok = self.token   # a character that is no piece shows as <unk> until the fallback
         first_syms, first_ids = tuple(tok(i) for i in ids), tuple(ids)
         steps: list[MergeApplied] = []
+        starts = list(range(len(ids)))   # each symbol's first start symbol
 
         def merged(pos: int, new: int, rank: int) -> None:
             pair = (tok(ids[pos]), tok(ids[pos + 1]))
             spans[pos:pos + 2] = [(spans[pos][0], spans[pos + 1][1])]
             ids[pos:pos + 2] = [new]
             steps.append(MergeApplied(rank, pair, tok(new), new, (pos,),
-                                      tuple(tok(i) for i in ids), tuple(ids)))
+                                      ((starts[pos], starts.pop(pos + 1)),)))
 
         py.merge_spans(piece, merged)
         final = list(self.merge(piece))
@@ -216,9 +217,9 @@ class SpmModel(PipelineModel):
                            "(byte fallback)" if self.spec.byte_fallback or self.spec.llama
                            else "symbols that are no piece become one <unk>")
             rule = "; ".join(why) or "the symbols are looked up as pieces"
-            steps.append(MergeApplied(None, (), b"", -1, (0,),
-                                      tuple(self.token(i) for i in final), tuple(final),
-                                      rule=rule[0].upper() + rule[1:] + "."))
+            steps.append(MergeApplied(None, (), b"", -1, (0,), ((0, len(first_ids)),),
+                                      rule[0].upper() + rule[1:] + ".",
+                                      (tuple(final), tuple(map(self.token, final)))))
         return Playback(word, first_syms, first_ids, tuple(steps), self.n_merges)
 
 
