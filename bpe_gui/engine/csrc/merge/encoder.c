@@ -743,6 +743,7 @@ BPE_FORCE_INLINE int encode_piece_k(
                 ring[slot].k1 = k1;
                 EncSet *st = &sets[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >> shift];
                 BPE_PREFETCH(st);
+                BPE_PREFETCH((const char *)st + 64); /* way 1: a set is two lines */
                 ring[slot].st = st;
             }
             if (++pending < ENC_AHEAD)
