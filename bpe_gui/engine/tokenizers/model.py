@@ -41,6 +41,9 @@ def word_text(piece: Word) -> str:
     return piece if isinstance(piece, str) else piece.decode("utf-8", "replace")
 
 
+RECENT = 64   # states a playback keeps replayed (a table's visible rows and more)
+
+
 @dataclass(frozen=True)
 class MergeApplied:
     """One step of a playback: a merge applied in the word (or a rule). Only what changed
@@ -85,12 +88,24 @@ class Playback:
     ids: tuple[int, ...]
     steps: tuple[MergeApplied, ...]
     n_merges: int                    # how many merges the tokenizer had
+    # the last states replayed: a table repaints the same rows, each cell asks again
+    _recent: dict[int, tuple[tuple[int, ...], tuple[bytes, ...]]] = field(
+        default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "steps", tuple(replace(st, of=self, k=k)
                                                 for k, st in enumerate(self.steps, 1)))
 
     def _replay(self, k: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
+        """(ids, symbols) after ``k`` steps, the last RECENT of them kept."""
+        got = self._recent.get(k)
+        if got is None:
+            if len(self._recent) >= RECENT:
+                del self._recent[next(iter(self._recent))]
+            got = self._recent[k] = self._rebuilt(k)
+        return got
+
+    def _rebuilt(self, k: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
         """(ids, symbols) after ``k`` steps: each start symbol's slot holds what begins
         there, and a merge or rule empties the slots it joins (O(word + merges))."""
         slot_ids: list[tuple[int, ...]] = [(i,) for i in self.ids]

@@ -96,3 +96,24 @@ def test_a_word_in_pieces_replays_each_piece_in_turn(kinds):
         want += [done + s[4] + rest for s in old_playback(tok.model, w)]
         done += tuple(tok.model.token(i) for i in tok.model.merge(w))
     assert [s.symbols for s in pb.steps] == want
+
+
+def test_a_state_asked_again_is_not_replayed_and_few_are_kept(kinds, monkeypatch):
+    """A table repaints its rows and asks each step's symbols again: the last RECENT
+    states are kept, so a repaint replays none, and a long word keeps only those."""
+    from bpe_gui.engine.tokenizers import model
+    pb = kinds["trained"].playback(LONG)
+    replays = []
+    real = model.Playback._rebuilt
+    monkeypatch.setattr(model.Playback, "_rebuilt",
+                        lambda self, k: replays.append(k) or real(self, k))
+    rows = range(len(pb.steps) - 20, len(pb.steps))   # steps[k] is step k + 1
+    first = [pb.steps[k].symbols for k in rows]
+    assert replays == [k + 1 for k in rows]
+    again = [pb.steps[k].symbols for k in rows]
+    ids = [pb.steps[k].ids for k in rows]
+    assert replays == [k + 1 for k in rows]   # the repaint and the ids: no replay
+    assert again == first and ids == [pb.ids_at(k + 1) for k in rows]
+    for k in range(len(pb.steps) + 1):
+        pb.symbols_at(k)
+    assert len(pb._recent) == model.RECENT < len(pb.steps)
