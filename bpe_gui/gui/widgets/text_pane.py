@@ -132,9 +132,11 @@ class TextPane(QWidget):
             self._doc.setHtml(text)
         else:
             self._doc.setPlainText(text)
-        if self._fit_text and self._hint_width != int(self._doc.idealWidth() + 1.999):
-            self._hint_width = int(self._doc.idealWidth() + 1.999)
-            self.updateGeometry()
+        if self._fit_text:
+            width = int(self._doc.idealWidth() + 1.999)
+            if width != self._hint_width:
+                self._hint_width = width
+                self.updateGeometry()
         self._fit_height()
         self.update()
 

@@ -89,8 +89,8 @@ class StatusBar:
         # the tooltip: as labels they set the bar's minimum width, and while a corpus
         # loaded the window grew past a 1024-pixel screen
         fm = window.fontMetrics()
-        # as wide as their texts: a short one leaves the message room (a step label of a
-        # fixed 216 pixels, "No training yet" too); both give way down to their least
+        # as wide as their texts, so a short one leaves the message room; both give way
+        # down to their least
         self.step_label, self.progress_label = _cut_label(None, 90), _cut_label(None, 120)
         # a parity run: each language's turns so far, at every window size (the merge
         # panel's status line has them too, where there is room)

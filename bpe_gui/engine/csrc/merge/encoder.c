@@ -493,7 +493,7 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
     sc->n += k;
     if (!wc_admit_put(&sc->admit, is_long ? long_hash(w, len) : key_product(key)))
         return 0;
-    if (!is_long) { /* (one of more ids than a slot holds is only ever merged) */
+    if (!is_long) { /* (only a long word is looked for in the long words' table) */
         if (st && k <= ENC_IDS_MAX)
             cache_put(c, st, key, len, sc->x.sym, k);
         return 0;
