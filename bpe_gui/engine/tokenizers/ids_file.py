@@ -10,8 +10,9 @@ so memory is a few blocks per thread, not the corpus: where the tokenizer's patt
 in the native scanner and the whole text goes to the C encoder, a document is cut at the
 scanner's safe boundaries (words never span them, so the ids of the parts are the ids of
 the whole; a stretch with none, one giant word, is held whole). Elsewhere (a normalizer,
-SentencePiece's prefix space) each document is encoded whole. Short documents go to the
-C encoder many to a text, joined by the end-of-text special token (``_glued``).
+SentencePiece's prefix space) each document is encoded whole. Where the C encoder finds
+the end-of-text special token, a block's documents go to it as one text, joined by that
+token's text: no Python work per document.
 
 The ids go to a temporary file beside ``out`` and are renamed into place with the sidecar
 ``out.json`` ({"dtype", "count", "documents", "eot_id", "tokenizer", "sources", ...}) only
@@ -130,14 +131,17 @@ def _encoded(tok: Any, paths: list[str], field: str, separator: str | None, eot:
         ahead = pool.submit(next, batches, None)
         while (batch := ahead.result()) is not None:
             ahead = pool.submit(next, batches, None)
-            texts, news = batch
-            starts = sum(news)
+            starts = sum(len(docs) - (not new) for docs, new in batch)
             # special tokens' text is text: in a tokenizer that reads none (made when a
             # batch holds some: it has its own encoder and cache)
-            clone = tok._restricted(frozenset()) if specials and \
-                holds_any("\0".join(texts), specials) else tok
-            if glue is not None and clone is tok and len(texts) > threads:
-                texts, news = _glued(texts, news, glue, threads)
+            clone = tok._restricted(frozenset()) if specials and holds_any(
+                "\0".join("\0".join(docs) for docs, _ in batch), specials) else tok
+            if glue is not None and clone is tok:   # a block's documents as one text
+                texts = [glue.join(docs) for docs, _ in batch]
+                news = [new for _, new in batch]
+            else:
+                texts = [d for docs, _ in batch for d in docs]
+                news = [new or k > 0 for docs, new in batch for k in range(len(docs))]
             plan = clone.pipeline.route(texts)
             if plan is not None:
                 enc, given, ordinary = plan
@@ -161,80 +165,55 @@ def _glue(tok: Any, eot: int) -> str | None:
                 None)
 
 
-def _glued(texts: list[str], news: list[bool], glue: str,
-           threads: int) -> tuple[list[str], list[bool]]:
-    """A batch's pieces as 4 texts a thread, each of pieces in a row, a document joined to
-    the one before by ``glue`` (a batch that holds no special token's text)."""
-    size = sum(map(len, texts)) // (4 * threads) + 1
-    out: list[str] = []
-    starts: list[bool] = []
-    group: list[str] = []
-    held = 0
-    for text, new in zip(texts, news):
-        if not group:
-            starts.append(new)
-        elif new:
-            group.append(glue)
-        group.append(text)
-        held += len(text)
-        if held >= size:
-            out.append("".join(group))
-            group, held = [], 0
-    if group:
-        out.append("".join(group))
-    return out, starts
-
-
 def _batches(tok, paths, field, separator, threads, total, progress):
-    texts: list[str] = []
-    news: list[bool] = []
+    """Lists of (a block's documents, empty ones left out; whether the first starts one)
+    of about ``threads * BATCH_CHARS`` characters."""
+    batch: list[tuple[list[str], bool]] = []
     held = base = 0
     for path in paths:
-        reader, pieces = _pieces(tok, path, field, separator)
-        for text, new in pieces:
-            texts.append(text)
-            news.append(new)
-            held += len(text)
+        reader, blocks = _blocks(tok, path, field, separator)
+        for docs, new in blocks:
+            kept = list(filter(None, docs))
+            if kept:
+                batch.append((kept, new or not docs[0]))
+                held += sum(map(len, kept))
             if held >= threads * BATCH_CHARS:
                 if progress is not None:
                     progress(base + reader.done if reader else base, total)
-                yield texts, news
-                texts, news, held = [], [], 0
+                yield batch
+                batch, held = [], 0
         base += _size(path)
     if progress is not None:
         progress(total, total)
-    if texts:
-        yield texts, news
+    if batch:
+        yield batch
 
 
-def _pieces(tok, path: str, field: str, separator: str | None):
-    """(reader, pieces): the (text, starts a document) of one file, empty ones left out."""
+def _blocks(tok, path: str, field: str, separator: str | None):
+    """(reader, blocks): the (documents, whether the first starts one) of one file's
+    blocks; a block's first document continues the one before unless it starts one."""
     seps = [separator] if separator else []
     split = tok.pipeline.route(("",)) is not None and tok.pipeline._whole \
         and Boundaries(tok.pre).native is not None
-    docs: Iterator[str]
     if inner_suffix(Path(path)) == ".jsonl":
         reader = BlockReader([path], tok.pre, field=field)
-        docs = (d for blk in reader for d in blk.docs or ())
-    elif split:   # blocks cut at safe boundaries, never inside a separator
-        cuts = list(dict.fromkeys([*tok.pre.special_tokens, *seps]))
-        reader = BlockReader([path], tok.pre.with_specials(cuts))
-        reader.bounds.giant = False
+        return reader, ((blk.docs or [], True) for blk in reader)
+    if not split:
+        return None, (([d], True) for d in _documents(read_text_chunks(path), separator))
+    # blocks cut at safe boundaries, never inside a separator
+    cuts = list(dict.fromkeys([*tok.pre.special_tokens, *seps]))
+    reader = BlockReader([path], tok.pre.with_specials(cuts))
+    reader.bounds.giant = False
+    reader.bounds.block_bytes = min(reader.bounds.block_bytes, BATCH_CHARS // 4)  # (>= 4 a thread)
 
-        def parts() -> Iterator[tuple[str, bool]]:
-            new = True   # (a block starts in a document, or at a separator's end)
-            for blk in reader:
-                text = (blk.data[:blk.stop] if blk.stop >= 0 else blk.data).decode("utf-8")
-                for k, piece in enumerate(text.split(separator) if separator else [text]):
-                    new = new or k > 0
-                    if piece:
-                        yield piece, new
-                        new = False
-        return reader, parts()
-    else:
-        reader = None
-        docs = _documents(read_text_chunks(path), separator)
-    return reader, ((d, True) for d in docs if d)
+    def parts() -> Iterator[tuple[list[str], bool]]:
+        new = True   # (a block starts in a document, or at a separator's end)
+        for blk in reader:
+            text = (blk.data[:blk.stop] if blk.stop >= 0 else blk.data).decode("utf-8")
+            docs = text.split(separator) if separator else [text]
+            yield docs, new
+            new = not docs[-1]   # (a file's blocks are not empty but its last)
+    return reader, parts()
 
 
 def _documents(chunks: Iterator[str], separator: str | None) -> Iterator[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import lzma
+import random
 
 import pytest
 
@@ -91,6 +92,26 @@ def test_ids_are_each_documents_encode_ordinary_joined_by_eot(
     assert seen[-1][0] == seen[-1][1] == sum(p.stat().st_size for p in paths)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+@pytest.mark.parametrize("separator", ["\n\n", "ab"])
+def test_runs_of_separators_and_special_text_at_block_edges(published, tmp_path,
+                                                            small_blocks, separator):
+    """Documents that are empty, separators in runs of any length, at a file's ends and
+    across blocks, and the end-of-text token's own text in a few blocks only (a batch
+    with glued blocks and blocks of text that must stay text)."""
+    tok, enc = published
+    rng = random.Random(7)
+    parts = ["word ", "a", "b", "\n", separator, separator * 2, separator * 3, "中文。",
+             " x"] * 20 + ["<|endoftext|>"]
+    text = separator * 2 + "".join(rng.choices(parts, k=6000)) + separator
+    (tmp_path / "t.txt").write_text(text, "utf-8")
+    docs = [d for d in text.split(separator) if d]
+    meta = tok.encode_files([tmp_path / "t.txt"], tmp_path / "o.bin", separator=separator,
+                            num_threads=2)
+    assert read_ids(tmp_path / "o.bin", meta) == joined(enc.encode_ordinary_batch(docs),
+                                                        enc.eot_token)
+    assert meta["documents"] == len(docs)
 
 
 def test_eot_given_and_uint32_when_it_does_not_fit(published, tmp_path):
