@@ -66,6 +66,9 @@ if lib.startswith("ours"):
     from bpe_gui.engine import load_tokenizer
     tok = load_tokenizer(tok_path)
     tok.encode_ordinary_batch(["warm up the tokenizer"])
+    import os
+    if os.path.exists(out):   # (a new file, not one replacing the last run's)
+        os.unlink(out)
     r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     meta = tok.encode_files([text_path], out, separator=sep, num_threads=threads)
     secs, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)

@@ -68,16 +68,16 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
     try:
         with temp_beside(out) as tmp, temp_beside(out.with_name(out.name + ".json")) as tmp_json:
             with open(tmp, "wb") as f:
+                between = _packed(array("I", [eot]), wide)
                 for got, news, starts in _encoded(tok, files, field, separator, eot, threads,
                                                   progress):
-                    joined = array("I")
                     for ids, new_doc in zip(got, news):
-                        if new_doc and (docs or joined):
-                            joined.append(eot)
-                        joined.extend(ids)
+                        if new_doc and count:
+                            f.write(between)
+                            count += 1
+                        f.write(_packed(ids, wide))
+                        count += len(ids)
                     docs += starts
-                    f.write(_packed(joined, wide))
-                    count += len(joined)
                 f.flush()
                 os.fsync(f.fileno())
             if not count:
