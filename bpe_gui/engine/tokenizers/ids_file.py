@@ -67,19 +67,24 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
     count = docs = 0
     try:
         with temp_beside(out) as tmp, temp_beside(out.with_name(out.name + ".json")) as tmp_json:
-            with open(tmp, "wb") as f:
+            # each batch written and synced to disk on a thread of its own while the
+            # next one is encoded (what the last sync waits for is one batch)
+            with open(tmp, "wb") as f, ThreadPoolExecutor(max_workers=1) as writer:
                 between = _packed(array("I", [eot]), wide)
+                written = writer.submit(int)
                 for got, news, starts in _encoded(tok, files, field, separator, eot, threads,
                                                   progress):
+                    parts = []
                     for ids, new_doc in zip(got, news):
                         if new_doc and count:
-                            f.write(between)
+                            parts.append(between)
                             count += 1
-                        f.write(_packed(ids, wide))
+                        parts.append(_packed(ids, wide))
                         count += len(ids)
                     docs += starts
-                f.flush()
-                os.fsync(f.fileno())
+                    written.result()
+                    written = writer.submit(_write, f, parts)
+                written.result()
             if not count:
                 raise EmptyCorpusError("The files hold no text to encode (every document is "
                                        "empty). Check the paths, or --field for .jsonl files.")
@@ -94,6 +99,13 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
                           "exists and is writable and the disk is not full, or pick "
                           "another path.") from e
     return meta
+
+
+def _write(f, parts: list) -> None:
+    """The parts at the file's end, on disk."""
+    f.writelines(parts)
+    f.flush()
+    os.fsync(f.fileno())
 
 
 def _id_limit(tok: Any) -> int:
