@@ -71,7 +71,7 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
             # next one is encoded (what the last sync waits for is one batch)
             with open(tmp, "wb") as f, ThreadPoolExecutor(max_workers=1) as writer:
                 between = _packed(array("I", [eot]), wide)
-                written = writer.submit(int)
+                written = writer.submit(_write, f, [])
                 for got, news, starts in _encoded(tok, files, field, separator, eot, threads,
                                                   progress):
                     parts = []
