@@ -86,6 +86,23 @@ def npm_ranks(name: str, folder: Path) -> tuple[Path, dict] | None:
     return path, {"pat_str": doc["pat_str"], "special_tokens": doc["special_tokens"]}
 
 
+def npm_encoding(name: str, folder: Path, specials: bool = True):
+    """``(path, tiktoken.Encoding)`` over ``npm_ranks(name, folder)``, the oracle of the
+    tests that hold ours to tiktoken on a published file, with the JSON's special tokens
+    (none when ``specials`` is false); the calling test is skipped without the package."""
+    import pytest
+    from tiktoken import Encoding
+    from tiktoken.load import load_tiktoken_bpe
+
+    got = npm_ranks(name, folder)
+    if got is None:
+        pytest.skip("the npm package tiktoken is not here (BPE_GUI_TIKTOKEN_TGZ)")
+    path, meta = got
+    return path, Encoding(name, pat_str=meta["pat_str"],
+                          mergeable_ranks=load_tiktoken_bpe(str(path)),
+                          special_tokens=meta["special_tokens"] if specials else {})
+
+
 def o200k_base_file(folder: Path) -> Path | str:
     """OpenAI's o200k_base.tiktoken (what openai-harmony reads from
     TIKTOKEN_ENCODINGS_BASE, and what tiktoken's o200k_harmony adds its special tokens

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-tiktoken = pytest.importorskip("tiktoken")
-from tiktoken.load import load_tiktoken_bpe  # noqa: E402
+pytest.importorskip("tiktoken")
 
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
-from tiktoken_files import npm_ranks  # noqa: E402
+from tiktoken_files import npm_encoding  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPORA = ROOT / "tests" / "fixtures" / "corpora"
@@ -26,13 +25,8 @@ CORPORA = ROOT / "tests" / "fixtures" / "corpora"
 
 @pytest.fixture(scope="module")
 def cl100k(tmp_path_factory):
-    got = npm_ranks("cl100k_base", tmp_path_factory.mktemp("cl100k"))
-    if got is None:
-        pytest.skip("the npm package tiktoken is not here (BPE_GUI_TIKTOKEN_TGZ)")
-    path, meta = got
-    return load_tokenizer(path), tiktoken.Encoding(
-        "cl100k_base", pat_str=meta["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(path)),
-        special_tokens={})
+    path, enc = npm_encoding("cl100k_base", tmp_path_factory.mktemp("cl100k"), specials=False)
+    return load_tokenizer(path), enc
 
 
 def _texts() -> dict[str, str]:

@@ -6,26 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-tiktoken = pytest.importorskip("tiktoken")
-tiktoken_load = pytest.importorskip("tiktoken.load")
+pytest.importorskip("tiktoken")
 
 from bpe_gui.engine import Tokenizer, load_tokenizer  # noqa: E402
 from bpe_gui.engine.errors import ArgumentError, BPEError, FormatError  # noqa: E402
 
-from tiktoken_files import npm_ranks  # noqa: E402
+from tiktoken_files import npm_encoding  # noqa: E402
 
 TEXTS = ["hello world", "你好世界 🙂", "é" * 3 + " x", "", "a<|endoftext|>b"]
 
 
 @pytest.fixture(scope="module")
 def cl100k(tmp_path_factory):
-    got = npm_ranks("cl100k_base", tmp_path_factory.mktemp("cl100k"))
-    if got is None:
-        pytest.skip("the npm package tiktoken is not here (BPE_GUI_TIKTOKEN_TGZ)")
-    path, meta = got
-    enc = tiktoken.Encoding("cl100k", pat_str=meta["pat_str"],
-                            mergeable_ranks=tiktoken_load.load_tiktoken_bpe(str(path)),
-                            special_tokens=meta["special_tokens"])
+    path, enc = npm_encoding("cl100k_base", tmp_path_factory.mktemp("cl100k"))
     return load_tokenizer(path), enc, path
 
 

@@ -35,7 +35,7 @@
  * only R, with a and b (L = R - span[a]), so the undo log of a step is the list of its
  * right cells, in the order they were merged. A merge may also write a token made
  * before (bpe_core_merge_into: its cells are a's then b's), whose undo keeps it. A core made without undo
- * (bpe_core_keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
+ * (bpe_core_keep_undo(c, 0)) keeps only the last step's list (bpe_core_col_touched reads it).
  *
  * Every pair (a, b) that occurs has a Pair record (found through a dense table for
  * small ids or an open-addressing hash) holding its frequency-weighted count, the
@@ -328,7 +328,7 @@ typedef struct {
     int32_t w;
 } WordKey;
 
-/* bpe_core_touched's and bpe_core_col_touched's end: of the nd keys in ws (freed here),
+/* bpe_core_col_touched's end: of the nd keys in ws (freed here),
  * the ids of the `limit` with the highest counts, lower id first on equal counts, into
  * *out (malloc'd) and *n_out; returns nd, or -1 when out of memory (core_query.c). */
 int64_t touched_ids(WordKey *ws, int64_t nd, int64_t limit, int32_t **out, int64_t *n_out);
@@ -636,10 +636,6 @@ BpePairCount *bpe_core_top(BpeCore *c, int32_t col, int64_t k, int same_count_on
                            int64_t *m);
 /* How many pairs share the top count (0 when there is no pair). */
 int64_t bpe_core_n_tied(const BpeCore *c);
-/* The words the last step changed: how many (0 before any step), and in *out (malloc'd,
- * the caller frees it; *n_out of them, at most `limit`) the ids of those with the highest
- * counts, lower id first on equal counts. -1 when out of memory. */
-int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t *n_out);
 /* Word w's symbols now into out (room for the word's symbols at the start): how many. */
 int64_t bpe_core_word(const BpeCore *c, int32_t w, int32_t *out);
 /* Every word's symbols now: sym (room n_slots) and st (n_words + 1 starts into sym). */
@@ -709,8 +705,10 @@ int64_t bpe_core_col_n_tied(BpeCore *c, int32_t col);
 /* Pair (a, b)'s count in heaped column col (0: none, or ids out of range). */
 int64_t bpe_core_col_pair_count(const BpeCore *c, int32_t col, int64_t a, int64_t b);
 /* The rows (in column col's table) of the words the last step changed that have a count
- * in col: how many, and in *out (malloc'd; *n_out of them, at most limit) those with
- * the highest counts there, lower row first on equal counts. -1 when out of memory. */
+ * in col: how many (0 before any step), and in *out (malloc'd, the caller frees it;
+ * *n_out of them, at most limit) those with the highest counts there, lower row first on
+ * equal counts; col -1: the words' ids by their frequencies (any core). -1 when out of
+ * memory. */
 int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32_t **out,
                              int64_t *n_out);
 /* The number of rows of column col's table (col < n_cols), and with rows (room for that

@@ -1,7 +1,7 @@
 /*
  * core: a core with columns read (core.h, "Columns"): a column's best, top and tied
- * pairs, a pair's count there, the rows of a column the last step changed; and the
- * columns checked against a recount (bpe_core_check calls it).
+ * pairs, a pair's count there, the rows of a column (or the words) the last step
+ * changed; and the columns checked against a recount (bpe_core_check calls it).
  */
 #include "core/core.h"
 
@@ -117,10 +117,15 @@ int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32
     int32_t last = -1;
     const int32_t sa = c->span[r->a];
     for (int64_t i = r->rstart; i < c->rlog_n; i++) {
-        int32_t sep, w = word_at(c, c->rlog[i] - sa, &sep);
+        int32_t sep, w = word_at(c, c->rlog[i] - sa, &sep);   /* the new token's first cell */
         if (w == last)
             continue;
         last = w;
+        if (col < 0) {   /* the words themselves, by their frequencies */
+            ks[nd].f = c->freq[w];
+            ks[nd++].w = w;
+            continue;
+        }
         for (int64_t e = c->wc_start[w]; e < c->wc_start[w + 1]; e++)
             if (c->wc[e].col == col) {
                 ks[nd].f = c->wc[e].cnt;

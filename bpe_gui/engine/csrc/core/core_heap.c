@@ -6,28 +6,32 @@
 #include "core/core.h"
 #include "core/core_lists.h"
 
-void sift_up(BpeCore *c, int32_t i)
+/* where pair p's place in a heap is kept: the main heap's (col -1) in its Pair, a
+ * column's in its count record */
+BPE_FORCE_INLINE int32_t *heap_pos(BpeCore *c, int32_t p, int32_t col)
 {
-    HEnt *h = c->heap;
-    Pair *P = c->pairs;
+    return col < 0 ? &c->pairs[p].hpos : hpos_of(c, p, col);
+}
+
+/* one sift of each way for every heap (h, n entries), inlined into each heap's own
+ * (the main heap's with col -1 known, so its positions go straight to the Pairs) */
+BPE_FORCE_INLINE void heap_sift_up(BpeCore *c, HEnt *h, int32_t col, int32_t i)
+{
     HEnt x = h[i];
     while (i > 0) {
         int32_t par = (i - 1) >> 1;
         if (!better(c, &x, &h[par]))
             break;
         h[i] = h[par];
-        P[h[i].p].hpos = i;
+        *heap_pos(c, h[i].p, col) = i;
         i = par;
     }
     h[i] = x;
-    P[x.p].hpos = i;
+    *heap_pos(c, x.p, col) = i;
 }
 
-void sift_down(BpeCore *c, int32_t i)
+BPE_FORCE_INLINE void heap_sift_down(BpeCore *c, HEnt *h, int32_t n, int32_t col, int32_t i)
 {
-    HEnt *h = c->heap;
-    Pair *P = c->pairs;
-    int32_t n = c->heap_n;
     HEnt x = h[i];
     for (;;) {
         int32_t ch = 2 * i + 1;
@@ -38,11 +42,21 @@ void sift_down(BpeCore *c, int32_t i)
         if (!better(c, &h[ch], &x))
             break;
         h[i] = h[ch];
-        P[h[i].p].hpos = i;
+        *heap_pos(c, h[i].p, col) = i;
         i = ch;
     }
     h[i] = x;
-    P[x.p].hpos = i;
+    *heap_pos(c, x.p, col) = i;
+}
+
+void sift_up(BpeCore *c, int32_t i)
+{
+    heap_sift_up(c, c->heap, -1, i);
+}
+
+void sift_down(BpeCore *c, int32_t i)
+{
+    heap_sift_down(c, c->heap, c->heap_n, -1, i);
 }
 
 void heap_insert(BpeCore *c, int32_t p)
@@ -63,18 +77,24 @@ void heap_fix(BpeCore *c, int32_t p)
         sift_down(c, i);
 }
 
+/* pair p out of a heap (h, *n entries): the last entry takes its place */
+BPE_FORCE_INLINE void heap_take(BpeCore *c, HEnt *h, int32_t *n, int32_t col, int32_t p)
+{
+    int32_t i = *heap_pos(c, p, col);
+    HEnt last = h[--*n];
+    *heap_pos(c, p, col) = -1;
+    if (i < *n) {
+        h[i] = last;
+        *heap_pos(c, last.p, col) = i;
+        heap_sift_up(c, h, col, i);
+        if (*heap_pos(c, last.p, col) == i)
+            heap_sift_down(c, h, *n, col, i);
+    }
+}
+
 void heap_remove(BpeCore *c, int32_t p)
 {
-    int32_t i = c->pairs[p].hpos;
-    HEnt last = c->heap[--c->heap_n];
-    c->pairs[p].hpos = -1;
-    if (i < c->heap_n) {
-        c->heap[i] = last;
-        c->pairs[last.p].hpos = i;
-        sift_up(c, i);
-        if (c->pairs[last.p].hpos == i)
-            sift_down(c, i);
-    }
+    heap_take(c, c->heap, &c->heap_n, -1, p);
 }
 
 /* ---- batches ---- */
@@ -143,39 +163,12 @@ void fs_resolve_top(BpeCore *c)
 
 static void csift_up(BpeCore *c, int32_t col, int32_t i)
 {
-    HEnt *h = c->cheap[col].h;
-    HEnt x = h[i];
-    while (i > 0) {
-        int32_t par = (i - 1) >> 1;
-        if (!better(c, &x, &h[par]))
-            break;
-        h[i] = h[par];
-        *hpos_of(c, h[i].p, col) = i;
-        i = par;
-    }
-    h[i] = x;
-    *hpos_of(c, x.p, col) = i;
+    heap_sift_up(c, c->cheap[col].h, col, i);
 }
 
 void csift_down(BpeCore *c, int32_t col, int32_t i)
 {
-    HEnt *h = c->cheap[col].h;
-    int32_t n = c->cheap[col].n;
-    HEnt x = h[i];
-    for (;;) {
-        int32_t ch = 2 * i + 1;
-        if (ch >= n)
-            break;
-        if (ch + 1 < n && better(c, &h[ch + 1], &h[ch]))
-            ch++;
-        if (!better(c, &h[ch], &x))
-            break;
-        h[i] = h[ch];
-        *hpos_of(c, h[i].p, col) = i;
-        i = ch;
-    }
-    h[i] = x;
-    *hpos_of(c, x.p, col) = i;
+    heap_sift_down(c, c->cheap[col].h, c->cheap[col].n, col, i);
 }
 
 /* (room reserved: col_reserve) */
@@ -188,17 +181,7 @@ void cinsert(BpeCore *c, int32_t col, int32_t p)
 
 void cremove(BpeCore *c, int32_t col, int32_t p)
 {
-    ColHeap *hp = &c->cheap[col];
-    int32_t i = *hpos_of(c, p, col);
-    HEnt last = hp->h[--hp->n];
-    *hpos_of(c, p, col) = -1;
-    if (i < hp->n) {
-        hp->h[i] = last;
-        *hpos_of(c, last.p, col) = i;
-        csift_up(c, col, i);
-        if (*hpos_of(c, last.p, col) == i)
-            csift_down(c, col, i);
-    }
+    heap_take(c, c->cheap[col].h, &c->cheap[col].n, col, p);
 }
 
 static void cfix(BpeCore *c, int32_t col, int32_t p)

@@ -1,6 +1,7 @@
 /*
- * core: reading -- the best and the top pairs, the ties, the words the last step
- * touched, a word's symbols, every word's, a pair's count. (The history of steps is
+ * core: reading -- the best and the top pairs, the ties, the end of the lists of words
+ * the last step touched (core_cols_query.c makes them), a word's symbols, every word's,
+ * a pair's count. (The history of steps is
  * c->steps, a token's bytes c->tok_buf at c->tok_off: read in place.)
  */
 #include "core/core.h"
@@ -79,32 +80,6 @@ static void wordkey_sift(WordKey *h, int64_t i, int64_t n)
         i = ch;
     }
     h[i] = x;
-}
-
-int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t *n_out)
-{
-    *out = NULL;
-    *n_out = 0;
-    if (c->n_steps == 0)
-        return 0;
-    const StepRec *r = &c->steps[c->n_steps - 1];
-    int64_t k = c->rlog_n - r->rstart;
-    WordKey *ws = (WordKey *)malloc((size_t)(k > 0 ? k : 1) * sizeof(WordKey));
-    if (!ws)
-        return -1;
-    int64_t nd = 0;
-    int32_t last = -1;
-    const int32_t sa = c->span[r->a];
-    for (int64_t i = r->rstart; i < c->rlog_n; i++) {
-        int32_t sep, w = word_at(c, c->rlog[i] - sa, &sep);   /* the new token's first cell */
-        if (w != last) {
-            ws[nd].w = w;
-            ws[nd].f = c->freq[w];
-            nd++;
-            last = w;
-        }
-    }
-    return touched_ids(ws, nd, limit, out, n_out);
 }
 
 int64_t touched_ids(WordKey *ws, int64_t nd, int64_t limit, int32_t **out, int64_t *n_out)

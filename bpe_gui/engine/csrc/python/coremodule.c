@@ -391,7 +391,7 @@ static PyObject *Core_touched(CoreObject *self, PyObject *args)
         return NULL;
     int32_t *ids = NULL;
     int64_t n_ids;
-    int64_t nd = bpe_core_touched(self->core, limit, &ids, &n_ids);
+    int64_t nd = bpe_core_col_touched(self->core, -1, limit, &ids, &n_ids);
     return touched_result(nd, ids, n_ids);
 }
 

@@ -26,6 +26,7 @@ from ....engine.chat import HARMONY_RENDERS, encode_chat, own_renderer, read_tem
 from ....engine.errors import BPEError, Cancelled
 from ....engine.tokenizers import BaseTokenizer
 from ...controller.jobs import Done, Ended, IsCancelled, JobEnd
+from ...models.reads import ImportedReads
 from ...widgets.scrolled import scrolled
 from ...widgets.text_pane import TextPane
 from .conversation_editor import ConversationEditor
@@ -59,21 +60,14 @@ class _ChatJobs(Protocol):
     def tokenizer(self, path: str) -> BaseTokenizer: ...
 
 
-class ChatHost(Protocol):
+class ChatHost(ImportedReads, Protocol):
     """What the chat view reads of the controller (mypy holds the real Controller to
-    it)."""
+    it): the tokenizer on show, and these."""
 
-    tokenizerChanged: SignalInstance
     message: SignalInstance   # the status bar's
-    imported: BaseTokenizer | None
-    imported_path: str | None
-    use_imported: bool
 
     @property
     def chat(self) -> _ChatJobs: ...
-    @property
-    def step_index(self) -> int: ...
-    def tokenizer(self) -> BaseTokenizer | None: ...
 
 
 class ChatView(QWidget):

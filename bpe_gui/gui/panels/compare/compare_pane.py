@@ -168,7 +168,7 @@ class ComparePane(QFrame):
         controller.trainerChanged.connect(self._on_trainer)
         controller.busyChanged.connect(lambda _: self._on_step())
         controller.corpusChanged.connect(self._on_corpus)
-        controller.tokenizerChanged.connect(self._on_imported_maybe)
+        controller.tokenizerChanged.connect(self._update_labels)
         controller.parityChanged.connect(self._on_parity)
         # a side still to restore waits for the session's training (a job, or at once)
         for sig in (controller.busyChanged, controller.trainerChanged, controller.stepChanged):
@@ -404,9 +404,6 @@ class ComparePane(QFrame):
         self.step_slider.blockSignals(False)
         if self.kind_key() == "step":
             self._step_timer.start()
-
-    def _on_imported_maybe(self) -> None:
-        self._update_labels()
 
     # ----- another configuration ---------------------------------------------------------------
     def copy_settings(self) -> None:

@@ -32,6 +32,7 @@ from ...models.encoding import TokenTexts
 from ...models.glyphs import token_note
 from ...models.imported_name import imported_name
 from ...models.inherited import new_color
+from ...models.reads import ImportedReads
 from ...models.roles import TokenColors
 from ...widgets.elided_combo import ElidedComboBox
 from ...widgets.exact_text import LOST_SEPARATORS
@@ -51,16 +52,12 @@ DEBOUNCE_MS = 50
 AFTER_KEYS_MS = 12         # keys closer than this (fast typing, a burst) are taken first
 
 
-class EncodeHost(Protocol):
+class EncodeHost(ImportedReads, Protocol):
     """What the encode view reads of the controller (mypy holds the real Controller to
-    it)."""
+    it): the tokenizer on show, and these."""
 
-    tokenizerChanged: SignalInstance
     busyChanged: SignalInstance
     message: SignalInstance
-    imported: BaseTokenizer | None
-    imported_path: str | None
-    use_imported: bool
 
     @property
     def tokenizer_files(self) -> _TokenizerChoice: ...
@@ -69,10 +66,7 @@ class EncodeHost(Protocol):
     @property
     def has_trainer(self) -> bool: ...
     @property
-    def step_index(self) -> int: ...
-    @property
     def training_job(self) -> bool: ...
-    def tokenizer(self) -> BaseTokenizer | None: ...
     def view(self) -> TrainerView | None: ...
 
 

@@ -12,19 +12,20 @@ from __future__ import annotations
 from html import escape
 from typing import Protocol, Sequence
 
-from PySide6.QtCore import QSize, Qt, SignalInstance
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSlider,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ....engine.display import counted
 from ....engine.errors import BPEError
-from ....engine.tokenizers import PLAYBACK_MAX, BaseTokenizer, Playback, playback, show
+from ....engine.tokenizers import PLAYBACK_MAX, Playback, playback, show
 from ...controller.origin import Origin
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts, kind_of
 from ...models.inherited import new_color
 from ...models.playback import PlaybackModel, merge_number
+from ...models.reads import ImportedReads
 from ...models.roles import TokenColors
 from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
@@ -41,19 +42,11 @@ HINT = ("Click a word in the encode view to see how its tokens are built: the sy
 # that a pre-tokenizer leaves as one piece: over a minute, the window frozen).
 
 
-class PlaybackHost(Protocol):
-    """What word playback reads of the controller."""
+class PlaybackHost(ImportedReads, Protocol):
+    """What word playback reads of the controller: the tokenizer on show, and this."""
 
-    tokenizerChanged: SignalInstance
-    imported: BaseTokenizer | None
-    imported_path: str | None
-    use_imported: bool
-
-    @property
-    def step_index(self) -> int: ...
     @property
     def train_on(self) -> _TrainedOn: ...
-    def tokenizer(self) -> BaseTokenizer | None: ...
 
 
 class _TrainedOn(Protocol):
