@@ -210,6 +210,24 @@ def test_word_cache_refuses_while_encode_pieces_runs():
                            "merge": lambda: m.merge([97, 98], 10)}) == []
 
 
+def test_a_full_word_cache_empties_itself_and_still_gives_each_words_ids():
+    """A WordCache holds at most max_words words: the next one empties it first (its slot,
+    found before, is stale then). 1,000 distinct words through a cache of 64, twice:
+    each word's ids are those of the one merge ab -> 256 (every "ab" replaced: a and b
+    differ, so two never overlap), and the cache never holds more than 64."""
+    m, cache = _merger(), _encode.WordCache(max_words=64)
+    words = [f" {i}ab{'ab' * (i % 7)}x{i}" for i in range(1000)]
+    want = [i for w in words for i in _ab_ids(w)]
+    for _ in range(2):
+        assert _pieces(m, words, 10, cache) == want
+        assert 0 < len(cache) <= 64
+
+
+def _ab_ids(word: str) -> list[int]:
+    parts = word.encode().split(b"ab")
+    return [i for k, p in enumerate(parts) for i in ([256] if k else []) + list(p)]
+
+
 def test_merger_add_waits_for_merging_on_other_threads():
     """add() while another thread merged without the GIL raised RuntimeError (or, without
     the guard, could have grown the table under the reader); now it waits for it."""

@@ -3,8 +3,8 @@ still tiktoken's, on OpenAI's published cl100k file.
 
 Words of up to 32 bytes and 6 ids come back from the shared sets; a word of more than 32
 bytes, or of more than 6 ids, is kept (when the admission rule lets it in) in the
-per-thread table of long words, where a word of more than 32 bytes is looked up before it
-is merged again (encoder.c, word_miss). A wrong entry, or one found for a word of
+per-thread table of long words, where every word the shared sets do not hold is looked up
+before it is merged again (encoder.c, word_miss). A wrong entry, or one found for a word of
 another length, would show here as ids that are not tiktoken's on the second pass.
 """
 from __future__ import annotations

@@ -66,8 +66,8 @@ def test_trained_native_scanner(trained_cl100k, name):
 
 def test_more_distinct_long_words_than_the_table_first_holds(trained_cl100k):
     """Each thread keeps the words of more than 32 bytes in a table whose slots grow as
-    they come and which is emptied when full (16,384 words): 20,000 distinct ones, encoded
-    twice (growing, emptied, found again), give tiktoken's ids both times."""
+    they come (from 1,024): 20,000 distinct ones, encoded twice (the slots grown five
+    times, every word found again), give tiktoken's ids both times."""
     tok, enc = trained_cl100k
     rng = random.Random(65)
     text = "".join(" " + "".join(rng.choices(string.ascii_lowercase, k=40))

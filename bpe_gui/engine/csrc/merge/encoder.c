@@ -442,42 +442,38 @@ static int mark_special(EncScratch *sc, size_t len)
 #define ENC_AHEAD 16
 #endif
 
-/* The per-thread table of long words holds at most this many (its slots grow as they
- * come: wordcache.c). Room for every distinct long word of a long Chinese text saved the
- * merges of a second pass over it, but the table's tens of megabytes, faulted in and
- * read at random, cost a first pass more than that (bench/README.md). */
-#define LONG_WORDS 16384
+/* The per-thread table of long words (and of words of more than ENC_IDS_MAX ids) holds
+ * at most this many: room for every such word of a long Chinese text (8.9 MB of novels:
+ * ~270,000), so that a second pass over it merges none of them again. Its slot is
+ * prefetched as the shared sets' are (encode_piece_k), and a hit reads one entry. */
+#define LONG_WORDS 524288
 
 /* ---------------------------------------------------------------- encoding */
 
-/* a hash of a word of more than ENC_KEY_MAX bytes, for wc_admit_put */
-static inline uint64_t long_hash(const unsigned char *w, size_t len)
-{
-    return (load8(w) ^ load8(w + len / 2) * 0xC2B2AE3D27D4EB4Full ^
-            load8(w + len - 8) * 0x165667B19E3779F9ull ^ len) * 0x9E3779B97F4A7C15ull;
-}
-
 /* A long word's ids into the per-thread table (0; -1 out of memory; without room for the
  * table the word is just not remembered). */
-static int long_put(EncScratch *sc, const unsigned char *w, size_t len, const int32_t *ids,
-                    size_t k, int32_t limit)
+static int long_put(EncScratch *sc, const unsigned char *w, size_t len, const WcPlace *at,
+                    const int32_t *ids, size_t k, int32_t limit)
 {
-    if (!sc->longs.slots && wc_init(&sc->longs, LONG_WORDS) < 0)
-        return 0; /* not remembered */
-    sc->longs.limit = limit;
-    return wc_put(&sc->longs, w, len, ids, k) < 0 ? -1 : 0;
+    if (!sc->longs.slots) {
+        if (wc_init(&sc->longs, LONG_WORDS) < 0)
+            return 0; /* not remembered */
+        sc->longs.limit = limit;
+        return wc_put(&sc->longs, w, len, ids, k) < 0 ? -1 : 0;
+    }
+    return wc_put_at(&sc->longs, w, len, at, ids, k) < 0 ? -1 : 0;
 }
 
-/* A word the shared cache does not hold: merged (or from the per-thread table of long
- * words), written out, stored. */
+/* A word the shared cache does not hold: from the per-thread table of long words, or
+ * merged; written out, stored (h: its hash, or 0 when not taken yet). */
 static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScratch *sc,
-                     const unsigned char *w, size_t len, const uint64_t key[4], int32_t limit,
-                     size_t words_left)
+                     const unsigned char *w, size_t len, const uint64_t key[4], uint64_t h,
+                     int32_t limit, size_t words_left)
 {
     const int32_t *ids;
     size_t k;
-    int is_long = len > ENC_KEY_MAX;
-    if (is_long && sc->longs.slots && (ids = wc_find(&sc->longs, w, len, &k)) != NULL) {
+    WcPlace at = {h ? h : bpe_hash_bytes(w, len), 0};
+    if (sc->longs.slots && (ids = wc_find_hashed(&sc->longs, w, len, &at, &k)) != NULL) {
         wc_admit_found(&sc->admit, 1);
         if (room(sc, k + ENC_IDS_MAX * words_left + 8) < 0)
             return -1;
@@ -491,14 +487,14 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
         return -1;
     memcpy(sc->ids + sc->n, sc->x.sym, k * sizeof(uint32_t));
     sc->n += k;
-    if (!wc_admit_put(&sc->admit, is_long ? long_hash(w, len) : key_product(key)))
+    if (!wc_admit_put(&sc->admit, at.hash))
         return 0;
-    if (!is_long) { /* (only a long word is looked for in the long words' table) */
-        if (st && k <= ENC_IDS_MAX)
+    if (len <= ENC_KEY_MAX && k <= ENC_IDS_MAX) {
+        if (st)
             cache_put(c, st, key, len, sc->x.sym, k);
         return 0;
     }
-    return long_put(sc, w, len, sc->x.sym, k, limit);
+    return long_put(sc, w, len, &at, sc->x.sym, k, limit);
 }
 
 /* A word of up to 32 bytes, or longer, through the shared cache (when c is not NULL: its
@@ -506,7 +502,7 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
  * appended to sc->ids. */
 static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
                                   EncScratch *sc, const unsigned char *w,
-                                  size_t len, size_t readable, int32_t limit,
+                                  size_t len, uint64_t h, size_t readable, int32_t limit,
                                   size_t words_left)
 {
     uint64_t key[4] = {0, 0, 0, 0};
@@ -531,7 +527,7 @@ static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
             }
         }
     }
-    return word_miss(m, c, st, sc, w, len, key, limit, words_left);
+    return word_miss(m, c, st, sc, w, len, key, h, limit, words_left);
 }
 
 /* The preset's one-load words (scan_fast.h), or its 64-byte windows (scan_mask.h: the
@@ -681,6 +677,7 @@ BPE_FORCE_INLINE int encode_piece_k(
         size_t len;
         uint64_t k0, k1;
         EncSet *st; /* NULL: the word goes to word_slow */
+        uint64_t h; /* the word's hash in the long words' table (0: not taken) */
     } ring[ENC_AHEAD];
     size_t head = 0, pending = 0;
     uint32_t hits = 0; /* found inline (for wc_admit_found) */
@@ -736,6 +733,9 @@ BPE_FORCE_INLINE int encode_piece_k(
             ring[slot].w = w;
             ring[slot].len = len;
             ring[slot].st = NULL;
+            ring[slot].h = 0;
+            if (!inl && sc->longs.slots) /* (its slot's first load stalled too) */
+                wc_prefetch(&sc->longs, ring[slot].h = bpe_hash_bytes(w, len));
             if (inl) {
                 uint64_t k0 = len >= 8 ? v : v & low_bytes[len];
                 uint64_t k1 = len > 8 ? v1 & low_bytes[len - 8] : 0;
@@ -755,7 +755,7 @@ BPE_FORCE_INLINE int encode_piece_k(
         const unsigned char *pw = ring[head].w;
         size_t plen = ring[head].len;
         EncSet *pst = ring[head].st;
-        uint64_t pk0 = ring[head].k0, pk1 = ring[head].k1;
+        uint64_t pk0 = ring[head].k0, pk1 = ring[head].k1, ph = ring[head].h;
         head = (head + 1) & (ENC_AHEAD - 1);
         pending--;
         if (LIKELY(pst != NULL) && LIKELY(out <= out_end)) {
@@ -785,7 +785,7 @@ BPE_FORCE_INLINE int encode_piece_k(
         sc->n = (size_t)(out - sc->ids);
         wc_admit_found(&sc->admit, hits);
         hits = 0;
-        if (word_slow(m, cc, sc, pw, plen,
+        if (word_slow(m, cc, sc, pw, plen, ph,
                                  readable > (size_t)(pw - s) ? readable - (size_t)(pw - s) : 0,
                                  limit, 4) < 0)
             return -1;

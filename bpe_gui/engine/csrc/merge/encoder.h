@@ -7,8 +7,9 @@
  * The shared cache (EncCache) is a table of 2-way sets of flat slots: a word of up to
  * 32 bytes with up to 6 ids sits in one 64-byte slot (its bytes, zero-padded, compared
  * 8 at a time; its ids copied out with three 8-byte moves), so a hit reads one cache line
- * and calls nothing. Longer words (C's long comment lines, Chinese clauses) go to a
- * per-thread table (wordcache.h's WordCacheTable, in the thread's EncScratch). The
+ * and calls nothing. Longer words and words of more ids (C's long comment lines,
+ * Chinese clauses) go to a per-thread table (wordcache.h's WordCacheTable, in the
+ * thread's EncScratch), where every word the sets miss is looked for before it is merged. The
  * memory is fixed when the cache is made: a full set keeps the word it got first and
  * lets newcomers take turns in its other slot (encoder.c, cache_put); the word pushed out
  * goes to a victim set, 1/8 as many, looked at before a word is merged again.

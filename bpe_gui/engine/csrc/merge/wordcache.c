@@ -15,24 +15,31 @@
 void wc_reset(WordCacheTable *c)
 {
     if (c->slots)
-        memset(c->slots, 0, c->cap * sizeof(uint32_t));
-    c->n = c->bytes_len = c->id_len = 0;
+        memset(c->slots, 0, c->cap * sizeof(uint64_t));
+    c->n = c->arena_len = 0;
+}
+
+static CacheEntry *entry_of(const WordCacheTable *c, uint64_t v)
+{
+    return (CacheEntry *)(c->arena + ((v >> 32) - 1) * 8);
 }
 
 /* Returns the entry for a word, or NULL; *slot_out is where a new one would go. */
 static CacheEntry *cache_find(WordCacheTable *c, const unsigned char *w, size_t len, uint64_t h,
-                          size_t *slot_out)
+                              size_t *slot_out)
 {
-    size_t s = (size_t)h & (c->cap - 1);
+    size_t s = (size_t)(h >> 32) & (c->cap - 1);
     for (;;) {
-        uint32_t v = c->slots[s];
+        uint64_t v = c->slots[s];
         if (!v) {
             *slot_out = s;
             return NULL;
         }
-        CacheEntry *e = &c->ent[v - 1];
-        if (e->hash == h && e->len == len && memcmp(c->bytes + e->word, w, len) == 0)
-            return e;
+        if ((uint32_t)v == (uint32_t)(h >> 32)) {
+            CacheEntry *e = entry_of(c, v);
+            if (e->len == len && memcmp(e + 1, w, len) == 0)
+                return e;
+        }
         s = (s + 1) & (c->cap - 1);
     }
 }
@@ -44,55 +51,53 @@ static CacheEntry *cache_find(WordCacheTable *c, const unsigned char *w, size_t 
 static int grow_slots(WordCacheTable *c, size_t *slot, uint64_t h)
 {
     size_t cap = 2 * c->cap;
-    uint32_t *slots = calloc(cap, sizeof(uint32_t));
+    uint64_t *slots = calloc(cap, sizeof(uint64_t));
     if (!slots)
         return -1;
-    for (size_t i = 0; i < c->n; i++) {
-        size_t s = (size_t)c->ent[i].hash & (cap - 1);
+    for (size_t i = 0; i < c->cap; i++) {
+        if (!c->slots[i])
+            continue;
+        size_t s = (size_t)c->slots[i] & (cap - 1);
         while (slots[s])
             s = (s + 1) & (cap - 1);
-        slots[s] = (uint32_t)(i + 1);
+        slots[s] = c->slots[i];
     }
     free(c->slots);
     c->slots = slots;
     c->cap = cap;
-    size_t s = (size_t)h & (cap - 1);
+    size_t s = (size_t)(h >> 32) & (cap - 1);
     while (slots[s])
         s = (s + 1) & (cap - 1);
     *slot = s;
     return 0;
 }
 
-/* Store a word's ids (m->sym[0..n)); -1 when out of memory (the cache stays usable). */
+#define PAD(x, to) (((x) + (to) - 1) & ~(size_t)((to) - 1))
+
+/* Store a word's ids in an entry of `size` bytes; -1 when out of memory (the cache stays
+ * usable). */
 static int cache_store(WordCacheTable *c, const unsigned char *w, size_t len, uint64_t h,
-                       size_t slot, const int32_t *ids, size_t n)
+                       size_t slot, const int32_t *ids, size_t n, size_t size)
 {
-    if (len > UINT32_MAX || n > UINT32_MAX)
-        return 0; /* not cached */
     if (2 * (c->n + 1) > c->cap && grow_slots(c, &slot, h) < 0)
         return -1;
-    if (bpe_grow((void **)&c->ent, &c->ent_cap, c->n + 1, sizeof(CacheEntry), 1024) < 0 ||
-        bpe_grow((void **)&c->bytes, &c->bytes_cap, c->bytes_len + len, 1, 1024) < 0 ||
-        bpe_grow((void **)&c->idbuf, &c->id_cap, c->id_len + n, sizeof(int32_t), 1024) < 0)
+    if (bpe_grow((void **)&c->arena, &c->arena_cap, c->arena_len + size, 1, 16384) < 0)
         return -1;
-    CacheEntry *e = &c->ent[c->n];
-    e->hash = h;
-    e->word = c->bytes_len;
-    e->ids = c->id_len;
+    CacheEntry *e = (CacheEntry *)(c->arena + c->arena_len);
     e->len = (uint32_t)len;
     e->n = (uint32_t)n;
-    memcpy(c->bytes + c->bytes_len, w, len);
-    c->bytes_len += len;
-    memcpy(c->idbuf + c->id_len, ids, n * sizeof(int32_t));
-    c->id_len += n;
-    c->slots[slot] = (uint32_t)(++c->n);
+    memcpy(e + 1, w, len);
+    memcpy((unsigned char *)(e + 1) + PAD(len, 4), ids, n * sizeof(int32_t));
+    c->slots[slot] = h >> 32 | (uint64_t)(c->arena_len / 8 + 1) << 32;
+    c->arena_len += size;
+    c->n++;
     return 0;
 }
 
 int wc_init(WordCacheTable *c, size_t max_words)
 {
     size_t cap = 1024; /* (grown as words come: grow_slots) */
-    uint32_t *slots = calloc(cap, sizeof(uint32_t));
+    uint64_t *slots = calloc(cap, sizeof(uint64_t));
     if (!slots)
         return -1;
     free(c->slots);
@@ -111,18 +116,20 @@ const int32_t *wc_find_hashed(WordCacheTable *c, const unsigned char *w, size_t 
     if (!e)
         return NULL;
     *n = e->n;
-    return c->idbuf + e->ids;
+    return (const int32_t *)((unsigned char *)(e + 1) + PAD(e->len, 4));
 }
 
 int wc_put_at(WordCacheTable *c, const unsigned char *w, size_t len, const WcPlace *at,
               const int32_t *ids, size_t n)
 {
-    size_t slot = at->slot;
-    if (c->n >= c->max_words) {
+    size_t slot = at->slot, size = PAD(sizeof(CacheEntry) + PAD(len, 4) + n * sizeof(int32_t), 8);
+    if (size > WC_MAX_ARENA)
+        return 0; /* not cached */
+    if (c->n >= c->max_words || c->arena_len + size > WC_MAX_ARENA) {
         wc_reset(c); /* bounded memory; the slot found is stale now */
         cache_find(c, w, len, at->hash, &slot);
     }
-    return c->n < c->max_words ? cache_store(c, w, len, at->hash, slot, ids, n) : 0;
+    return cache_store(c, w, len, at->hash, slot, ids, n, size);
 }
 
 const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, size_t *n)
@@ -133,21 +140,15 @@ const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, si
 
 int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n)
 {
-    uint64_t h = bpe_hash_bytes(w, len);
-    size_t slot;
-    if (c->n >= c->max_words)
-        wc_reset(c); /* bounded memory */
-    if (cache_find(c, w, len, h, &slot))
-        return 0;
-    return cache_store(c, w, len, h, slot, ids, n);
+    WcPlace at;
+    size_t had;
+    return wc_find_at(c, w, len, &at, &had) ? 0 : wc_put_at(c, w, len, &at, ids, n);
 }
 
 void wc_free(WordCacheTable *c)
 {
     free(c->slots);
-    free(c->ent);
-    free(c->bytes);
-    free(c->idbuf);
+    free(c->arena);
     memset(c, 0, sizeof(*c));
 }
 

@@ -4,8 +4,8 @@
  * (merge.h) or found (SuperBPE's stage-2 pieces; SentencePiece's cut texts).
  *
  * The entries are valid for one merge limit (a tokenizer as of one training step): a
- * call with another limit empties the cache first. It holds at most max_words words and
- * empties itself when full, so its memory is bounded. One thread at a time (each
+ * call with another limit empties the cache first. It holds at most max_words words in
+ * at most WC_MAX_ARENA bytes and empties itself when full, so its memory is bounded. One thread at a time (each
  * thread takes a cache of its own; the merge table is shared).
  */
 #ifndef BPE_WORDCACHE_H
@@ -18,23 +18,23 @@
 #include "util/hash.h"
 #include "util/portable.h"
 
+#define WC_MAX_ARENA ((size_t)64 << 20)
+
+/* An entry in the arena: this header, the word's bytes (padded to 4), its ids (padded
+ * to 8); a hit reads one place, in the order the words were stored. */
 typedef struct {
-    uint64_t hash;
-    size_t word;   /* offset of the word's bytes in `bytes` */
-    size_t ids;    /* offset of its ids in `idbuf` */
     uint32_t len;  /* word bytes */
     uint32_t n;    /* ids */
 } CacheEntry;
 
 typedef struct {
-    uint32_t *slots; /* entry + 1; 0 = empty; NULL until wc_init */
+    /* the hash's high half (its low bits: the slot) | (the entry's offset in the arena
+     * / 8 + 1) << 32; 0 = empty; NULL until wc_init */
+    uint64_t *slots;
     size_t cap;
-    CacheEntry *ent;
-    size_t n, ent_cap, max_words;
-    unsigned char *bytes;
-    size_t bytes_len, bytes_cap;
-    int32_t *idbuf;
-    size_t id_len, id_cap;
+    unsigned char *arena; /* the entries, one after another */
+    size_t arena_len, arena_cap;
+    size_t n, max_words;
     int32_t limit;   /* the merge limit the entries were made with; -1: none yet */
 } WordCacheTable;
 
@@ -69,6 +69,11 @@ static inline const int32_t *wc_find_at(WordCacheTable *c, const unsigned char *
 {
     at->hash = bpe_hash_bytes(w, len);
     return wc_find_hashed(c, w, len, at, n);
+}
+/* Fetch the slot of the word of hash h into the CPU's cache ahead of wc_find_hashed. */
+static inline void wc_prefetch(const WordCacheTable *c, uint64_t h)
+{
+    BPE_PREFETCH(&c->slots[(size_t)(h >> 32) & (c->cap - 1)]);
 }
 /* wc_put of a word wc_find_at did not find, the table unchanged since */
 int wc_put_at(WordCacheTable *c, const unsigned char *w, size_t len, const WcPlace *at,
