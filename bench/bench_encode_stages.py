@@ -26,8 +26,10 @@ Every measurement is one fresh process pinned to one core (``--cpu``, default th
 one this process may use; RAYON_NUM_THREADS=1), one at a time, the contestants in turns
 (the order rotated every round). In each: import, load, read the text, then the same
 warm-up for every contestant (the public call on the text's first 1,000 characters),
-then the call on the whole text twice: ``cold`` (every word new but those 1,000
-characters') and ``warm`` (the same text again: caches full). CPU seconds of each call
+then the call on the whole text three times: ``cold`` (every word new but those 1,000
+characters'), ``warm`` (the same str again: caches full, and a library that asks CPython
+for the str's UTF-8 finds it cached on the str by its first call) and ``copy`` (the same
+characters in a new str: caches full, UTF-8 made again). CPU seconds of each call
 (``time.process_time``); the median of ``--runs`` processes with the min and max; MB/s =
 UTF-8 megabytes / median. Peers that take over 3 s a call run ``--slow-runs`` times.
 The ids of every process are checked against the file's own library (tiktoken for a
@@ -166,9 +168,13 @@ cold, ids = timed(enc, text)
 warm, again = timed(enc, text)
 a, b = ids_of(ids), ids_of(again)
 assert a == b, "the warm call gave other ids"
+# the same characters in another str: no UTF-8 that CPython caches on a str for
+# PyUnicode_AsUTF8 (filled by a library's first call) is there to be reused
+fresh, again = timed(enc, "".join([text[:1], text[1:]]))
+assert ids_of(again) == a, "the call on a copy gave other ids"
 has_bos = len(a) > 0 and int(bos) >= 0 and a[0] == int(bos)
 body = a[1:] if has_bos else a
-print(json.dumps({"load": load, "cold": cold, "warm": warm, "n": len(body), "bos": has_bos,
+print(json.dumps({"load": load, "cold": cold, "warm": warm, "fresh": fresh, "n": len(body), "bos": has_bos,
                   "from": os.path.dirname(os.path.dirname(sys.modules["bpe_gui"].__file__))
                   if "bpe_gui" in sys.modules else "",
                   "digest": hashlib.sha256(body.tobytes()).hexdigest()[:16],
@@ -242,9 +248,9 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
           f"core {cpu}, one at a time, the contestants in turns; warm-up: the call on the "
           f"text's first {WARMUP:,} characters; ÷ ours = peer's cold median / ours (>= 1: "
           "ours faster)")
-    print("\n| file | text | contestant | cold s | warm s | cold MB/s | warm MB/s | ÷ ours | "
-          "ids |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("\n| file | text | contestant | cold s | warm s | copy s | cold MB/s | warm MB/s | "
+          "copy MB/s | ÷ ours | ids |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     res: dict = {}
     for f, t in rows:
         who = [lib for lib in libs if f in READS[lib.partition("@")[0]]]
@@ -275,7 +281,7 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
         for lib in who:
             have = got[lib]
             if isinstance(have, str) or not have:
-                print(f"| {f} | {t} | {lib} | {have or 'no run'} | | | | | |")
+                print(f"| {f} | {t} | {lib} | {have or 'no run'} | | | | | | | |")
                 continue
             digests = {x["digest"] for x in have}
             same = "same" if digests == want else "**differ**"
@@ -284,14 +290,14 @@ def table(rows, libs, files, texts, runs, slow_runs, cpu, env) -> dict:
             if any(x["bos"] for x in have):
                 same += " (+BOS)"
             cold = [x["cold"] for x in have]
-            warm = [x["warm"] for x in have]
+            warm, fresh = [x["warm"] for x in have], [x["fresh"] for x in have]
             mb = have[0]["mb"]
             ratio = (f"{med(cold) / base:.2f}" if base and have is not ours and
                      same.startswith("same") else "")
             name = f"**{lib}**" if lib.startswith("ours") else lib
             print(f"| {f} | {t} | {name} | {med(cold):.3f} ({min(cold):.3f}-{max(cold):.3f}) | "
-                  f"{med(warm):.3f} | {mb / med(cold):.0f} | {mb / med(warm):.0f} | {ratio} | "
-                  f"{same} |", flush=True)
+                  f"{med(warm):.3f} | {med(fresh):.3f} | {mb / med(cold):.0f} | "
+                  f"{mb / med(warm):.0f} | {mb / med(fresh):.0f} | {ratio} | {same} |", flush=True)
     return res
 
 
@@ -305,17 +311,19 @@ def digests_wanted(got: dict, f: str) -> set[str]:
 
 
 def summary(res: dict, rows) -> None:
-    """Peer ÷ ours per file and text, one small table per peer (the issue's layout)."""
+    """Peer ÷ ours per file and text, cold, warm and copy: one small table per peer (the
+    issue's layout), the three side by side."""
     texts = list(dict.fromkeys(t for _, t in rows))
     files = list(dict.fromkeys(f for f, _ in rows))
     peers = list(dict.fromkeys(lib for got in res.values() for lib in list(got)[1:]))
     for peer in peers:
-        print(f"\n{peer} ÷ ours (cold medians; >= 1.0: ours faster; - not run, x ids differ)\n")
-        print("| file | " + " | ".join(texts) + " |")
-        print("|---|" + "---:|" * len(texts))
+        print(f"\n{peer} ÷ ours (medians; >= 1.0: ours faster; - not run, x ids differ)\n")
+        print("| file | " + " | ".join(f"{k} {t}" for k in ("cold", "warm", "copy")
+                                     for t in texts) + " |")
+        print("|---|" + "---:|" * (3 * len(texts)))
         for f in files:
             cells = []
-            for t in texts:
+            for k, t in ((k, t) for k in ("cold", "warm", "fresh") for t in texts):
                 got = res.get((f, t), {})
                 ours, theirs = next(iter(got.values()), None), got.get(peer)
                 if not (isinstance(ours, list) and ours and isinstance(theirs, list) and theirs):
@@ -324,7 +332,7 @@ def summary(res: dict, rows) -> None:
                 if {x["digest"] for x in theirs} != digests_wanted(got, f):
                     cells.append("x")
                     continue
-                cells.append(f"{med([x['cold'] for x in theirs]) / med([x['cold'] for x in ours]):.2f}")
+                cells.append(f"{med([x[k] for x in theirs]) / med([x[k] for x in ours]):.2f}")
             print(f"| {f} | " + " | ".join(cells) + " |")
 
 
