@@ -452,14 +452,15 @@ static int mark_special(EncScratch *sc, size_t len)
 
 /* A long word's ids into the per-thread table (0; -1 out of memory; without room for the
  * table the word is just not remembered). */
-static int long_put(EncScratch *sc, const unsigned char *w, size_t len, const WcPlace *at,
+static int long_put(EncScratch *sc, const unsigned char *w, size_t len, WcPlace *at,
                     const int32_t *ids, size_t k, int32_t limit)
 {
     if (!sc->longs.slots) {
         if (wc_init(&sc->longs, LONG_WORDS) < 0)
             return 0; /* not remembered */
         sc->longs.limit = limit;
-        return wc_put(&sc->longs, w, len, ids, k) < 0 ? -1 : 0;
+        size_t none;
+        wc_find_hashed(&sc->longs, w, len, at, &none); /* (its slot) */
     }
     return wc_put_at(&sc->longs, w, len, at, ids, k) < 0 ? -1 : 0;
 }

@@ -132,19 +132,6 @@ int wc_put_at(WordCacheTable *c, const unsigned char *w, size_t len, const WcPla
     return cache_store(c, w, len, at->hash, slot, ids, n, size);
 }
 
-const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, size_t *n)
-{
-    WcPlace at;
-    return wc_find_at(c, w, len, &at, n);
-}
-
-int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n)
-{
-    WcPlace at;
-    size_t had;
-    return wc_find_at(c, w, len, &at, &had) ? 0 : wc_put_at(c, w, len, &at, ids, n);
-}
-
 void wc_free(WordCacheTable *c)
 {
     free(c->slots);

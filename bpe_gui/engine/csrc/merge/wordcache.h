@@ -48,22 +48,17 @@ int wc_init(WordCacheTable *c, size_t max_words);   /* 0, or -1 when out of memo
 void wc_free(WordCacheTable *c);
 void wc_reset(WordCacheTable *c);                    /* forget every word */
 
-/* One word's ids (NULL: not there; *n their number). */
-const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, size_t *n);
-/* Remember a word's ids (a full table forgets every word first). 0, or -1 when out of
- * memory (the table stays usable). */
-int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n);
-
 /* A lookup that found nothing and the put that follows it, on one hash of the word: its
  * hash (for wc_admit_put too) and the slot it goes in. */
 typedef struct {
     uint64_t hash;
     size_t slot;
 } WcPlace;
-/* wc_find, at->hash given; keeps the word's slot in at->slot */
+/* One word's ids (NULL: not there; *n their number), at->hash given; keeps the word's
+ * slot in at->slot */
 const int32_t *wc_find_hashed(WordCacheTable *c, const unsigned char *w, size_t len,
                               WcPlace *at, size_t *n);
-/* wc_find, keeping the word's place in *at (the hash inline: a segment loop's hot path) */
+/* wc_find_hashed, the hash taken inline (a segment loop's hot path) */
 static inline const int32_t *wc_find_at(WordCacheTable *c, const unsigned char *w, size_t len,
                                         WcPlace *at, size_t *n)
 {
@@ -75,7 +70,8 @@ static inline void wc_prefetch(const WordCacheTable *c, uint64_t h)
 {
     BPE_PREFETCH(&c->slots[(size_t)(h >> 32) & (c->cap - 1)]);
 }
-/* wc_put of a word wc_find_at did not find, the table unchanged since */
+/* Remember the ids of a word wc_find_* did not find, the table unchanged since (a full
+ * table forgets every word first). 0, or -1 when out of memory (the table stays usable). */
 int wc_put_at(WordCacheTable *c, const unsigned char *w, size_t len, const WcPlace *at,
               const int32_t *ids, size_t n);
 
