@@ -453,15 +453,17 @@ static int mark_special(EncScratch *sc, size_t len)
 /* A long word's ids into the per-thread table (0; -1 out of memory; without room for the
  * table the word is just not remembered). */
 static int long_put(EncScratch *sc, const unsigned char *w, size_t len, WcPlace *at,
-                    const int32_t *ids, size_t k, int32_t limit)
+                    int looked, const int32_t *ids, size_t k, int32_t limit)
 {
+    size_t none;
     if (!sc->longs.slots) {
         if (wc_init(&sc->longs, LONG_WORDS) < 0)
             return 0; /* not remembered */
         sc->longs.limit = limit;
-        size_t none;
-        wc_find_hashed(&sc->longs, w, len, at, &none); /* (its slot) */
+        looked = 0;
     }
+    if (!looked)
+        wc_find_hashed(&sc->longs, w, len, at, &none); /* (its slot) */
     return wc_put_at(&sc->longs, w, len, at, ids, k) < 0 ? -1 : 0;
 }
 
@@ -472,9 +474,11 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
                      int32_t limit, size_t words_left)
 {
     const int32_t *ids;
-    size_t k;
+    size_t k, bit = (size_t)(key_product(key) >> (64 - ENC_SHORT_LONG_BITS));
+    /* a word of up to 32 bytes only where the thread's bit for it says it may be there */
+    int looked = sc->longs.slots && (len > ENC_KEY_MAX || sc->short_longs[bit / 64] >> bit % 64 & 1);
     WcPlace at = {h ? h : bpe_hash_bytes(w, len), 0};
-    if (sc->longs.slots && (ids = wc_find_hashed(&sc->longs, w, len, &at, &k)) != NULL) {
+    if (looked && (ids = wc_find_hashed(&sc->longs, w, len, &at, &k)) != NULL) {
         wc_admit_found(&sc->admit, 1);
         if (room(sc, k + ENC_IDS_MAX * words_left + 8) < 0)
             return -1;
@@ -495,7 +499,9 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
             cache_put(c, st, key, len, sc->x.sym, k);
         return 0;
     }
-    return long_put(sc, w, len, &at, sc->x.sym, k, limit);
+    if (len <= ENC_KEY_MAX)
+        sc->short_longs[bit / 64] |= 1ull << bit % 64;
+    return long_put(sc, w, len, &at, looked, sc->x.sym, k, limit);
 }
 
 /* A word of up to 32 bytes, or longer, through the shared cache (when c is not NULL: its
