@@ -451,19 +451,16 @@ static int mark_special(EncScratch *sc, size_t len)
 /* ---------------------------------------------------------------- encoding */
 
 /* A long word's ids into the per-thread table (0; -1 out of memory; without room for the
- * table the word is just not remembered). */
+ * table the word is just not remembered); looked: at->slot was taken there. */
 static int long_put(EncScratch *sc, const unsigned char *w, size_t len, WcPlace *at,
                     int looked, const int32_t *ids, size_t k, int32_t limit)
 {
     size_t none;
-    if (!sc->longs.slots) {
-        if (wc_init(&sc->longs, LONG_WORDS) < 0)
-            return 0; /* not remembered */
-        sc->longs.limit = limit;
-        looked = 0;
-    }
-    if (!looked)
-        wc_find_hashed(&sc->longs, w, len, at, &none); /* (its slot) */
+    if (!sc->longs.slots && wc_init(&sc->longs, LONG_WORDS) < 0)
+        return 0; /* not remembered */
+    sc->longs.limit = limit;
+    if (!looked) /* (a fresh table, or a word not looked for there: its slot) */
+        wc_find_hashed(&sc->longs, w, len, at, &none);
     return wc_put_at(&sc->longs, w, len, at, ids, k) < 0 ? -1 : 0;
 }
 

@@ -66,7 +66,7 @@ static inline const int32_t *wc_find_at(WordCacheTable *c, const unsigned char *
     return wc_find_hashed(c, w, len, at, n);
 }
 /* Fetch the slot of the word of hash h into the CPU's cache ahead of wc_find_hashed. */
-static inline void wc_prefetch(const WordCacheTable *c, uint64_t h)
+BPE_FORCE_INLINE void wc_prefetch(const WordCacheTable *c, uint64_t h)
 {
     BPE_PREFETCH(&c->slots[(size_t)(h >> 32) & (c->cap - 1)]);
 }
