@@ -18,7 +18,7 @@
 #include "util/hash.h"
 #include "util/portable.h"
 
-#define WC_MAX_ARENA ((size_t)64 << 20)
+#define WC_MAX_ARENA ((size_t)32 << 20)
 
 /* An entry in the arena: this header, the word's bytes (padded to 4), its ids (padded
  * to 8); a hit reads one place, in the order the words were stored. */
