@@ -174,3 +174,28 @@ def test_a_small_windows_docks_do_not_come_back_maximized(make_window, qtbot, mo
     settled(qtbot, again)
     assert again.dock_layout.unreadable() == []
     assert again.dock_layout.encode_dock.height() >= 0.8 * default
+
+
+def test_a_layout_saved_around_focus_comes_back_readable(make_window, qtbot, monkeypatch):
+    """A sequence the machine found (two windows, one settings file): Focus left at
+    another size, the window closed; then Focus, a resize, a relaunch and 965x618. The
+    remembered small layout left the vocabulary's table 55 px high: the check that
+    gives way to the default ran before the fits that squeezed it."""
+    machine = type("LayoutMachineRun", (LayoutMachine,), {})
+    machine.make_window, machine.qtbot, machine.monkeypatch = \
+        staticmethod(make_window), qtbot, monkeypatch
+    first = machine()
+    first.resize(w=850, h=711)
+    first.focus(panel="chat")
+    first.resize(w=1244, h=860)
+    first.focus(panel="vocab")   # (off)
+    first.every_visible_dock_is_at_least_its_minimum()
+    first.teardown()
+    second = machine()
+    second.focus(panel="chat")
+    second.resize(w=1540, h=1080)
+    second.relaunch()
+    second.every_visible_dock_is_at_least_its_minimum()
+    second.resize(w=965, h=618)
+    second.every_visible_dock_is_at_least_its_minimum()
+    second.teardown()

@@ -423,7 +423,6 @@ class DockLayout:
         win = self.window
         if self._focus is not None or not self._shown_once:
             return
-        QTimer.singleShot(0, win, self._keep_readable)   # (after the fits posted below)
         cls = size_class(win.width(), win.height())
         # a short window: the merge panel compact, as on a short screen (issue 30)
         self.merge_panel.set_compact(self._fit_height() < COMPACT_BELOW)
@@ -468,6 +467,7 @@ class DockLayout:
             QTimer.singleShot(0, win, self._resize_bottom)
         else:   # (a lower window: the docks below give the merge panel its minimum)
             QTimer.singleShot(0, win, self._fit_central)
+        QTimer.singleShot(0, win, self._keep_readable)   # (after the fits posted above)
         self._fitted_height = win.height()
 
     def _keep_readable(self) -> None:
