@@ -451,16 +451,17 @@ static int mark_special(EncScratch *sc, size_t len)
 /* ---------------------------------------------------------------- encoding */
 
 /* A long word's ids into the per-thread table (0; -1 out of memory; without room for the
- * table the word is just not remembered); looked: at->slot was taken there. */
+ * table the word is just not remembered). */
 static int long_put(EncScratch *sc, const unsigned char *w, size_t len, WcPlace *at,
-                    int looked, const int32_t *ids, size_t k, int32_t limit)
+                    const int32_t *ids, size_t k, int32_t limit)
 {
     size_t none;
-    if (!sc->longs.slots && wc_init(&sc->longs, LONG_WORDS) < 0)
-        return 0; /* not remembered */
+    if (!sc->longs.slots) {
+        if (wc_init(&sc->longs, LONG_WORDS) < 0)
+            return 0; /* not remembered */
+        wc_find_hashed(&sc->longs, w, len, at, &none); /* (its slot in the new table) */
+    }
     sc->longs.limit = limit;
-    if (!looked) /* (a fresh table, or a word not looked for there: its slot) */
-        wc_find_hashed(&sc->longs, w, len, at, &none);
     return wc_put_at(&sc->longs, w, len, at, ids, k) < 0 ? -1 : 0;
 }
 
@@ -471,11 +472,9 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
                      int32_t limit, size_t words_left)
 {
     const int32_t *ids;
-    size_t k, bit = (size_t)(key_product(key) >> (64 - ENC_SHORT_LONG_BITS));
-    /* a word of up to 32 bytes only where the thread's bit for it says it may be there */
-    int looked = sc->longs.slots && (len > ENC_KEY_MAX || sc->short_longs[bit / 64] >> bit % 64 & 1);
+    size_t k;
     WcPlace at = {h ? h : bpe_hash_bytes(w, len), 0};
-    if (looked && (ids = wc_find_hashed(&sc->longs, w, len, &at, &k)) != NULL) {
+    if (sc->longs.slots && (ids = wc_find_hashed(&sc->longs, w, len, &at, &k)) != NULL) {
         wc_admit_found(&sc->admit, 1);
         if (room(sc, k + ENC_IDS_MAX * words_left + 8) < 0)
             return -1;
@@ -496,9 +495,7 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
             cache_put(c, st, key, len, sc->x.sym, k);
         return 0;
     }
-    if (len <= ENC_KEY_MAX)
-        sc->short_longs[bit / 64] |= 1ull << bit % 64;
-    return long_put(sc, w, len, &at, looked, sc->x.sym, k, limit);
+    return long_put(sc, w, len, &at, sc->x.sym, k, limit);
 }
 
 /* A word of up to 32 bytes, or longer, through the shared cache (when c is not NULL: its

@@ -9,8 +9,8 @@
  * 8 at a time; its ids copied out with three 8-byte moves), so a hit reads one cache line
  * and calls nothing. Longer words and words of more ids (C's long comment lines,
  * Chinese clauses) go to a per-thread table (wordcache.h's WordCacheTable, in the
- * thread's EncScratch), where every word the sets miss is looked for before it is merged. The
- * memory is fixed when the cache is made: a full set keeps the word it got first and
+ * thread's EncScratch), where every word the sets miss is looked for before it is
+ * merged. The memory is fixed when the cache is made: a full set keeps the word it got first and
  * lets newcomers take turns in its other slot (encoder.c, cache_put); the word pushed out
  * goes to a victim set, 1/8 as many, looked at before a word is merged again.
  *
@@ -56,7 +56,6 @@ void enc_specials_free(EncSpecials *sp);
 /* ---- the shared word cache ---- */
 #define ENC_KEY_MAX 32 /* bytes of a word in a slot */
 #define ENC_IDS_MAX 6  /* ids of a word in a slot */
-#define ENC_SHORT_LONG_BITS 16 /* EncScratch.short_longs: 8 KB */
 
 typedef struct EncSet EncSet;
 
@@ -95,10 +94,6 @@ typedef struct {
     uint32_t *marks;
     size_t n_marks, cap_marks;
     WcAdmit admit;           /* which merged words go into the caches (wordcache.h) */
-    /* bit i (of a hash of the word): a word of up to ENC_KEY_MAX bytes went into `longs`
-     * (a word of more ids than a slot holds: most of a text's short words never do, and
-     * their lookup there missed in memory) */
-    uint64_t short_longs[((size_t)1 << ENC_SHORT_LONG_BITS) / 64];
     /* where a long str's ids go between its chunks, when set (encode_to_array: into
      * the array, so that they are written once and the ids here stay in pages used
      * before): 0, or -1 with an error set; then n is 0 again */

@@ -5,8 +5,8 @@
  *
  * The entries are valid for one merge limit (a tokenizer as of one training step): a
  * call with another limit empties the cache first. It holds at most max_words words in
- * at most WC_MAX_ARENA bytes and empties itself when full, so its memory is bounded. One thread at a time (each
- * thread takes a cache of its own; the merge table is shared).
+ * at most WC_MAX_ARENA bytes and empties itself when full, so its memory is bounded. One
+ * thread at a time (each thread takes a cache of its own; the merge table is shared).
  */
 #ifndef BPE_WORDCACHE_H
 #define BPE_WORDCACHE_H
