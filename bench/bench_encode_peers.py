@@ -322,8 +322,15 @@ print(json.dumps(res))
 
 # ----- files -------------------------------------------------------------------------------
 def _tiktoken_file(name: str) -> bytes:
-    """The published file: tiktoken's download cache, else bpe-openai's copy."""
+    """The published file: rebuilt from the npm package tiktoken (BPE_GUI_TIKTOKEN_TGZ),
+    else tiktoken's download cache, else bpe-openai's copy; each checked by its hash."""
     import tempfile as tf
+    sys.path.insert(0, str(ROOT / "tests" / "engine"))
+    from tiktoken_files import npm_ranks
+    with tf.TemporaryDirectory() as tmp:
+        built = npm_ranks(name, Path(tmp))
+        if built and hashlib.sha256(data := built[0].read_bytes()).hexdigest() == TIKTOKEN_SHA[name]:
+            return data
     cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
                  or Path(tf.gettempdir()) / "data-gym-cache")
     for p in sorted(cache.glob("*")) if cache.is_dir() else []:
@@ -339,7 +346,7 @@ def _tiktoken_file(name: str) -> bytes:
             data = gzip.decompress(gz.read_bytes())
             if hashlib.sha256(data).hexdigest() == TIKTOKEN_SHA[name]:
                 return data
-    sys.exit(f"bench: no {name}.tiktoken (neither tiktoken's cache nor bpe-openai's copy)")
+    sys.exit(f"bench: no {name}.tiktoken (no BPE_GUI_TIKTOKEN_TGZ, tiktoken cache or bpe-openai)")
 
 
 def _wheel_member(wheels: Path, label: str) -> bytes:
