@@ -347,10 +347,37 @@ def test_one_cache_for_every_thread_bounded(tmp_path_factory):
         t.join()
     assert not errors
     assert 0 < small.cached_words <= 1024
-    assert 1 <= small.idle_scratches <= 4
+    assert 1 <= small.idle[0] <= 4
     small.clear()
     assert small.cached_words == 0
     assert small.encode_batch(texts, 3) == want
+
+
+def test_idle_tables_of_long_words_stay_within_their_bound(tmp_path_factory):
+    """Each thread of a batch keeps a table of the long words it merged (here clauses of 80
+    Han characters, each twice, so that the table takes it) for the next call. Idle,
+    those tables are kept up to 64 MB in all (ENC_IDLE_LONGS): four threads made over
+    that, and the scratch whose table would pass it goes idle without one. A second
+    batch gives the same ids, and clear() gives every table back. Ids as tiktoken's."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    native = _encode.Encoder(ours.pipeline.merger, PRESET_IDS["cl100k"])
+    rng = random.Random(21)
+    han = "".join(map(chr, range(0x4E00, 0x9FA5)))
+    texts = []
+    for _ in range(4):
+        words = [" " + "".join(rng.choices(han, k=80)) for _ in range(12_000)]
+        texts.append("".join(w + w for w in words))
+    want = [enc.encode_ordinary(t) for t in texts]
+    assert native.encode_batch(texts, 4, ordinary=True) == want
+    scratches, kept = native.idle
+    assert scratches == 4 and 0 < kept <= 64 << 20
+    single = _encode.Encoder(ours.pipeline.merger, PRESET_IDS["cl100k"])
+    single.encode_ordinary(texts[0])
+    assert 4 * single.idle[1] > 64 << 20   # so four such tables would have passed it
+    assert native.encode_batch(texts, 4, ordinary=True) == want
+    native.clear()
+    assert native.idle == (4, 0)
+    assert native.encode_batch(texts[:1], 1, ordinary=True) == want[:1]
 
 
 # ----- corner texts and real corpora: ids as the libraries', from one thread and many ----------

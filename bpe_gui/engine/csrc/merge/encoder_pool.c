@@ -40,6 +40,9 @@ static void give(EncPool *p, EncScratch *sc)
     enc_scratch_trim(sc, ENC_SCRATCH_KEEP);
     if (p->n < ENC_POOL_MAX &&
         bpe_grow((void **)&p->idle, &p->cap, p->n + 1, sizeof(EncScratch *), 8) == 0) {
+        if (p->long_bytes + wc_bytes(&sc->longs) > ENC_IDLE_LONGS)
+            wc_free(&sc->longs);
+        p->long_bytes += wc_bytes(&sc->longs);
         p->idle[p->n++] = sc;
         return;
     }
@@ -47,15 +50,25 @@ static void give(EncPool *p, EncScratch *sc)
     free(sc);
 }
 
+void enc_engine_clear(EncEngine *e)
+{
+    enc_cache_clear(&e->cache);
+    for (size_t i = 0; i < e->pool.n; i++)
+        wc_free(&e->pool.idle[i]->longs);
+    e->pool.long_bytes = 0;
+}
+
 int enc_engine_enter(EncEngine *e, EncScratch **sc, size_t k)
 {
     EncPool *p = &e->pool;
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < k; i++) {
         if (!(sc[i] = p->n ? p->idle[--p->n] : calloc(1, sizeof(EncScratch)))) {
             while (i--)
                 give(p, sc[i]);
             return -1;
         }
+        p->long_bytes -= wc_bytes(&sc[i]->longs);
+    }
     mr_enter(e->readers);
     e->active++;
     return 0;

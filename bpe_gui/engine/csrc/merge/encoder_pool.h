@@ -23,8 +23,13 @@
 typedef struct {
     EncScratch **idle; /* one per thread that encoded at once, at most ENC_POOL_MAX */
     size_t n, cap;
+    size_t long_bytes; /* their tables of long words (wc_bytes), at most ENC_IDLE_LONGS */
 } EncPool;
 #define ENC_POOL_MAX 256
+/* Idle scratches keep their tables of long words (each up to WC_MAX_ARENA and its slots)
+ * for the next call, at most this many bytes of them in all: a scratch whose table would
+ * pass it goes idle without one. */
+#define ENC_IDLE_LONGS ((size_t)64 << 20)
 
 typedef struct {
     EncJob job;            /* its sp: &sp, or NULL when a call looks for none */
@@ -42,6 +47,10 @@ int enc_engine_init(EncEngine *e, const MergeTable *m, MergeReaders *readers, in
                     int32_t limit, size_t cache_words, const unsigned char *const *tokens,
                     const size_t *lens, const int32_t *ids, size_t n_specials);
 void enc_engine_free(EncEngine *e);
+
+/* Forget every word: the shared cache's and the idle scratches' tables of long words
+ * (only while no call is under way). */
+void enc_engine_clear(EncEngine *e);
 
 /* k idle scratches into sc[0..k), the table counted as read, the call as under way: 0,
  * or -1 out of memory (nothing taken or counted). */

@@ -47,6 +47,11 @@ typedef struct {
 int wc_init(WordCacheTable *c, size_t max_words);   /* 0, or -1 when out of memory */
 void wc_free(WordCacheTable *c);
 void wc_reset(WordCacheTable *c);                    /* forget every word */
+/* the memory the table holds */
+static inline size_t wc_bytes(const WordCacheTable *c)
+{
+    return c->slots ? c->cap * sizeof(uint64_t) + c->arena_cap : 0;
+}
 
 /* A lookup that found nothing and the put that follows it, on one hash of the word: its
  * hash (for wc_admit_put too) and the slot it goes in. */

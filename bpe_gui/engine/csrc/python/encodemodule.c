@@ -843,7 +843,7 @@ static PyObject *Encoder_clear(Encoder *e, PyObject *Py_UNUSED(ignored))
         PyErr_SetString(PyExc_RuntimeError, "Encoder.clear(): another thread is encoding");
         return NULL;
     }
-    enc_cache_clear(&e->eng.cache);
+    enc_engine_clear(&e->eng);
     Py_RETURN_NONE;
 }
 
@@ -866,10 +866,10 @@ static PyObject *Encoder_holds(Encoder *e, PyObject *word)
                                            (size_t)PyBytes_GET_SIZE(word)));
 }
 
-static PyObject *Encoder_scratches(Encoder *e, void *closure)
+static PyObject *Encoder_idle(Encoder *e, void *closure)
 {
     (void)closure;
-    return PyLong_FromSize_t(e->eng.pool.n);
+    return Py_BuildValue("(nn)", (Py_ssize_t)e->eng.pool.n, (Py_ssize_t)e->eng.pool.long_bytes);
 }
 
 static PyMethodDef Encoder_methods[] = {
@@ -892,7 +892,7 @@ static PyMethodDef Encoder_methods[] = {
      "encode_offsets(text, lengths, tokens, ordinary=False, align=None, trim=None) -> "
      "(ids, tokens, spans, special indices), the spans from the ids' byte lengths; None "
      "when the lengths do not tile the text"},
-    {"clear", (PyCFunction)Encoder_clear, METH_NOARGS, "forget every cached word"},
+    {"clear", (PyCFunction)Encoder_clear, METH_NOARGS, "forget every cached word, long ones too"},
     {"holds", (PyCFunction)Encoder_holds, METH_O,
      "holds(word: bytes) -> whether the shared cache holds the word (its UTF-8, as the "
      "pattern cut it): for tests"},
@@ -901,8 +901,8 @@ static PyMethodDef Encoder_methods[] = {
 
 static PyGetSetDef Encoder_getset[] = {
     {"cached_words", (getter)Encoder_cached, NULL, "words in the shared cache", NULL},
-    {"idle_scratches", (getter)Encoder_scratches, NULL,
-     "per-thread scratch kept between calls (one per thread that encoded at once)", NULL},
+    {"idle", (getter)Encoder_idle, NULL, "(scratches kept between calls: one per thread that "
+     "encoded at once; bytes of their tables of long words)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
