@@ -369,3 +369,24 @@ def test_every_help_example_parses():
             parser.parse_args(words[1:])   # (a wrong one raises the usage error)
             seen += 1
     assert seen >= 10
+
+
+def test_a_name_or_value_that_starts_with_a_dash_is_told_how_to_give_it(tmp_path):
+    """argparse takes '-notes.txt' for an option. The error then says how to give it
+    (./-notes.txt or -- for a name, --out=-tok for a value), and that way works."""
+    (tmp_path / "-notes.txt").write_text(CORPUS, "utf-8")
+    p = run("train", "-notes.txt", "--vocab-size", "300", "--out", "t", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "write ./-notes.txt or put -- before the names" in err(p)
+    p = run("train", "./-notes.txt", "--vocab-size", "300", "--out", "-tok", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "a value that starts with '-' goes after '=': --out=-tok" in err(p)
+    p = run("train", "--vocab-size", "300", "--out=-tok", "-q", "--", "-notes.txt", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    tok = tmp_path / "-tok" / "tokenizer.json"
+    p = run("encode", "--tokenizer", str(tok), "--file", "-notes.txt", "--ids-only",
+            cwd=tmp_path)
+    assert p.returncode == 2 and "--file=-notes.txt" in err(p)
+    p = run("encode", "--tokenizer", str(tok), "--file=-notes.txt", "--ids-only", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert [int(x) for x in out(p).split()] == load_tokenizer(tok).encode(CORPUS)
