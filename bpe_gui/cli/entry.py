@@ -67,9 +67,10 @@ def _engine_warning_as_note(message, category, filename, lineno, file=None, line
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
-def _dash_hint(message: str, argv: list[str]) -> str:
+def _dash_hint(message: str, argv: list[str], headless: bool) -> str:
     """How to give a value or a name that starts with '-', where argparse took it for an
-    option: "--out -x" ("expected one argument"), or a file "-x" ("unrecognized")."""
+    option: "--out -x" ("expected one argument"), or a file "-x" ("unrecognized"; the
+    window takes no "--": Qt reads its own options among the names)."""
     m = re.match(r"argument ([-\w/]+): expected (?:one|at least one) argument", message)
     if m:
         names = m.group(1).split("/")
@@ -80,8 +81,8 @@ def _dash_hint(message: str, argv: list[str]) -> str:
     if m:
         dashed = [a for a in m.group(1).split() if a.startswith("-") and Path(a).exists()]
         if dashed:
-            return (f"; to name a file that starts with '-', write ./{dashed[0]} or put -- "
-                    "before the names")
+            return (f"; to name a file that starts with '-', write ./{dashed[0]}"
+                    + (" or put -- before the names" if headless else ""))
     return ""
 
 
@@ -110,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return args.func(args)
     except UsageError as e:
         command = f" {argv[0]}" if argv[0] in COMMANDS[:-1] else ""
-        return fail(f"{e}{_dash_hint(str(e), argv)} (see '{PROG}{command} --help')")
+        return fail(f"{e}{_dash_hint(str(e), argv, bool(command))} (see '{PROG}{command} --help')")
     except NotUTF8Error as e:
         return fail(not_utf8_message(e, has_encoding=argv[0] in ("train", "count")))
     except BPEError as e:

@@ -390,3 +390,5 @@ def test_a_name_or_value_that_starts_with_a_dash_is_told_how_to_give_it(tmp_path
     p = run("encode", "--tokenizer", str(tok), "--file=-notes.txt", "--ids-only", cwd=tmp_path)
     assert p.returncode == 0, err(p)
     assert [int(x) for x in out(p).split()] == load_tokenizer(tok).encode(CORPUS)
+    p = run("-notes.txt", cwd=tmp_path)   # the window: no "--" (Qt's options)
+    assert p.returncode == 2 and err(p).count("write ./-notes.txt (see") == 1
