@@ -247,6 +247,29 @@ def language_cost(s: Shots) -> None:
     dlg.close()
 
 
+def encode_files(s: Shots) -> None:
+    """File › Encode files to ids: two texts cut at blank lines, by an imported tokenizer
+    with <|endoftext|>, written."""
+    from bpe_gui.engine.formats import export_tokenizer
+    from bpe_gui.engine.train import Trainer, TrainSettings
+    text = "".join((FIXTURES / f"{lang}.train.txt").read_text("utf-8") for lang in ("en", "zh"))
+    t = Trainer.from_source(text, TrainSettings(num_merges=300,
+                                                special_tokens=("<|endoftext|>",)))
+    t.goto(300)
+    export_tokenizer(t.tokenizer(), s.tmp / "with-eot", "hf")
+    s.win.controller.tokenizer_files.import_tokenizer(str(s.tmp / "with-eot" / "tokenizer.json"))
+    s.idle()
+    dlg = s.win.actions_menus.ids_dialog()
+    dlg.source.setCurrentIndex(dlg.source.count() - 1)
+    dlg.add_files([str(FIXTURES / f"{lang}.train.txt") for lang in ("en", "zh")])
+    dlg.separator.setText(r"\n\n")
+    dlg.out.setText(str(s.tmp / "ids.bin"))
+    dlg.run()
+    s.idle()
+    s.shot("encode-files", 1.2)
+    dlg.close()
+
+
 def training_mixture(s: Shots) -> None:
     """What was the imported tokenizer trained on: a sample per language, inferred."""
     dlg = s.win.actions_menus.training_mixture_dialog()
@@ -282,7 +305,7 @@ SCENES: dict[str, Callable[[Shots], None]] = {
     "compare": compare, "playback": playback, "chat": chat, "run-to-step": run_to_step,
     "glyphs": glyphs, "import": import_dialog, "open-model": open_model, "check": check,
     "byte-level": byte_level, "export": export, "train-on": train_on,
-    "language-cost": language_cost,
+    "language-cost": language_cost, "encode-files": encode_files,
     "training-mixture": training_mixture, "parity": parity,
 }
 

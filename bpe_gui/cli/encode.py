@@ -6,7 +6,6 @@ import argparse
 import codecs
 import json
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Iterable, Iterator
 from .common import examples, UsageError, add_quiet, isatty, json_head, non_negative, \
     note, threads_arg, warn
 from ..engine.errors import DisallowedSpecialError
+from ..engine.tokenizers import typed_separator
 from ..engine.text import Pretokenizer, unmatched_sentence
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
@@ -253,10 +253,7 @@ def encode_to_file(args: argparse.Namespace) -> int:
                          f"--{(given or ['special-token flags'])[0].replace('_', '-')}")
     tok = load_with_overrides(tokenizer_path(args), args)
     progress = Progress(sys.stderr, enabled=not args.quiet)
-    sep = args.separator
-    if sep is not None:   # \n, \t, \r as typed in a shell; \\ a backslash
-        sep = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]),
-                     sep)
+    sep = None if args.separator is None else typed_separator(args.separator)
     meta = tok.encode_files(args.file, args.out, field=args.field, separator=sep,
                             eot=args.eot_id, num_threads=args.threads,
                             progress=lambda done, total: progress("encode", done, total))

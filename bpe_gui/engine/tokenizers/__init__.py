@@ -29,6 +29,7 @@ from .._lazy import lazy_face
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .base import BaseTokenizer
     from .encoding import Encoding
+    from .ids_file import typed_separator
     from .explain import (PLAYBACK_MAX, ExplainedWord, Explanation, matcher_for, playback,
                           safe_end, safe_start, show, why_it_ends, word_spans)
     from .model import MergeApplied, Playback, WordModel, char_of_byte
@@ -39,6 +40,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
 __getattr__, __dir__ = lazy_face(__name__, {
     ".base": "BaseTokenizer",
     ".encoding": "Encoding",
+    ".ids_file": "typed_separator",
     ".explain": ("PLAYBACK_MAX ExplainedWord Explanation matcher_for playback safe_end "
                  "safe_start show why_it_ends word_spans"),
     ".model": "MergeApplied Playback WordModel char_of_byte",
@@ -50,5 +52,5 @@ __getattr__, __dir__ = lazy_face(__name__, {
 __all__ = ["BaseTokenizer", "EOW", "Encoding", "ExplainedWord", "Explanation", "MergeApplied",
            "MergeStrategy", "PLAYBACK_MAX", "Playback", "Tokenizer", "UNK", "WordModel",
            "apply_merge", "char_of_byte", "matcher_for", "merge_strategies", "merge_strategy",
-           "playback", "safe_end", "safe_start", "set_merge_strategy", "show", "undo_merge",
-           "why_it_ends", "word_numbers", "word_spans"]
+           "playback", "safe_end", "safe_start", "set_merge_strategy", "show",
+           "typed_separator", "undo_merge", "why_it_ends", "word_numbers", "word_spans"]

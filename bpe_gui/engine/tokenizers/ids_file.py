@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from array import array
 from concurrent.futures import ThreadPoolExecutor
@@ -99,6 +100,12 @@ def encode_files(tok: Any, paths: str | os.PathLike | Sequence[str | os.PathLike
                           "exists and is writable and the disk is not full, or pick "
                           "another path.") from e
     return meta
+
+
+def typed_separator(text: str) -> str:
+    """A separator as a user types it on one line: \\n, \\t, \\r a line break, tab,
+    carriage return; \\\\ a backslash (``--separator '\\n\\n'`` cuts at blank lines)."""
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]), text)
 
 
 def _write(f, parts: list) -> None:

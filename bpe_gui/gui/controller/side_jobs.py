@@ -15,7 +15,9 @@ runner's phase label, the token classes). Each method takes the asking widget's 
 - ``measure_dead_weight``: the vocabulary browser's dead weight (IoS) of a tokenizer on
   the window's corpus or on files (DeadWeightRun);
 - ``infer_training_mixture``: the "What was it trained on?" dialog's category
-  proportions of a tokenizer's training data, from its merge order (MixtureRun).
+  proportions of a tokenizer's training data, from its merge order (MixtureRun);
+- ``encode_files``: the "Encode files to ids" dialog's file of ids (its sidecar's
+  content: ``Tokenizer.encode_files``).
 
 (The vocabulary browser's token classes have their own module, token_classes.py.)
 Widgets get the results (tokenizers, tables: engine snapshots) and never run engine
@@ -261,6 +263,23 @@ class SideJobs:
             return DeadWeightRun(dw, what, key)
         return self._start(Job(f"Dead weight on {what}", job, on_done, on_end,
                                abandon=True, yields=trained))
+
+    def encode_files(self, tok: Tokenizer, paths: Sequence[str], out: str, field: str,
+                     separator: str | None, eot: int | None, on_done: Done,
+                     on_end: Ended) -> bool:
+        """The documents of ``paths`` to a file of ids at ``out`` (written whole or not at
+        all: Cancel leaves nothing); result: its sidecar's content."""
+        build = tok.copy_for_thread()
+
+        def job(progress, cancelled):
+            def report(done: int, total: int) -> None:
+                if cancelled():
+                    raise Cancelled()
+                progress(done, total)
+            return build().encode_files(list(paths), out, field=field, separator=separator,
+                                        eot=eot, progress=report)
+        return self._start(Job(f"Encoding {len(paths)} file(s) to ids", job, on_done, on_end,
+                               unit="bytes"))
 
     def infer_training_mixture(self, tok: Tokenizer, name: str,
                                samples: Mapping[str, Sequence[str]], merges: int | None,

@@ -32,6 +32,7 @@ from ..controller.controller import Controller
 from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
 from ..dialogs.check_dialog import show_check_dialog       # issue #31
+from ..dialogs.ids_dialog import show_ids_dialog           # issue #91
 from ..dialogs.language_cost import show_language_cost   # issue #14
 from ..dialogs.training_mixture import show_training_mixture   # issue #56
 from ..dialogs.open_model import show_open_model         # issue #28
@@ -87,6 +88,9 @@ ACTIONS = (
                "Face cache, Ollama, LM Studio, llama.cpp)", IDLE),
     ActionSpec("export", "&Export…", "export_dialog", ("Ctrl+E",),
                "Write the tokenizer as of this step in one or more formats", IDLE),
+    ActionSpec("encode_files", "Encode files to i&ds…", "ids_dialog", ("Ctrl+Shift+D",),
+               "Turn corpus files (text, JSONL) into one file of token ids for a training "
+               "script (numpy.memmap reads it)"),
     ActionSpec("quit", "&Quit", "close", ("Ctrl+Q",), "Quit bpe-gui"),
     ActionSpec("step", "&Step", "controller.step", ("Alt+Right", "F10"),
                "Merge the best pair", IDLE, icon=QStyle.StandardPixmap.SP_MediaSeekForward),
@@ -140,7 +144,7 @@ IDLE_TOO = ("run", "retrain")   # the training toolbar's actions: off while a jo
 MENUS = (
     ("&File", ("new", "open", "@samples", "@recent", "save_corpus", "-", "open_session",
                "save_session", "save_session_as", "reopen", "-", "import", "open_model",
-               "export", "-", "quit")),
+               "export", "encode_files", "-", "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
                    "-", "train_on", "train_on_leave", "-", "copy_command", "check", "-",
                    "use_imported")),
@@ -329,6 +333,9 @@ class ActionsAndMenus:
 
     def open_model_dialog(self):
         return show_open_model(self.controller, self.window)
+
+    def ids_dialog(self):
+        return show_ids_dialog(self.controller, self.window)
 
     def language_cost_dialog(self):
         return show_language_cost(self.controller, self.window)
