@@ -89,15 +89,17 @@ class Encoder:
         each, spans, indices of the special tokens found), or None when the lengths do not
         tile the text's UTF-8 or an id has no token (the caller's slow path then runs)."""
     def clear(self) -> None:
-        """Forget every cached word (RuntimeError while another thread encodes)."""
+        """Forget every cached word, the idle tables of long words too (RuntimeError while
+        another thread encodes)."""
     def holds(self, word: bytes, /) -> bool:
         """Whether the shared cache holds the word (its UTF-8 as the pattern cut it, up to
         32 bytes), in its set or its victim set: for tests."""
     @property
     def cached_words(self) -> int: ...
     @property
-    def idle_scratches(self) -> int:
-        """Per-thread scratch kept between calls: one per thread that encoded at once."""
+    def idle(self) -> tuple[int, int]:
+        """(scratches kept between calls: one per thread that encoded at once; bytes of
+        their tables of long words, at most 64 MB)."""
 
 def trim_offsets(ids: list[int], offsets: list[tuple[int, int]], lead: Buffer, trail: Buffer,
                  prefix: bool, /) -> list[tuple[int, int]]:
