@@ -59,6 +59,8 @@ def test_encodes_text_and_jsonl_files_as_tiktoken_joins_them(qtbot, dialog, tmp_
     meta = json.loads((tmp_path / "ids.bin.json").read_text("utf-8"))
     assert meta["dtype"] == "uint16" and meta["count"] == len(want) == dialog.meta["count"]
     assert meta["documents"] == 3 and meta["eot_id"] == eot
+    n = len(dialog.controller.view().tokenizer().merges)
+    assert meta["tokenizer"] == f"trained with bpe-gui, {n:,} merges" and n > 0
     assert f"{len(want):,} ids of 3 document(s)" in dialog.status.text()
 
 

@@ -323,9 +323,11 @@ class BaseTokenizer(LibraryNames, ABC):
         ``numpy.memmap("ids.bin", dtype=meta["dtype"], mode="r")``.
         """
         from .ids_file import encode_files
+        merges = getattr(self, "merges", None)
+        name = getattr(self.source, "source", "") or (
+            f"trained with bpe-gui, {len(merges):,} merges" if merges is not None else "")
         return encode_files(self, paths, out, field=field, separator=separator, eot=eot,
-                            num_threads=num_threads, progress=progress,
-                            name=getattr(self.source, "source", ""))
+                            num_threads=num_threads, progress=progress, name=name)
 
     # ----- which special tokens a call reads, and what a format adds -----------------
     def _matchable(self) -> frozenset[str]:
