@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QDialog, QVBoxLayout, QWidget
 
 from ..panels.check.check_panel import CheckHost, CheckPanel
 from ..widgets.default_button import make_default
+from . import one_dialog
 
 
 class CheckDialog(QDialog):
@@ -31,10 +32,4 @@ class CheckDialog(QDialog):
 
 def show_check_dialog(controller: CheckHost, window: QWidget) -> CheckDialog:
     """Open (or bring to the front) the window's one Check my BPE dialog."""
-    dlg = window.findChild(CheckDialog)
-    if dlg is None:
-        dlg = CheckDialog(controller, window)
-    dlg.show()
-    dlg.raise_()
-    dlg.activateWindow()
-    return dlg
+    return one_dialog(window, CheckDialog, controller)

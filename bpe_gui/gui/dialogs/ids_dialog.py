@@ -22,6 +22,7 @@ from ..models.reads import TokenizerReads
 from ..theme import colors
 from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import in_last_folder, last_folder, remember
+from . import one_dialog
 
 STEP, IMPORTED = "step", "imported"
 
@@ -222,10 +223,4 @@ def _label(text: str, buddy: QWidget) -> QLabel:
 
 def show_ids_dialog(controller: IdsHost, window: QWidget) -> IdsDialog:
     """Open (or bring to the front) the window's one Encode files to ids dialog."""
-    dlg = window.findChild(IdsDialog)
-    if dlg is None:
-        dlg = IdsDialog(controller, window)
-    dlg.show()
-    dlg.raise_()
-    dlg.activateWindow()
-    return dlg
+    return one_dialog(window, IdsDialog, controller)

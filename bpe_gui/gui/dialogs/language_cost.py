@@ -30,6 +30,7 @@ from ..widgets.wheel_guard import guard_wheel
 from ..widgets.last_folder import in_last_folder, last_folder, remember
 from .cost_parts import METRICS, SORT_ROLE, CostChart, CostModel
 from .import_dialog import TOKENIZER_FILTER
+from . import one_dialog
 
 MAX_TOKENIZERS = 4
 
@@ -398,10 +399,4 @@ class LanguageCostDialog(QDialog):
 
 def show_language_cost(controller: CostHost, window: QWidget) -> LanguageCostDialog:
     """Open (or bring to the front) the window's one per-language cost dialog."""
-    dlg = window.findChild(LanguageCostDialog)
-    if dlg is None:
-        dlg = LanguageCostDialog(controller, window)
-    dlg.show()
-    dlg.raise_()
-    dlg.activateWindow()
-    return dlg
+    return one_dialog(window, LanguageCostDialog, controller)

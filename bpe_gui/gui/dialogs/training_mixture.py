@@ -37,6 +37,7 @@ from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import last_folder, remember
 from ..widgets.wheel_guard import guard_wheel
 from ..models.imported_name import imported_name
+from . import one_dialog
 
 EMPTY = "Add samples, then Infer."
 SAMPLE_FILTER = "Text (*.txt *.md *.jsonl *.py *.gz *.xz);;All files (*)"
@@ -624,10 +625,4 @@ def _column(*parts) -> QWidget:
 
 def show_training_mixture(controller: MixtureHost, window: QWidget) -> TrainingMixtureDialog:
     """Open (or bring to the front) the window's one "What was it trained on?" dialog."""
-    dlg = window.findChild(TrainingMixtureDialog)
-    if dlg is None:
-        dlg = TrainingMixtureDialog(controller, window)
-    dlg.show()
-    dlg.raise_()
-    dlg.activateWindow()
-    return dlg
+    return one_dialog(window, TrainingMixtureDialog, controller)
