@@ -72,8 +72,10 @@ def test_cancel_and_bad_input_leave_no_file_and_say_why(qtbot, dialog, controlle
     big = tmp_path / "big.txt"
     big.write_text("".join(DOCS) * 2000, "utf-8")   # ~5 MB
     dialog.add_files([str(big)])
-    dialog.eot.setText("x")
-    assert not dialog.run() and "must be a whole number, not “x”" in dialog.status.text()
+    for typed in ("x", "²", "-1"):
+        dialog.eot.setText(typed)
+        assert not dialog.run() and f"must be a whole number of 0 or more, not “{typed}”" \
+            in dialog.status.text()
     dialog.eot.setText("")
     with qtbot.waitSignal(controller.jobs.ended, timeout=30_000):
         assert dialog.run()

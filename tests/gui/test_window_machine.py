@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import os
+from array import array
 import shlex
 import subprocess
 import sys
@@ -67,6 +68,7 @@ from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
 from bpe_gui.cli.train_on import spec_of
 from bpe_gui.engine.errors import BPEError
 from bpe_gui.engine.train import PARITY, TRAIN_ON, TrainSettings as _TS, build_run, unused
+from bpe_gui.gui.dialogs.ids_dialog import IdsDialog
 from bpe_gui.gui.panels.charts.charts import ChartsView
 from bpe_gui.gui.models.glyphs import use_glyphs
 from chart_oracle import renyi
@@ -319,6 +321,37 @@ class WindowMachine(RuleBasedStateMachine):
             return
         self.c.train_on.start(num_merges=n)
         self.idle()
+
+    @rule(which=st.sampled_from(["step", "imported"]))
+    def encode_files(self, which):
+        """File › Encode files to ids, by the trained tokenizer at the step shown or the
+        imported one, in any mode: the file holds the engine's ids of each document (the
+        imported file loaded afresh), the typed end-of-text id between them."""
+        self.idle()
+        c = self.c
+        dlg = IdsDialog(c)
+        self._views.append(dlg)
+        i = dlg.source.findData(which)
+        v = c.view()
+        if i < 0 or (which == "step" and (v is None or c.stale)):
+            return
+        dlg.source.setCurrentIndex(i)
+        self.session_no += 1
+        path = self.folder / f"docs{self.session_no}.txt"
+        docs = ["low lower newest", "the river 东京 flows, 42 times"]
+        path.write_text("\n\n".join(docs), encoding="utf-8")
+        dlg.add_files([str(path)])
+        dlg.out.setText(str(self.folder / f"ids{self.session_no}.bin"))
+        dlg.separator.setText(r"\n\n")
+        dlg.eot.setText("7")
+        tok = loaded(c.imported_path) if which == "imported" else v.tokenizer()
+        with self.qtbot.waitSignal(c.jobs.ended, timeout=WAIT_MS):
+            assert dlg.run(), dlg.status.text()
+        meta = dlg.meta
+        assert meta is not None, dlg.status.text()
+        got = array("H" if meta["dtype"] == "uint16" else "I", Path(dlg.out.text()).read_bytes())
+        assert list(got) == tok.encode_ordinary(docs[0]) + [7] + tok.encode_ordinary(docs[1]), \
+            f"Encode files to ids wrote ids the {which} tokenizer does not give"
 
     @rule()
     def leave_train_on(self):

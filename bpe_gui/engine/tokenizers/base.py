@@ -323,11 +323,12 @@ class BaseTokenizer(LibraryNames, ABC):
         ``numpy.memmap("ids.bin", dtype=meta["dtype"], mode="r")``.
         """
         from .ids_file import encode_files
-        merges = getattr(self, "merges", None)
-        name = getattr(self.source, "source", "") or (
-            f"trained with bpe-gui, {len(merges):,} merges" if merges is not None else "")
         return encode_files(self, paths, out, field=field, separator=separator, eot=eot,
-                            num_threads=num_threads, progress=progress, name=name)
+                            num_threads=num_threads, progress=progress, name=self._ids_name())
+
+    def _ids_name(self) -> str:
+        """How ``encode_files``' sidecar names this tokenizer: the file it came from."""
+        return getattr(self.source, "source", "")
 
     # ----- which special tokens a call reads, and what a format adds -----------------
     def _matchable(self) -> frozenset[str]:

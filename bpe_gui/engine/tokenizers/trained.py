@@ -85,6 +85,9 @@ class Tokenizer(BaseTokenizer):
         self.pipeline.reset()   # its caches and C encoder were made with fewer merges
         self.__dict__.pop("_restricted_of", None)
 
+    def _ids_name(self) -> str:
+        return super()._ids_name() or f"trained with bpe-gui, {self.n_merges:,} merges"
+
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
         """The same tokenizer with only the first ``n_merges`` merges (shares the tables)."""

@@ -47,6 +47,7 @@ class IdsDialog(QDialog):
         self.setWindowTitle("Encode files to ids")
         self.meta: dict | None = None   # the last file's sidecar
         self._running = False
+        self._writing = ""   # the file the running job writes
         form = QFormLayout()
         self.source = QComboBox()
         form.addRow("&Tokenizer:", self.source)
@@ -146,7 +147,7 @@ class IdsDialog(QDialog):
             self.out.setText(path)
 
     def _update(self, *_args) -> None:
-        self.remove.setEnabled(bool(self.files.selectedItems()) or self.files.count() > 0)
+        self.remove.setEnabled(self.files.count() > 0)
         why = ("Train or import a tokenizer first." if self.source.count() == 0 else
                "Add the files to encode." if self.files.count() == 0 else
                "Name the file the ids go to." if not self.out.text().strip() else
@@ -162,9 +163,14 @@ class IdsDialog(QDialog):
         """Encode on the job runner; False (and a message) if it cannot start."""
         c = self.controller
         eot_text = self.eot.text().strip()
-        if eot_text and not eot_text.isdigit():
-            self._say(f"The end-of-text id must be a whole number, not “{eot_text}”: type "
-                      "an id, or leave it empty for the tokenizer's <|endoftext|>.", "error")
+        try:
+            typed = int(eot_text) if eot_text else None
+            if typed is not None and typed < 0:
+                raise ValueError
+        except ValueError:
+            self._say(f"The end-of-text id must be a whole number of 0 or more, not "
+                      f"“{eot_text}”: type an id, or leave it empty for the tokenizer's "
+                      "<|endoftext|>.", "error")
             return False
         if self.source.currentData() == IMPORTED:
             tok = c.imported
@@ -178,29 +184,24 @@ class IdsDialog(QDialog):
             self._say(self.encode_btn.toolTip() or "Nothing to encode.", "error")
             return False
         try:
-            eot = int(eot_text) if eot_text else tok.eot_token
+            eot = typed if typed is not None else tok.eot_token
         except BPEError as e:
             self._say(f"{e} Type the id to put between documents in End-of-text id (or train "
                       "with <|endoftext|> as a special token).", "error")
             self.eot.setFocus()
             return False
         sep = typed_separator(self.separator.text()) if self.separator.text() else None
-        try:
-            started = c.side.encode_files(tok, paths, out, self.field.text().strip() or "text",
-                                          sep, eot, self._done, self._ended)
-        except BPEError as e:
-            self._say(str(e), "error")
+        if not c.side.encode_files(tok, paths, out, self.field.text().strip() or "text", sep,
+                                   eot, self._done, self._ended):
             return False
-        if not started:
-            return False
-        self._running = True
+        self._running, self._writing = True, out
         self._update()
         self._say("Encoding… (Cancel in the status bar stops it; no file is left then)")
         return True
 
     def _done(self, meta: dict) -> None:
         self.meta = meta
-        out = self.out.text().strip()
+        out = self._writing   # (the field may have changed meanwhile)
         size = Path(out).stat().st_size if Path(out).exists() else 0
         size_text = f"{size / 1e6:,.1f} MB" if size >= 1e6 else f"{size / 1e3:,.1f} KB"
         self._say(f"Wrote {out}: {meta['count']:,} ids of {meta['documents']:,} document(s), "
