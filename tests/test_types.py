@@ -1,5 +1,5 @@
 """mypy finds no type error in what [tool.mypy] in pyproject.toml lists (the engine, the
-window, the trainer-protocol test) and says how strict. About 40 s with no cache (the
+command line, the window, the trainer-protocol test) and says how strict. About 40 s with no cache (the
 PySide6 stubs are big), a few seconds after."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
-def test_mypy_finds_no_error_in_the_engine_and_the_window():
+def test_mypy_finds_no_error_in_the_engine_the_cli_and_the_window():
     if importlib.util.find_spec("mypy") is None:
         pytest.fail("mypy is not installed: install the test extra, pip install -e \".[test]\"")
     proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT,   # pyproject's files

@@ -44,7 +44,7 @@ def sigterm_raises() -> Iterator[None]:
 class ArgParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (like every other error of the command)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         raise UsageError(message)
 
 

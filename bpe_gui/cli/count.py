@@ -133,8 +133,9 @@ def _count_to(args: argparse.Namespace, said) -> int:
     range_bytes = args.range_size or RANGE_BYTES
     if args.dask:
         kind, wanted = parse_address(args.dask)
-        if kind == "local" and local_workers(int(wanted), range_bytes)[1]:
-            note(local_workers(int(wanted), range_bytes)[1])
+        why = local_workers(int(wanted), range_bytes)[1] if kind == "local" else None
+        if why:
+            note(why)
     else:
         warn_unmatched_corpus(pre, args.corpus, encoding, bool(args.lines))
     progress = Progress(sys.stderr, enabled=not args.quiet)

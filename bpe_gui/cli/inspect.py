@@ -118,10 +118,10 @@ def inspect_json(tok, reach, dead: DeadWeight | None, args: argparse.Namespace) 
             rows.append(row)
         got[kind] = rows
     if dead is not None:
-        rows = dead.dead(args.threshold, args.min_count)
+        found = dead.dead(args.threshold, args.min_count)
         got["dead_weight"] = [{**token_json(tok, t.id), "merged": t.merged,
                                "output": t.output, "ios": t.ios}
-                              for t in (rows if args.limit is None else rows[:args.limit])]
+                              for t in (found if args.limit is None else found[:args.limit])]
     return got
 
 

@@ -14,7 +14,7 @@ import threading
 from typing import NoReturn
 
 
-def end_process(rc: object) -> NoReturn:
+def end_process(rc: int | str | None) -> NoReturn:
     """End the process with exit status ``rc`` (what a command returned), as
     ``sys.exit(rc)`` does, less the interpreter's teardown when it can be skipped:
     ``rc`` is an int, no other thread runs (one might still be writing), and Qt was
