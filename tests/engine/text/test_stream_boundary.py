@@ -15,7 +15,7 @@ from bpe_gui.engine.text import presets as pk
 from bpe_gui.engine.tokenizers import pipeline as tokenizer_module
 from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.engine.text.pretokenize import Pretokenizer
-from bpe_gui.engine.text.boundaries import stream_boundary
+from bpe_gui.engine.text.boundaries import CONTEXT, outside_specials, stream_boundary
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 EOT = "<|endoftext|>"
@@ -168,3 +168,24 @@ def test_encode_iterable_uncuttable_stream_stays_linear(monkeypatch, pattern):
     ids = list(tok.encode_iterable(iter(" " * n), chunk_chars=64, allowed_special="all"))
     assert ids == [32] * n
     assert looked and sum(looked) <= 4 * n   # quadratic: about n * n / 128 = 3e8
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ab\n", max_size=60), st.lists(st.sampled_from(["\n\n", "aba", "ab", "\n"]),
+                                                min_size=1, max_size=3, unique=True),
+       st.data())
+def test_a_fixed_cut_is_inside_no_special_token(buf, specials, data):
+    """Runs of overlapping tokens ("\n\n" in "\n" * 30) included: the cut leaves every
+    token whole and none of them ends just before it, or there is none after lo.
+    Oracle: every place each token occurs, by brute force."""
+    lo = data.draw(st.integers(0, len(buf)))
+    p = data.draw(st.integers(lo, len(buf)))
+    got = outside_specials(buf, p, lo, specials)
+    if got == -1:
+        return
+    assert lo < got <= len(buf)
+    for s in specials:
+        for i in range(len(buf) - len(s) + 1):
+            if buf.startswith(s, i):
+                assert not i < got < i + len(s), (buf, s, i, got)
+                assert not got - CONTEXT < i + len(s) < got, (buf, s, i, got)
