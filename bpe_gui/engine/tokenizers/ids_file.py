@@ -144,23 +144,24 @@ def _encoded(tok: Any, paths: list[str], field: str, separator: str | None, eot:
     specials = tok._matchable()
     glue = _glue(tok, eot)
     total = sum(_size(p) for p in paths)
-    batches = _batches(tok, paths, field, separator, threads, total, progress)
+    batches = _batches(tok, paths, field, separator, threads, total, progress, specials)
     pool = ThreadPoolExecutor(max_workers=1)
     try:
         ahead = pool.submit(next, batches, None)
         while (batch := ahead.result()) is not None:
             ahead = pool.submit(next, batches, None)
-            starts = sum(len(docs) - (not new) for docs, new in batch)
+            starts = sum(len(docs) - (not new) for docs, new, _ in batch)
             # special tokens' text is text: in a tokenizer that reads none (made when a
             # batch holds some: it has its own encoder and cache)
             clone = tok._restricted(frozenset()) if specials and holds_any(
-                "\0".join("\0".join(docs) for docs, _ in batch), specials) else tok
+                "\0".join("\0".join(docs) for docs, _, clean in batch if not clean),
+                specials) else tok
             if glue is not None and clone is tok:   # a block's documents as one text
-                texts = [glue.join(docs) for docs, _ in batch]
-                news = [new for _, new in batch]
+                texts = [glue.join(docs) for docs, _, _ in batch]
+                news = [new for _, new, _ in batch]
             else:
-                texts = [d for docs, _ in batch for d in docs]
-                news = [new or k > 0 for docs, new in batch for k in range(len(docs))]
+                texts = [d for docs, _, _ in batch for d in docs]
+                news = [new or k > 0 for docs, new, _ in batch for k in range(len(docs))]
             plan = clone.pipeline.route(texts)
             if plan is not None:
                 enc, given, ordinary = plan
@@ -184,17 +185,18 @@ def _glue(tok: Any, eot: int) -> str | None:
                 None)
 
 
-def _batches(tok, paths, field, separator, threads, total, progress):
-    """Lists of (a block's documents, empty ones left out; whether the first starts one)
-    of about ``threads * BATCH_CHARS`` characters."""
-    batch: list[tuple[list[str], bool]] = []
+def _batches(tok, paths, field, separator, threads, total, progress, specials):
+    """Lists of (a block's documents, empty ones left out; whether the first starts one;
+    whether they are known to hold no special token's text) of about ``threads *
+    BATCH_CHARS`` characters."""
+    batch: list[tuple[list[str], bool, bool]] = []
     held = base = 0
     for path in paths:
-        reader, blocks = _blocks(tok, path, field, separator)
-        for docs, new in blocks:
+        reader, blocks = _blocks(tok, path, field, separator, specials)
+        for docs, new, clean in blocks:
             kept = list(filter(None, docs))
             if kept:
-                batch.append((kept, new or not docs[0]))
+                batch.append((kept, new or not docs[0], clean))
                 held += sum(map(len, kept))
             if held >= threads * BATCH_CHARS:
                 if progress is not None:
@@ -208,29 +210,33 @@ def _batches(tok, paths, field, separator, threads, total, progress):
         yield batch
 
 
-def _blocks(tok, path: str, field: str, separator: str | None):
-    """(reader, blocks): the (documents, whether the first starts one) of one file's
-    blocks; a block's first document continues the one before unless it starts one."""
+def _blocks(tok, path: str, field: str, separator: str | None, specials: frozenset[str]):
+    """(reader, blocks): the (documents, whether the first starts one, whether they hold
+    no special token's text for sure) of one file's blocks; a block's first document
+    continues the one before unless it starts one."""
     seps = [separator] if separator else []
     split = tok.pipeline.route(("",)) is not None and tok.pipeline._whole \
         and Boundaries(tok.pre).native is not None
     if inner_suffix(Path(path)) == ".jsonl":
         reader = BlockReader([path], tok.pre, field=field)
-        return reader, ((blk.docs or [], True) for blk in reader)
+        return reader, ((blk.docs or [], True, False) for blk in reader)
     if not split:
-        return None, (([d], True) for d in _documents(read_text_chunks(path), separator))
-    # blocks cut at safe boundaries, never inside a separator
-    cuts = list(dict.fromkeys([*tok.pre.special_tokens, *seps]))
-    reader = BlockReader([path], tok.pre.with_specials(cuts))
+        return None, (([d], True, False) for d in _documents(read_text_chunks(path), separator))
+    # blocks cut where the documents' words allow, never inside a separator: their
+    # special tokens' text is plain text (encode_ordinary), not a place to cut
+    reader = BlockReader([path], tok.pre.with_specials(seps))
     reader.bounds.giant = False
     reader.bounds.block_bytes = min(reader.bounds.block_bytes, BATCH_CHARS // 4)  # (>= 4 a thread)
 
-    def parts() -> Iterator[tuple[list[str], bool]]:
+    def parts() -> Iterator[tuple[list[str], bool, bool]]:
         new = True   # (a block starts in a document, or at a separator's end)
         for blk in reader:
             text = (blk.data[:blk.stop] if blk.stop >= 0 else blk.data).decode("utf-8")
             docs = text.split(separator) if separator else [text]
-            yield docs, new
+            # one search of the whole block, on the reading thread: none found, none is
+            # in its documents; one found may lie across a separator, so then the
+            # documents themselves are searched (_encoded)
+            yield docs, new, not (specials and holds_any(text, specials))
             new = not docs[-1]   # (a file's blocks are not empty but its last)
     return reader, parts()
 

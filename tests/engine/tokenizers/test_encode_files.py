@@ -94,12 +94,13 @@ def test_ids_are_each_documents_encode_ordinary_joined_by_eot(
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
-@pytest.mark.parametrize("separator", ["\n\n", "ab"])
+@pytest.mark.parametrize("separator", ["\n\n", "ab", "oftext"])
 def test_runs_of_separators_and_special_text_at_block_edges(published, tmp_path,
                                                             small_blocks, separator):
     """Documents that are empty, separators in runs of any length, at a file's ends and
     across blocks, and the end-of-text token's own text in a few blocks only (a batch
-    with glued blocks and blocks of text that must stay text)."""
+    with glued blocks and blocks of text that must stay text); "oftext" cuts that text,
+    so a block holds it and none of its documents does."""
     tok, enc = published
     rng = random.Random(7)
     parts = ["word ", "a", "b", "\n", separator, separator * 2, separator * 3, "中文。",
