@@ -127,7 +127,7 @@ def main() -> None:
     ap.add_argument("--separator", default="\n\n", help="what cuts documents ('' : none, "
                     "a file is one document; default: blank lines)")
     args = ap.parse_args()
-    sys.path.insert(0, str(ROOT / "tests" / "engine"))
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "engine")]   # (tiktoken_files imports bpe_gui)
     from tiktoken_files import NPM_HOW, npm_ranks
     Path(args.data).mkdir(parents=True, exist_ok=True)
     tok = Path(args.data) / "cl100k_base.tiktoken"
