@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..errors import CorpusError, NotUTF8Error, PatternError
+from ..io.reading import file_size
 from .files import BOM, binary_error, inner_suffix, is_text_codec, jsonl_text, looks_binary, \
     not_decodable, open_binary
 from .giant import Part, stream_parts
@@ -159,7 +160,7 @@ class BlockReader:
         self.next_index = 0
         self.done = 0
         # texts count in characters, files in bytes on disk: progress only needs a total
-        self.total = sum(_size(p) for p in self.paths) + sum(len(t) for t in self.texts)
+        self.total = sum(file_size(p) for p in self.paths) + sum(len(t) for t in self.texts)
         if self.bounds.native is not None and self.total >= LARGE_INPUT:
             self.bounds.block_bytes = 4 * BLOCK_BYTES
 
@@ -174,7 +175,7 @@ class BlockReader:
                 yield from self._jsonl_blocks(path, base)
             else:
                 yield from self._file_blocks(path, base)
-            self.done = base + _size(path)
+            self.done = base + file_size(path)
 
     # ----- sources ------------------------------------------------------------------
     def _block(self, data: bytes = b"", docs: list[str] | None = None, source: str = "") -> Block:
@@ -258,7 +259,7 @@ class BlockReader:
                 if decoder is None:
                     _check_utf8(part.data if part.stop < 0 else memoryview(part.data)[:part.stop],
                                 path, bom + part.offset)
-                self.done = base + (_size(path) if part.last else raw.tell())
+                self.done = base + (file_size(path) if part.last else raw.tell())
                 if part.data or part.last:
                     yield self._part_block(part, str(path))
 
@@ -296,15 +297,8 @@ class BlockReader:
                     self.done = base + raw.tell()
                     yield self._block(docs=docs, source=str(path))
                     docs, held = [], 0
-        self.done = base + _size(path)
+        self.done = base + file_size(path)
         yield self._block(docs=docs, source=str(path))
-
-
-def _size(p: Path) -> int:
-    try:
-        return p.stat().st_size
-    except OSError:
-        return 0  # reading it will say what is wrong
 
 
 def _encodable(text: str) -> bool:

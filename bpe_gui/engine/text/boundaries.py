@@ -72,10 +72,9 @@ def outside_specials(buf, p: int, lo: int, specials) -> int:
     """Fix a cut p for special tokens: text is cut at special tokens before any rule
     sees it, so a cut inside one moves to its start (or, once, its end, if the start is
     not after ``lo``), and a cut whose rule looked back into one (a token ending less than
-    CONTEXT before p) moves to that token's end, where a new piece starts anyway. Moves
-    repeat until no token holds the cut (a run of overlapping ones, "\n\n" in "\n" * 9,
-    takes one a token: every move but the one to an end goes left, so it ends). Works on
-    str and bytes alike; returns -1 if no fix stays after ``lo``.
+    CONTEXT before p) moves to that token's end, where a new piece starts anyway; until
+    no token holds it (all moves but that one go left). Works on str and bytes alike;
+    returns -1 if no fix stays after ``lo``.
 
     Example: ``outside_specials("ab<s>cd", 3, 0, ["<s>"]) -> 2``.
     """
@@ -99,8 +98,6 @@ def outside_specials(buf, p: int, lo: int, specials) -> int:
                     moved = True
                     break
                 i = buf.find(s, i + 1, p + n - 1)
-            if moved:
-                break
         if not moved:
             return p if p > lo else -1
 

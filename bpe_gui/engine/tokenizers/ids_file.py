@@ -34,6 +34,7 @@ from ..corpus.blocks import BlockReader, Boundaries
 from ..corpus.files import inner_suffix, read_text_chunks
 from ..errors import ArgumentError, EmptyCorpusError, ExportError
 from ..io.atomic import swap_in, temp_beside
+from ..io.reading import file_size
 from .special_policy import holds_any
 
 BATCH_CHARS = 1 << 20   # text per thread in one native batch call
@@ -143,8 +144,8 @@ def _encoded(tok: Any, paths: list[str], field: str, separator: str | None, eot:
     encoded."""
     specials = tok._matchable()
     glue = _glue(tok, eot)
-    total = sum(_size(p) for p in paths)
-    batches = _batches(tok, paths, field, separator, threads, total, progress, specials)
+    total = sum(file_size(p) for p in paths)
+    batches = _batches(tok, paths, field, separator, threads, total, progress)
     pool = ThreadPoolExecutor(max_workers=1)
     try:
         ahead = pool.submit(next, batches, None)
@@ -185,14 +186,14 @@ def _glue(tok: Any, eot: int) -> str | None:
                 None)
 
 
-def _batches(tok, paths, field, separator, threads, total, progress, specials):
+def _batches(tok, paths, field, separator, threads, total, progress):
     """Lists of (a block's documents, empty ones left out; whether the first starts one;
-    whether they are known to hold no special token's text) of about ``threads *
-    BATCH_CHARS`` characters."""
+    whether none holds a special token's text, surely) of about ``threads * BATCH_CHARS``
+    characters."""
     batch: list[tuple[list[str], bool, bool]] = []
     held = base = 0
     for path in paths:
-        reader, blocks = _blocks(tok, path, field, separator, specials)
+        reader, blocks = _blocks(tok, path, field, separator)
         for docs, new, clean in blocks:
             kept = list(filter(None, docs))
             if kept:
@@ -203,16 +204,16 @@ def _batches(tok, paths, field, separator, threads, total, progress, specials):
                     progress(base + reader.done if reader else base, total)
                 yield batch
                 batch, held = [], 0
-        base += _size(path)
+        base += file_size(path)
     if progress is not None:
         progress(total, total)
     if batch:
         yield batch
 
 
-def _blocks(tok, path: str, field: str, separator: str | None, specials: frozenset[str]):
-    """(reader, blocks): the (documents, whether the first starts one, whether they hold
-    no special token's text for sure) of one file's blocks; a block's first document
+def _blocks(tok, path: str, field: str, separator: str | None):
+    """(reader, blocks): the (documents, whether the first starts one, whether none holds
+    a special token's text, surely) of one file's blocks; a block's first document
     continues the one before unless it starts one."""
     seps = [separator] if separator else []
     split = tok.pipeline.route(("",)) is not None and tok.pipeline._whole \
@@ -227,15 +228,15 @@ def _blocks(tok, path: str, field: str, separator: str | None, specials: frozens
     reader = BlockReader([path], tok.pre.with_specials(seps))
     reader.bounds.giant = False
     reader.bounds.block_bytes = min(reader.bounds.block_bytes, BATCH_CHARS // 4)  # (>= 4 a thread)
+    specials = tok._matchable()
 
     def parts() -> Iterator[tuple[list[str], bool, bool]]:
         new = True   # (a block starts in a document, or at a separator's end)
         for blk in reader:
             text = (blk.data[:blk.stop] if blk.stop >= 0 else blk.data).decode("utf-8")
             docs = text.split(separator) if separator else [text]
-            # one search of the whole block, on the reading thread: none found, none is
-            # in its documents; one found may lie across a separator, so then the
-            # documents themselves are searched (_encoded)
+            # (one search of the block, on the reading thread; one found may lie across a
+            # separator: then _encoded searches the documents)
             yield docs, new, not (specials and holds_any(text, specials))
             new = not docs[-1]   # (a file's blocks are not empty but its last)
     return reader, parts()
@@ -257,10 +258,3 @@ def _documents(chunks: Iterator[str], separator: str | None) -> Iterator[str]:
         held.append(parts[-1][:cut])
         carry = parts[-1][cut:]
     yield "".join(held) + carry
-
-
-def _size(p: str) -> int:
-    try:
-        return os.path.getsize(p)
-    except OSError:
-        return 0   # reading it says what is wrong
